@@ -1,0 +1,201 @@
+"""`lexkb` command line: build an index, search it, look up paragraphs, run query batches.
+
+Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
+query module, so it starts fast and works on a machine that only holds snapshots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from lexkb.index import MODES, Hit, Index
+from lexkb.snapshot import SnapshotError
+
+
+def _default_index() -> str:
+    return os.environ.get("LEXKB_ROOT", "var/index")
+
+
+def _print_hit(hit: Hit, number: int | None = None) -> None:
+    lead = f"{number}. " if number is not None else ""
+    score = f"  score {hit.score:.3f}" if hit.score is not None else ""
+    print(f"{lead}[{hit.citation}]{score}")
+    if hit.section_path:
+        print(f"   {' > '.join(hit.section_path)}")
+    text = " ".join(hit.text.split())
+    print(f"   {text[:400]}{'…' if len(text) > 400 else ''}")
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    if not sys.stderr.isatty() and done != total:
+        return
+    width = 30
+    filled = width * done // max(total, 1)
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {rate:.0f}/s")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from pipelines.build import run_build
+
+    started = time.perf_counter()
+    report = run_build(args.sources, args.out, log_level="INFO" if args.verbose else "WARNING")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "version": report.version,
+                    "path": str(report.path),
+                    "published_new": report.published_new,
+                    "chunks": report.chunks,
+                    "skipped": report.skipped,
+                }
+            )
+        )
+        return 0
+    state = "published" if report.published_new else "unchanged, still"
+    print(f"{state} {report.version}: {report.chunks} chunks ({time.perf_counter() - started:.1f}s)")
+    print(f"  {report.path}")
+    for key, reason in report.skipped.items():
+        print(f"  skipped {key}: {reason}", file=sys.stderr)
+    return 0
+
+
+def _filters(args: argparse.Namespace) -> dict | None:
+    filters = {}
+    if args.document:
+        filters["document"] = args.document
+    if args.section:
+        filters["section"] = args.section
+    return filters or None
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    index = Index.open(args.index)
+    results = index.search(args.query, k=args.k, mode=args.mode, filters=_filters(args))
+    if args.json:
+        print(json.dumps({"query": args.query, "mode": results.mode, "warnings": results.warnings,
+                          "hits": [h.to_dict() for h in results]}))
+        return 0
+    for warning in results.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not results.hits:
+        print("no results")
+    for number, hit in enumerate(results, start=1):
+        _print_hit(hit, number)
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    index = Index.open(args.index)
+    hits = index.resolve(args.identifier)
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits]))
+        return 0 if hits else 1
+    if not hits:
+        print(f"no paragraph matches {args.identifier!r}", file=sys.stderr)
+        return 1
+    for hit in hits:
+        _print_hit(hit)
+    return 0
+
+
+def cmd_documents(args: argparse.Namespace) -> int:
+    docs = Index.open(args.index).documents()
+    if args.json:
+        print(json.dumps(docs))
+        return 0
+    for doc in docs:
+        pages = f", {doc['page_count']} pages" if doc["page_count"] else ""
+        print(f"{doc['document_key']}: {doc['title']} ({doc['format']}{pages}, {doc['chunk_count']} chunks)")
+    return 0
+
+
+def cmd_search_batch(args: argparse.Namespace) -> int:
+    index = Index.open(args.index)
+    queries = []
+    with Path(args.queries).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                queries.append((item["qid"], item["query"]))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ValueError(f"{args.queries} line {number}: expected {{qid, query}} ({exc})") from exc
+    started = time.perf_counter()
+    with Path(args.out).open("w", encoding="utf-8") as out:
+        for done, (qid, query) in enumerate(queries, start=1):
+            results = index.search(query, k=args.k, mode=args.mode)
+            hits = [
+                {"chunk_id": h.chunk_id, "document_key": h.document_key, "ref": h.ref, "score": h.score}
+                for h in results
+            ]
+            out.write(json.dumps({"qid": qid, "hits": hits}) + "\n")
+            if done % 50 == 0 or done == len(queries):
+                _progress(done, len(queries), started)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lexkb", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="parse sources and publish a snapshot under --out")
+    build.add_argument("sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)")
+    build.add_argument("--out", required=True, help="index root: receives snapshots/ and CURRENT")
+    build.add_argument("--verbose", action="store_true", help="show the pipeline's progress log")
+    build.add_argument("--json", action="store_true")
+    build.set_defaults(func=cmd_build)
+
+    def with_index(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--index", default=_default_index(), help="index root or snapshot directory")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    search = sub.add_parser("search", help="ranked paragraphs for a question")
+    search.add_argument("query")
+    search.add_argument("--k", type=int, default=10)
+    search.add_argument("--mode", choices=MODES, default="keyword")
+    search.add_argument("--document", action="append", help="only this document (repeatable)")
+    search.add_argument("--section", help="only paragraphs whose heading path starts with this")
+    with_index(search)
+    search.set_defaults(func=cmd_search)
+
+    get = sub.add_parser("get", help="a paragraph by chunk id or reference, e.g. 'Article 6(1)'")
+    get.add_argument("identifier")
+    with_index(get)
+    get.set_defaults(func=cmd_get)
+
+    documents = sub.add_parser("documents", help="list the indexed documents")
+    with_index(documents)
+    documents.set_defaults(func=cmd_documents)
+
+    batch = sub.add_parser("search-batch", help="run a JSONL file of {qid, query} and write hits")
+    batch.add_argument("--queries", required=True)
+    batch.add_argument("--out", required=True)
+    batch.add_argument("--k", type=int, default=10)
+    batch.add_argument("--mode", choices=MODES, default="keyword")
+    batch.add_argument("--index", default=_default_index())
+    batch.set_defaults(func=cmd_search_batch)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (SnapshotError, ValueError, FileNotFoundError) as exc:
+        print(f"lexkb: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""The read-only index a service loads: keyword search, reference lookup, document listing.
+
+Everything lives in memory after `Index.open`: chunk metadata as a polars frame and the BM25
+postings as CSR arrays (one slice of chunk rows and weights per term), so a query costs a few numpy
+operations over the postings of its terms. Nothing here imports Dagster or unstructured.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from lexkb import snapshot as snap
+from lexkb.refs import normalize_ref
+from lexkb.tokenize import TOKENIZER_VERSION, tokenize
+
+MODES = ("keyword",)
+FILTER_KEYS = ("document", "chunk_level", "section")
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    document_key: str
+    document_title: str
+    ref: str | None
+    section_path: list[str]
+    page: int | None
+    score: float | None
+    text: str
+
+    @property
+    def citation(self) -> str:
+        """What a person writes in a footnote: document, paragraph, page."""
+        parts = [self.document_title or self.document_key]
+        if self.ref:
+            parts.append(self.ref)
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "citation": self.citation}
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    query: str
+    mode: str
+    hits: list[Hit]
+    warnings: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:
+        return self.hits[index]
+
+
+class Index:
+    """Open with `Index.open(root_or_snapshot)`; safe to share between threads for reading."""
+
+    def __init__(self, snapshot: snap.Snapshot) -> None:
+        self.snapshot = snapshot
+        tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
+        if tokenizer != TOKENIZER_VERSION:
+            raise snap.SnapshotError(
+                f"snapshot was tokenized with {tokenizer!r}, this lexkb uses {TOKENIZER_VERSION!r}"
+            )
+        self._documents = pl.read_parquet(snapshot.table_path("documents"))
+        titles = dict(zip(self._documents["document_id"], self._documents["title"], strict=True))
+        self._chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
+            pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
+        )
+        terms = pl.read_parquet(snapshot.table_path("bm25_terms"), columns=["term_id", "term"])
+        self._term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
+        postings = pl.read_parquet(
+            snapshot.table_path("bm25_postings"), columns=["term_id", "chunk_row", "weight"]
+        )
+        self._rows = postings["chunk_row"].to_numpy().astype(np.int32, copy=False)
+        self._weights = postings["weight"].to_numpy().astype(np.float32, copy=False)
+        counts = np.bincount(postings["term_id"].to_numpy(), minlength=len(self._term_ids))
+        self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
+        self._by_ref: dict[str, list[int]] = {}
+        for row, ref in enumerate(self._chunks["ref"]):
+            if ref:
+                self._by_ref.setdefault(normalize_ref(ref), []).append(row)
+        self._aliases = self._document_aliases()
+
+    @classmethod
+    def open(cls, location: str | Path, verify: bool = False) -> Index:
+        """`location` is an index root (follows CURRENT) or one snapshot directory."""
+        return cls(snap.load(location, verify=verify))
+
+    @property
+    def version(self) -> str:
+        return self.snapshot.version
+
+    def __len__(self) -> int:
+        return self._chunks.height
+
+    # search ---------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: str = "keyword",
+        filters: Mapping[str, object] | None = None,
+    ) -> SearchResults:
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; this snapshot supports {MODES}")
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        scores = self.keyword_scores(query)
+        if filters:
+            scores = np.where(self._filter_mask(filters), scores, 0.0)
+        candidates = np.flatnonzero(scores > 0)
+        if candidates.size > k:
+            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        # Ties break by chunk row, so equal scores always come back in document order.
+        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        return SearchResults(query, mode, [self._hit(int(row), float(scores[row])) for row in order])
+
+    def keyword_scores(self, query: str) -> np.ndarray:
+        """BM25 score of every chunk row for `query` (zeros where no term matches)."""
+        ids = [self._term_ids[t] for t in tokenize(query) if t in self._term_ids]
+        if not ids:
+            return np.zeros(len(self), dtype=np.float32)
+        slices = [slice(self._indptr[i], self._indptr[i + 1]) for i in ids]
+        rows = np.concatenate([self._rows[s] for s in slices])
+        weights = np.concatenate([self._weights[s] for s in slices])
+        return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
+
+    def _filter_mask(self, filters: Mapping[str, object]) -> np.ndarray:
+        unknown = set(filters) - set(FILTER_KEYS)
+        if unknown:
+            raise ValueError(f"unknown filter(s) {sorted(unknown)}; known: {FILTER_KEYS}")
+        expr = pl.lit(True)
+        if (documents := filters.get("document")) is not None:
+            wanted = [documents] if isinstance(documents, str) else list(documents)
+            ids = {self._resolve_document(name) for name in wanted}
+            expr &= pl.col("document_id").is_in(list(ids))
+        if (level := filters.get("chunk_level")) is not None:
+            expr &= pl.col("chunk_level").is_in([level] if isinstance(level, str) else list(level))
+        if (section := filters.get("section")) is not None:
+            prefix = str(section).casefold()
+            expr &= pl.col("section_path").list.join(" > ").str.to_lowercase().str.starts_with(prefix)
+        return self._chunks.select(expr.alias("keep"))["keep"].to_numpy()
+
+    # lookup ---------------------------------------------------------------------------------
+    def get(self, identifier: str) -> Hit | None:
+        """One paragraph by chunk id or by reference ("Article 6(1)", "GDPR Art. 6(1)", "315.12(a)")."""
+        matches = self.resolve(identifier)
+        return matches[0] if matches else None
+
+    def resolve(self, identifier: str) -> list[Hit]:
+        """Every paragraph the identifier can mean, in document order."""
+        text = identifier.strip()
+        if text in self._by_id:
+            return [self._hit(self._by_id[text], None)]
+        rows = self._by_ref.get(normalize_ref(text))
+        if rows:
+            return [self._hit(row, None) for row in rows]
+        for document_part, ref_part in _splits(text):
+            doc_id = self._aliases.get(_alias_key(document_part))
+            if doc_id is None:
+                continue
+            rows = [
+                row
+                for row in self._by_ref.get(normalize_ref(ref_part), [])
+                if self._chunks["document_id"][row] == doc_id
+            ]
+            if rows:
+                return [self._hit(row, None) for row in rows]
+        return []
+
+    def documents(self) -> list[dict]:
+        return self._documents.sort("document_key").to_dicts()
+
+    # helpers --------------------------------------------------------------------------------
+    def _hit(self, row: int, score: float | None) -> Hit:
+        chunk = self._chunks.row(row, named=True)
+        return Hit(
+            chunk_id=chunk["chunk_id"],
+            document_key=chunk["document_key"],
+            document_title=chunk["document_title"],
+            ref=chunk["ref"],
+            section_path=list(chunk["section_path"] or []),
+            page=chunk["page"],
+            score=score,
+            text=chunk["content"],
+        )
+
+    def _document_aliases(self) -> dict[str, str]:
+        """Names a user may put before a reference: key, title, and a title's code ("LSA 210")."""
+        aliases: dict[str, str] = {}
+        for doc in self._documents.iter_rows(named=True):
+            names = [doc["document_key"], doc["title"] or ""]
+            code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", doc["title"] or "")
+            if code:
+                names += [f"{code.group(1)} {code.group(2)}", code.group(2), code.group(1)]
+            for name in names:
+                if name:
+                    aliases.setdefault(_alias_key(name), doc["document_id"])
+        return aliases
+
+    def _resolve_document(self, name: str) -> str:
+        doc_id = self._aliases.get(_alias_key(name))
+        if doc_id is None and name in set(self._documents["document_id"]):
+            doc_id = name
+        if doc_id is None:
+            known = ", ".join(sorted(self._documents["document_key"]))
+            raise ValueError(f"no document called {name!r}; documents are: {known}")
+        return doc_id
+
+
+def _alias_key(name: str) -> str:
+    return re.sub(r"[\s._-]+", "", name.casefold())
+
+
+def _splits(text: str) -> Sequence[tuple[str, str]]:
+    """Ways to read "GDPR Article 6(1)" or "315.12(a)" as document name + reference."""
+    cuts = [m.start() for m in re.finditer(r"[\s.]", text)]
+    return [(text[:cut], text[cut + 1 :]) for cut in cuts if text[:cut] and text[cut + 1 :].strip()]

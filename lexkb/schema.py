@@ -1,0 +1,82 @@
+"""Table contracts of a snapshot: the build writes these columns, the query module reads them."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SNAPSHOT_FORMAT = 1
+
+DOCUMENTS = pa.schema(
+    [
+        ("document_id", pa.string()),
+        ("document_key", pa.string()),
+        ("title", pa.string()),
+        ("format", pa.string()),
+        ("source_name", pa.string()),
+        ("source_sha256", pa.string()),
+        ("page_count", pa.int32()),
+        ("section_count", pa.int32()),
+        ("chunk_count", pa.int32()),
+    ]
+)
+
+SECTIONS = pa.schema(
+    [
+        ("section_id", pa.string()),
+        ("document_id", pa.string()),
+        ("parent_id", pa.string()),
+        ("section_number", pa.string()),
+        ("title", pa.string()),
+        ("level", pa.int32()),
+        ("sequence", pa.int32()),
+        ("path", pa.list_(pa.string())),
+        ("start_page", pa.int32()),
+        ("end_page", pa.int32()),
+    ]
+)
+
+CHUNKS = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("document_id", pa.string()),
+        ("document_key", pa.string()),
+        ("section_id", pa.string()),
+        ("chunk_level", pa.string()),
+        ("chunk_index", pa.int32()),
+        ("ref", pa.string()),
+        ("content", pa.string()),
+        ("content_hash", pa.string()),
+        ("page", pa.int32()),
+        ("section_path", pa.list_(pa.string())),
+        ("heading", pa.string()),
+        ("parent_chunk_id", pa.string()),
+    ]
+)
+
+# BM25 is stored eagerly scored (bm25s-style): one weight per (term, chunk), so a query is a sum of
+# postings and needs no document lengths at query time. `chunk_row` is the row in chunks.parquet.
+BM25_TERMS = pa.schema(
+    [
+        ("term_id", pa.int32()),
+        ("term", pa.string()),
+        ("df", pa.int32()),
+        ("idf", pa.float32()),
+    ]
+)
+
+BM25_POSTINGS = pa.schema(
+    [
+        ("term_id", pa.int32()),
+        ("chunk_row", pa.int32()),
+        ("tf", pa.int32()),
+        ("weight", pa.float32()),
+    ]
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "documents": DOCUMENTS,
+    "sections": SECTIONS,
+    "chunks": CHUNKS,
+    "bm25_terms": BM25_TERMS,
+    "bm25_postings": BM25_POSTINGS,
+}

@@ -1,0 +1,30 @@
+"""Settings every asset reads: where the sources are and where the index root is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_sources() -> list[str]:
+    raw = os.environ.get("LEXKB_SOURCES")
+    return raw.split(os.pathsep) if raw else [str(REPO_ROOT / "examples" / "corpus")]
+
+
+def default_root() -> str:
+    return os.environ.get("LEXKB_ROOT", str(REPO_ROOT / "var" / "index"))
+
+
+class LexkbSettings(dg.ConfigurableResource):
+    """Source files or folders to index, and the index root that receives snapshots."""
+
+    sources: list[str]
+    root: str
+
+    @property
+    def root_path(self) -> Path:
+        return Path(self.root)

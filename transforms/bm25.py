@@ -1,0 +1,66 @@
+"""BM25 tables from chunk text, scored at build time.
+
+Each (term, chunk) posting stores its final BM25 weight (Lucene's idf and length normalisation),
+as bm25s does, so a query is only a sum of postings. Terms are numbered in sorted order, so the
+same chunks always give byte-identical tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from lexkb.schema import BM25_POSTINGS, BM25_TERMS
+from lexkb.tokenize import TOKENIZER_VERSION, tokenize
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    k1: float = 1.5
+    b: float = 0.75
+
+    def settings(self) -> dict:
+        return {"k1": self.k1, "b": self.b, "idf": "lucene", "tokenizer": TOKENIZER_VERSION}
+
+
+def build_bm25(texts: list[str], params: BM25Params = BM25Params()) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(terms, postings) for texts whose positions are the chunk rows."""
+    token_lists = [tokenize(text) for text in texts]
+    vocabulary = sorted({term for tokens in token_lists for term in tokens})
+    term_ids = {term: index for index, term in enumerate(vocabulary)}
+    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=len(texts))
+    rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    terms = np.fromiter(
+        (term_ids[t] for tokens in token_lists for t in tokens), dtype=np.int64, count=int(lengths.sum())
+    )
+    n_docs = len(texts)
+    # One key per (term, row) pair, counted: postings come out sorted by term, then row.
+    keys, tf = np.unique(terms * max(n_docs, 1) + rows, return_counts=True)
+    posting_terms = (keys // max(n_docs, 1)).astype(np.int32)
+    posting_rows = (keys % max(n_docs, 1)).astype(np.int32)
+    df = np.bincount(posting_terms, minlength=len(vocabulary))
+    idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    average = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
+    norm = params.k1 * (1.0 - params.b + params.b * lengths[posting_rows] / average)
+    weight = idf[posting_terms] * tf * (params.k1 + 1.0) / (tf + norm)
+    term_frame = pl.DataFrame(
+        {
+            "term_id": np.arange(len(vocabulary), dtype=np.int32),
+            "term": vocabulary,
+            "df": df.astype(np.int32),
+            "idf": idf.astype(np.float32),
+        },
+        schema=pl.Schema(pl.from_arrow(BM25_TERMS.empty_table()).schema),
+    )
+    postings = pl.DataFrame(
+        {
+            "term_id": posting_terms,
+            "chunk_row": posting_rows,
+            "tf": tf.astype(np.int32),
+            "weight": weight.astype(np.float32),
+        },
+        schema=pl.Schema(pl.from_arrow(BM25_POSTINGS.empty_table()).schema),
+    )
+    return term_frame, postings

@@ -1,0 +1,127 @@
+"""Writing a snapshot and publishing it atomically.
+
+Everything is written into a temporary directory beside the final one, fsynced, then renamed; the
+CURRENT pointer is replaced with os.replace. A crash at any point leaves either the old CURRENT or
+the new one, never a half-written snapshot under snapshots/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from lexkb import snapshot as snap
+from lexkb.schema import SNAPSHOT_FORMAT, TABLES
+
+
+@dataclass(frozen=True)
+class Published:
+    path: Path
+    version: str
+    created: bool  # False when the content matched CURRENT and nothing new was written
+
+
+def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
+    """Hash of what a reader can observe: chunk ids and hashes, documents, settings."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    chunks = tables["chunks"].select("chunk_id", "content_hash", "ref", "document_key", "page")
+    digest.update(chunks.write_csv().encode())
+    digest.update(tables["documents"].write_csv().encode())
+    digest.update(tables["sections"].select("section_id", "title", "path").write_json().encode())
+    return digest.hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_duckdb(directory: Path, names: list[str]) -> None:
+    con = duckdb.connect(str(directory / "index.duckdb"))
+    try:
+        for name in names:
+            con.execute(
+                f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?)", [str(directory / f"{name}.parquet")]
+            )
+    finally:
+        con.close()
+
+
+def current_manifest(root: Path) -> dict | None:
+    try:
+        return snap.load(root).manifest
+    except (snap.SnapshotError, FileNotFoundError):
+        return None
+
+
+def publish(
+    root: Path,
+    tables: dict[str, pl.DataFrame],
+    settings: dict,
+    sources: list[dict],
+    now: datetime | None = None,
+) -> Published:
+    missing = set(TABLES) - set(tables)
+    if missing:
+        raise ValueError(f"tables missing from the snapshot: {sorted(missing)}")
+    fingerprint = content_fingerprint(tables, settings)
+    current = current_manifest(root)
+    if current is not None and current.get("fingerprint") == fingerprint:
+        return Published(snap.resolve(root), current["snapshot_version"], created=False)
+
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    version = f"{stamp}-{fingerprint[:12]}"
+    snapshots = root / snap.SNAPSHOTS
+    snapshots.mkdir(parents=True, exist_ok=True)
+    staging = snapshots / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        manifest_tables = {}
+        for name, schema in TABLES.items():
+            frame = tables[name].to_arrow().cast(schema)
+            file = staging / f"{name}.parquet"
+            pl.from_arrow(frame).write_parquet(file, compression="zstd", statistics=True)
+            manifest_tables[name] = {"file": file.name, "rows": frame.num_rows}
+        _write_duckdb(staging, list(TABLES))
+        files = {}
+        for file in sorted(staging.iterdir()):
+            _fsync(file)
+            files[file.name] = {"bytes": file.stat().st_size, "sha256": snap.file_sha256(file)}
+        manifest = {
+            "format_version": SNAPSHOT_FORMAT,
+            "snapshot_version": version,
+            "created_at": (now or datetime.now(UTC)).isoformat(),
+            "fingerprint": fingerprint,
+            "sources": sources,
+            "tables": manifest_tables,
+            "files": files,
+            **settings,
+        }
+        manifest_path = staging / snap.MANIFEST
+        manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+        _fsync(manifest_path)
+        _fsync(staging)
+        final = snapshots / version
+        os.rename(staging, final)
+        _fsync(snapshots)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    pointer = root / f"{snap.CURRENT}.tmp-{uuid.uuid4().hex[:8]}"
+    pointer.write_text(version + "\n", encoding="utf-8")
+    _fsync(pointer)
+    os.replace(pointer, root / snap.CURRENT)
+    _fsync(root)
+    return Published(final, version, created=True)
