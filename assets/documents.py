@@ -4,7 +4,6 @@ One partition per source file. Every partition of a run is attempted; a file tha
 is recorded with its reason and left out of the index instead of failing the whole build.
 """
 
-
 import time
 
 import dagster as dg
@@ -81,7 +80,9 @@ def document_elements_asset(
     backfill_policy=dg.BackfillPolicy.single_run(),
     description="Section tree and paragraph chunks of each document, with refs and pages.",
 )
-def document_chunks(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
+def document_chunks(
+    context: dg.AssetExecutionContext, lexkb: LexkbSettings
+) -> dg.MaterializeResult:
     work = WorkDir(lexkb.root)
     by_key = _sources_by_key(work)
     totals = {"documents": 0, "sections": 0, "chunks": 0}
@@ -96,6 +97,4 @@ def document_chunks(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> 
         work.write_part(key, parts)
         for name, frame in zip(totals, parts, strict=True):
             totals[name] += frame.height
-    return dg.MaterializeResult(
-        metadata={**totals, "skipped": dg.MetadataValue.json(skipped)}
-    )
+    return dg.MaterializeResult(metadata={**totals, "skipped": dg.MetadataValue.json(skipped)})

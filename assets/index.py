@@ -1,6 +1,5 @@
 """Index-wide assets: the BM25 tables over every document, then the published snapshot."""
 
-
 import json
 
 import dagster as dg
@@ -63,7 +62,9 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     deps=[search_tables],
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
 )
-def published_snapshot(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
+def published_snapshot(
+    context: dg.AssetExecutionContext, lexkb: LexkbSettings
+) -> dg.MaterializeResult:
     out = WorkDir(lexkb.root).path / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     sources = settings.pop("sources")

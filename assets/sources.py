@@ -1,6 +1,5 @@
 """The list of source files, which also keeps the `documents` partitions in step with it."""
 
-
 import dagster as dg
 
 from pipelines.partitions import documents_partitions

@@ -62,7 +62,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         )
         return 0
     state = "published" if report.published_new else "unchanged, still"
-    print(f"{state} {report.version}: {report.chunks} chunks ({time.perf_counter() - started:.1f}s)")
+    print(
+        f"{state} {report.version}: {report.chunks} chunks ({time.perf_counter() - started:.1f}s)"
+    )
     print(f"  {report.path}")
     for key, reason in report.skipped.items():
         print(f"  skipped {key}: {reason}", file=sys.stderr)
@@ -82,8 +84,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
     results = index.search(args.query, k=args.k, mode=args.mode, filters=_filters(args))
     if args.json:
-        print(json.dumps({"query": args.query, "mode": results.mode, "warnings": results.warnings,
-                          "hits": [h.to_dict() for h in results]}))
+        print(
+            json.dumps(
+                {
+                    "query": args.query,
+                    "mode": results.mode,
+                    "warnings": results.warnings,
+                    "hits": [h.to_dict() for h in results],
+                }
+            )
+        )
         return 0
     for warning in results.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -115,7 +125,9 @@ def cmd_documents(args: argparse.Namespace) -> int:
         return 0
     for doc in docs:
         pages = f", {doc['page_count']} pages" if doc["page_count"] else ""
-        print(f"{doc['document_key']}: {doc['title']} ({doc['format']}{pages}, {doc['chunk_count']} chunks)")
+        print(
+            f"{doc['document_key']}: {doc['title']} ({doc['format']}{pages}, {doc['chunk_count']} chunks)"
+        )
     return 0
 
 
@@ -130,13 +142,20 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                 item = json.loads(line)
                 queries.append((item["qid"], item["query"]))
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{args.queries} line {number}: expected {{qid, query}} ({exc})") from exc
+                raise ValueError(
+                    f"{args.queries} line {number}: expected {{qid, query}} ({exc})"
+                ) from exc
     started = time.perf_counter()
     with Path(args.out).open("w", encoding="utf-8") as out:
         for done, (qid, query) in enumerate(queries, start=1):
             results = index.search(query, k=args.k, mode=args.mode)
             hits = [
-                {"chunk_id": h.chunk_id, "document_key": h.document_key, "ref": h.ref, "score": h.score}
+                {
+                    "chunk_id": h.chunk_id,
+                    "document_key": h.document_key,
+                    "ref": h.ref,
+                    "score": h.score,
+                }
                 for h in results
             ]
             out.write(json.dumps({"qid": qid, "hits": hits}) + "\n")
@@ -150,7 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="parse sources and publish a snapshot under --out")
-    build.add_argument("sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)")
+    build.add_argument(
+        "sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)"
+    )
     build.add_argument("--out", required=True, help="index root: receives snapshots/ and CURRENT")
     build.add_argument("--verbose", action="store_true", help="show the pipeline's progress log")
     build.add_argument("--json", action="store_true")

@@ -128,7 +128,9 @@ class Index:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
         # Ties break by chunk row, so equal scores always come back in document order.
         order = candidates[np.lexsort((candidates, -scores[candidates]))]
-        return SearchResults(query, mode, [self._hit(int(row), float(scores[row])) for row in order])
+        return SearchResults(
+            query, mode, [self._hit(int(row), float(scores[row])) for row in order]
+        )
 
     def keyword_scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk row for `query` (zeros where no term matches)."""
@@ -153,7 +155,9 @@ class Index:
             expr &= pl.col("chunk_level").is_in([level] if isinstance(level, str) else list(level))
         if (section := filters.get("section")) is not None:
             prefix = str(section).casefold()
-            expr &= pl.col("section_path").list.join(" > ").str.to_lowercase().str.starts_with(prefix)
+            expr &= (
+                pl.col("section_path").list.join(" > ").str.to_lowercase().str.starts_with(prefix)
+            )
         return self._chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
     # lookup ---------------------------------------------------------------------------------

@@ -73,7 +73,9 @@ def load(location: str | Path, verify: bool = False) -> Snapshot:
         if not file.is_file():
             raise SnapshotError(f"{file} is missing")
         if file.stat().st_size != entry["bytes"]:
-            raise SnapshotError(f"{file} has {file.stat().st_size} bytes, manifest says {entry['bytes']}")
+            raise SnapshotError(
+                f"{file} has {file.stat().st_size} bytes, manifest says {entry['bytes']}"
+            )
         if verify and file_sha256(file) != entry["sha256"]:
             raise SnapshotError(f"{file} does not match its SHA-256 in the manifest")
     return Snapshot(path, manifest)

@@ -41,13 +41,19 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
 
 
 def run_build(
-    sources: list[str | Path], root: str | Path, log_level: str = "WARNING",
+    sources: list[str | Path],
+    root: str | Path,
+    log_level: str = "WARNING",
     instance: dg.DagsterInstance | None = None,
 ) -> BuildReport:
     settings = LexkbSettings(sources=[str(s) for s in sources], root=str(Path(root).resolve()))
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
     if instance is None:
-        instance = dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+        instance = (
+            dg.DagsterInstance.get()
+            if os.environ.get("DAGSTER_HOME")
+            else dg.DagsterInstance.ephemeral()
+        )
     resources = {"lexkb": settings}
     defs.resolve_job_def("scan_sources").execute_in_process(
         run_config=run_config, instance=instance, resources=resources

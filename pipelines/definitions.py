@@ -22,7 +22,13 @@ build_index_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=[source_files, document_elements_asset, document_chunks, search_tables, published_snapshot],
+    assets=[
+        source_files,
+        document_elements_asset,
+        document_chunks,
+        search_tables,
+        published_snapshot,
+    ],
     jobs=[scan_sources_job, build_index_job],
     resources={"lexkb": LexkbSettings(sources=default_sources(), root=default_root())},
 )

@@ -10,9 +10,8 @@ US-style act with § sections (TXT), and pre-chunked passages (JSONL). They cite
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 from datetime import UTC, datetime
+from pathlib import Path
 
 from docx import Document
 from fpdf import FPDF
@@ -24,115 +23,206 @@ STANDARD_TITLE = "LSA 230 Audit Documentation"
 STANDARD = [
     ("heading", "Introduction"),
     ("heading", "Scope of this LSA"),
-    ("para", "1. This Lexkb Standard on Assurance (LSA) deals with the auditor's responsibility to "
-             "prepare audit documentation for an audit of financial statements. The specific "
-             "documentation requirements of other LSAs do not limit the application of this LSA."),
+    (
+        "para",
+        "1. This Lexkb Standard on Assurance (LSA) deals with the auditor's responsibility to "
+        "prepare audit documentation for an audit of financial statements. The specific "
+        "documentation requirements of other LSAs do not limit the application of this LSA.",
+    ),
     ("heading", "Nature and Purposes of Audit Documentation"),
-    ("para", "2. Audit documentation that meets the requirements of this LSA provides evidence of "
-             "the auditor's basis for a conclusion about the achievement of the overall objectives "
-             "of the auditor, and evidence that the audit was planned and performed in accordance "
-             "with the LSAs and applicable legal and regulatory requirements."),
-    ("para", "3. Audit documentation serves a number of additional purposes, including the "
-             "following:"),
+    (
+        "para",
+        "2. Audit documentation that meets the requirements of this LSA provides evidence of "
+        "the auditor's basis for a conclusion about the achievement of the overall objectives "
+        "of the auditor, and evidence that the audit was planned and performed in accordance "
+        "with the LSAs and applicable legal and regulatory requirements.",
+    ),
+    (
+        "para",
+        "3. Audit documentation serves a number of additional purposes, including the following:",
+    ),
     ("point", "(a) assisting the engagement team to plan and perform the audit;"),
     ("point", "(b) enabling the engagement team to be accountable for its work; and"),
     ("point", "(c) retaining a record of matters of continuing significance to future audits."),
     ("heading", "Objective"),
-    ("para", "4. The objective of the auditor is to prepare documentation that provides a "
-             "sufficient and appropriate record of the basis for the auditor's report."),
+    (
+        "para",
+        "4. The objective of the auditor is to prepare documentation that provides a "
+        "sufficient and appropriate record of the basis for the auditor's report.",
+    ),
     ("heading", "Requirements"),
     ("heading", "Timely Preparation of Audit Documentation"),
     ("para", "5. The auditor shall prepare audit documentation on a timely basis. (Ref: Para. A1)"),
     ("heading", "Form, Content and Extent of Audit Documentation"),
-    ("para", "6. The auditor shall prepare audit documentation that is sufficient to enable an "
-             "experienced auditor, having no previous connection with the audit, to understand: "
-             "(Ref: Para. A2-A5)"),
-    ("point", "(a) the nature, timing and extent of the audit procedures performed to comply with "
-              "the LSAs and applicable legal and regulatory requirements;"),
-    ("point", "(b) the results of the audit procedures performed, and the audit evidence obtained; "
-              "and"),
-    ("point", "(c) significant matters arising during the audit, the conclusions reached thereon, "
-              "and significant professional judgements made in reaching those conclusions."),
-    ("para", "7. In documenting the nature, timing and extent of audit procedures performed, the "
-             "auditor shall record the identifying characteristics of the specific items or "
-             "matters tested, who performed the audit work and the date such work was completed, "
-             "and who reviewed the audit work performed and the date and extent of such review."),
-    ("para", "8. Where the audit involves client money or safe custody assets held by a regulated "
-             "firm, the auditor shall document the reconciliations inspected under Rule 4.3.1 of "
-             "the Lexkb Rulebook and any differences reported under Rule 4.3.3. (Ref: Para. A6)"),
+    (
+        "para",
+        "6. The auditor shall prepare audit documentation that is sufficient to enable an "
+        "experienced auditor, having no previous connection with the audit, to understand: "
+        "(Ref: Para. A2-A5)",
+    ),
+    (
+        "point",
+        "(a) the nature, timing and extent of the audit procedures performed to comply with "
+        "the LSAs and applicable legal and regulatory requirements;",
+    ),
+    (
+        "point",
+        "(b) the results of the audit procedures performed, and the audit evidence obtained; and",
+    ),
+    (
+        "point",
+        "(c) significant matters arising during the audit, the conclusions reached thereon, "
+        "and significant professional judgements made in reaching those conclusions.",
+    ),
+    (
+        "para",
+        "7. In documenting the nature, timing and extent of audit procedures performed, the "
+        "auditor shall record the identifying characteristics of the specific items or "
+        "matters tested, who performed the audit work and the date such work was completed, "
+        "and who reviewed the audit work performed and the date and extent of such review.",
+    ),
+    (
+        "para",
+        "8. Where the audit involves client money or safe custody assets held by a regulated "
+        "firm, the auditor shall document the reconciliations inspected under Rule 4.3.1 of "
+        "the Lexkb Rulebook and any differences reported under Rule 4.3.3. (Ref: Para. A6)",
+    ),
     ("heading", "Assembly of the Final Audit File"),
-    ("para", "9. The auditor shall assemble the audit documentation in an audit file and complete "
-             "the administrative process of assembling the final audit file on a timely basis "
-             "after the date of the auditor's report. (Ref: Para. A7)"),
-    ("para", "10. After the assembly of the final audit file has been completed, the auditor shall "
-             "not delete or discard audit documentation of any nature before the end of its "
-             "retention period. (Ref: Para. A8)"),
+    (
+        "para",
+        "9. The auditor shall assemble the audit documentation in an audit file and complete "
+        "the administrative process of assembling the final audit file on a timely basis "
+        "after the date of the auditor's report. (Ref: Para. A7)",
+    ),
+    (
+        "para",
+        "10. After the assembly of the final audit file has been completed, the auditor shall "
+        "not delete or discard audit documentation of any nature before the end of its "
+        "retention period. (Ref: Para. A8)",
+    ),
     ("heading", "Application and Other Explanatory Material"),
-    ("para", "A1. Preparing sufficient and appropriate audit documentation on a timely basis helps "
-             "to enhance the quality of the audit. Documentation prepared after the audit work has "
-             "been performed is likely to be less accurate than documentation prepared at the time "
-             "such work is performed."),
-    ("para", "A2. The form, content and extent of audit documentation depend on factors such as "
-             "the size and complexity of the entity, the nature of the audit procedures to be "
-             "performed and the identified risks of material misstatement."),
-    ("para", "A3. Audit documentation may be recorded on paper or on electronic or other media. "
-             "Examples include audit programmes, analyses, issues memoranda, summaries of "
-             "significant matters, letters of confirmation and representation, checklists and "
-             "correspondence concerning significant matters."),
-    ("para", "A4. The auditor need not include in audit documentation superseded drafts of working "
-             "papers and financial statements, notes that reflect incomplete or preliminary "
-             "thinking, or duplicates of documents."),
-    ("para", "A5. Oral explanations by the auditor, on their own, do not represent adequate "
-             "support for the work the auditor performed or conclusions the auditor reached, but "
-             "may be used to explain or clarify information contained in the audit documentation."),
-    ("para", "A6. The reconciliations referred to in paragraph 8 are those a firm performs under "
-             "Chapter 4 of the Lexkb Rulebook. Records of personal data kept in the audit file are "
-             "subject to Article 5 of the Data Handling Regulation."),
-    ("para", "A7. An appropriate time limit within which to complete the assembly of the final "
-             "audit file is ordinarily not more than 60 days after the date of the auditor's "
-             "report."),
-    ("para", "A8. The retention period for audit engagements ordinarily is no shorter than five "
-             "years from the date of the auditor's report, or, if later, the date of the group "
-             "auditor's report. Section 103(b) of the Records Retention Act sets a longer period "
-             "for some records."),
+    (
+        "para",
+        "A1. Preparing sufficient and appropriate audit documentation on a timely basis helps "
+        "to enhance the quality of the audit. Documentation prepared after the audit work has "
+        "been performed is likely to be less accurate than documentation prepared at the time "
+        "such work is performed.",
+    ),
+    (
+        "para",
+        "A2. The form, content and extent of audit documentation depend on factors such as "
+        "the size and complexity of the entity, the nature of the audit procedures to be "
+        "performed and the identified risks of material misstatement.",
+    ),
+    (
+        "para",
+        "A3. Audit documentation may be recorded on paper or on electronic or other media. "
+        "Examples include audit programmes, analyses, issues memoranda, summaries of "
+        "significant matters, letters of confirmation and representation, checklists and "
+        "correspondence concerning significant matters.",
+    ),
+    (
+        "para",
+        "A4. The auditor need not include in audit documentation superseded drafts of working "
+        "papers and financial statements, notes that reflect incomplete or preliminary "
+        "thinking, or duplicates of documents.",
+    ),
+    (
+        "para",
+        "A5. Oral explanations by the auditor, on their own, do not represent adequate "
+        "support for the work the auditor performed or conclusions the auditor reached, but "
+        "may be used to explain or clarify information contained in the audit documentation.",
+    ),
+    (
+        "para",
+        "A6. The reconciliations referred to in paragraph 8 are those a firm performs under "
+        "Chapter 4 of the Lexkb Rulebook. Records of personal data kept in the audit file are "
+        "subject to Article 5 of the Data Handling Regulation.",
+    ),
+    (
+        "para",
+        "A7. An appropriate time limit within which to complete the assembly of the final "
+        "audit file is ordinarily not more than 60 days after the date of the auditor's "
+        "report.",
+    ),
+    (
+        "para",
+        "A8. The retention period for audit engagements ordinarily is no shorter than five "
+        "years from the date of the auditor's report, or, if later, the date of the group "
+        "auditor's report. Section 103(b) of the Records Retention Act sets a longer period "
+        "for some records.",
+    ),
 ]
 
 RULEBOOK_TITLE = "Lexkb Rulebook (LRB) Chapter 4: Client Assets"
 RULEBOOK = [
     ("h1", "4 CLIENT ASSETS"),
     ("h2", "4.1 Application"),
-    ("rule", "4.1.1 This chapter applies to every Authorised Firm which holds or controls Client "
-             "Money or Safe Custody Assets in connection with its regulated activities."),
-    ("rule", "4.1.2 A firm that holds Client Money only in connection with a transaction that "
-             "settles within one business day is exempt from Rules 4.2.1 to 4.2.3, but not from "
-             "Section 4.3."),
+    (
+        "rule",
+        "4.1.1 This chapter applies to every Authorised Firm which holds or controls Client "
+        "Money or Safe Custody Assets in connection with its regulated activities.",
+    ),
+    (
+        "rule",
+        "4.1.2 A firm that holds Client Money only in connection with a transaction that "
+        "settles within one business day is exempt from Rules 4.2.1 to 4.2.3, but not from "
+        "Section 4.3.",
+    ),
     ("h2", "4.2 Segregation of Client Money"),
-    ("rule", "4.2.1 An Authorised Firm must hold Client Money in one or more client accounts that "
-             "are held separately from any account used for money belonging to the firm."),
-    ("rule", "4.2.2 A client account must be opened with a bank that is not a member of the "
-             "firm's group, unless the firm has notified the Regulator in writing at least ten "
-             "business days in advance."),
+    (
+        "rule",
+        "4.2.1 An Authorised Firm must hold Client Money in one or more client accounts that "
+        "are held separately from any account used for money belonging to the firm.",
+    ),
+    (
+        "rule",
+        "4.2.2 A client account must be opened with a bank that is not a member of the "
+        "firm's group, unless the firm has notified the Regulator in writing at least ten "
+        "business days in advance.",
+    ),
     ("guidance", "Guidance"),
-    ("rule", "1. The purpose of Rule 4.2.1 is to protect Client Money if the firm becomes "
-             "insolvent. A firm should label each client account so that the bank cannot set off "
-             "its balance against a debt owed by the firm."),
-    ("rule", "4.2.3 A firm must pay Client Money into a client account no later than the business "
-             "day after it is received, and must not use Client Money to meet its own obligations."),
+    (
+        "rule",
+        "1. The purpose of Rule 4.2.1 is to protect Client Money if the firm becomes "
+        "insolvent. A firm should label each client account so that the bank cannot set off "
+        "its balance against a debt owed by the firm.",
+    ),
+    (
+        "rule",
+        "4.2.3 A firm must pay Client Money into a client account no later than the business "
+        "day after it is received, and must not use Client Money to meet its own obligations.",
+    ),
     ("h2", "4.3 Reconciliation"),
-    ("rule", "4.3.1 An Authorised Firm must reconcile its records of Client Money and Safe Custody "
-             "Assets with the statements of the bank or custodian at least every 25 business "
-             "days."),
-    ("rule", "4.3.2 The reconciliation required by Rule 4.3.1 must be performed by a person who "
-             "is independent of the people who produce or maintain the records being reconciled."),
-    ("rule", "4.3.3 Where a reconciliation reveals a difference, the firm must correct it "
-             "promptly and, if the difference is not corrected within five business days, notify "
-             "the Regulator in writing, stating the amount and its cause."),
+    (
+        "rule",
+        "4.3.1 An Authorised Firm must reconcile its records of Client Money and Safe Custody "
+        "Assets with the statements of the bank or custodian at least every 25 business "
+        "days.",
+    ),
+    (
+        "rule",
+        "4.3.2 The reconciliation required by Rule 4.3.1 must be performed by a person who "
+        "is independent of the people who produce or maintain the records being reconciled.",
+    ),
+    (
+        "rule",
+        "4.3.3 Where a reconciliation reveals a difference, the firm must correct it "
+        "promptly and, if the difference is not corrected within five business days, notify "
+        "the Regulator in writing, stating the amount and its cause.",
+    ),
     ("h2", "4.4 Records"),
-    ("rule", "4.4.1 A firm must keep the records required by this chapter for at least six years "
-             "from the date they were made. Records that contain personal data must also meet "
-             "Article 5(1)(e) of the Data Handling Regulation."),
-    ("rule", "4.4.2 The firm's auditor must be given access to these records when it reports on "
-             "the firm's compliance with this chapter, as described in LSA 230 paragraph 8."),
+    (
+        "rule",
+        "4.4.1 A firm must keep the records required by this chapter for at least six years "
+        "from the date they were made. Records that contain personal data must also meet "
+        "Article 5(1)(e) of the Data Handling Regulation.",
+    ),
+    (
+        "rule",
+        "4.4.2 The firm's auditor must be given access to these records when it reports on "
+        "the firm's compliance with this chapter, as described in LSA 230 paragraph 8.",
+    ),
 ]
 
 REGULATION = """# Data Handling Regulation
@@ -225,15 +315,27 @@ Nothing in this Act permits the retention of personal data beyond the period all
 """
 
 PASSAGES = [
-    {"document_id": "LKB-FAQ", "ref": "Q1", "title": "Lexkb Authority Client Assets FAQ",
-     "text": "How often must client money be reconciled? At least every 25 business days under "
-             "Rule 4.3.1; many firms reconcile daily."},
-    {"document_id": "LKB-FAQ", "ref": "Q2", "title": "Lexkb Authority Client Assets FAQ",
-     "text": "Can a firm use client money to pay its own suppliers? No. Rule 4.2.3 forbids using "
-             "client money to meet the firm's own obligations."},
-    {"document_id": "LKB-FAQ", "ref": "Q3", "title": "Lexkb Authority Client Assets FAQ",
-     "text": "Who may perform a reconciliation? A person independent of those who keep the "
-             "records, as Rule 4.3.2 requires."},
+    {
+        "document_id": "LKB-FAQ",
+        "ref": "Q1",
+        "title": "Lexkb Authority Client Assets FAQ",
+        "text": "How often must client money be reconciled? At least every 25 business days under "
+        "Rule 4.3.1; many firms reconcile daily.",
+    },
+    {
+        "document_id": "LKB-FAQ",
+        "ref": "Q2",
+        "title": "Lexkb Authority Client Assets FAQ",
+        "text": "Can a firm use client money to pay its own suppliers? No. Rule 4.2.3 forbids using "
+        "client money to meet the firm's own obligations.",
+    },
+    {
+        "document_id": "LKB-FAQ",
+        "ref": "Q3",
+        "title": "Lexkb Authority Client Assets FAQ",
+        "text": "Who may perform a reconciliation? A person independent of those who keep the "
+        "records, as Rule 4.3.2 requires.",
+    },
 ]
 
 

@@ -25,15 +25,20 @@ class BM25Params:
         return {"k1": self.k1, "b": self.b, "idf": "lucene", "tokenizer": TOKENIZER_VERSION}
 
 
-def build_bm25(texts: list[str], params: BM25Params = BM25Params()) -> tuple[pl.DataFrame, pl.DataFrame]:
+def build_bm25(
+    texts: list[str], params: BM25Params | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(terms, postings) for texts whose positions are the chunk rows."""
+    params = params or BM25Params()
     token_lists = [tokenize(text) for text in texts]
     vocabulary = sorted({term for tokens in token_lists for term in tokens})
     term_ids = {term: index for index, term in enumerate(vocabulary)}
     lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=len(texts))
     rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
     terms = np.fromiter(
-        (term_ids[t] for tokens in token_lists for t in tokens), dtype=np.int64, count=int(lengths.sum())
+        (term_ids[t] for tokens in token_lists for t in tokens),
+        dtype=np.int64,
+        count=int(lengths.sum()),
     )
     n_docs = len(texts)
     # One key per (term, row) pair, counted: postings come out sorted by term, then row.
@@ -44,7 +49,9 @@ def build_bm25(texts: list[str], params: BM25Params = BM25Params()) -> tuple[pl.
     idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
     average = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
     norm = params.k1 * (1.0 - params.b + params.b * lengths[posting_rows] / average)
-    weight = idf[posting_terms] * tf * (params.k1 + 1.0) / (tf + norm)
+    # Lucene 8+ dropped BM25's constant (k1 + 1) numerator factor; so do we (and bm25s), which
+    # keeps scores comparable with those systems without changing any ranking.
+    weight = idf[posting_terms] * tf / (tf + norm)
     term_frame = pl.DataFrame(
         {
             "term_id": np.arange(len(vocabulary), dtype=np.int32),

@@ -53,7 +53,8 @@ def _write_duckdb(directory: Path, names: list[str]) -> None:
     try:
         for name in names:
             con.execute(
-                f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?)", [str(directory / f"{name}.parquet")]
+                f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?)",
+                [str(directory / f"{name}.parquet")],
             )
     finally:
         con.close()

@@ -62,7 +62,9 @@ def discover(paths: list[str | Path]) -> list[SourceFile]:
             key = path.name if root.is_file() else path.relative_to(root).as_posix()
             if key in found:
                 raise ValueError(f"two sources share the key {key!r}: {found[key].path} and {path}")
-            found[key] = SourceFile(key, path.resolve(), fmt, sha256_file(path), path.stat().st_size)
+            found[key] = SourceFile(
+                key, path.resolve(), fmt, sha256_file(path), path.stat().st_size
+            )
     return [found[key] for key in sorted(found)]
 
 
@@ -75,8 +77,13 @@ def to_frame(sources: list[SourceFile]) -> pl.DataFrame:
             "sha256": [s.sha256 for s in sources],
             "size": [s.size for s in sources],
         },
-        schema={"key": pl.String, "path": pl.String, "format": pl.String, "sha256": pl.String,
-                "size": pl.Int64},
+        schema={
+            "key": pl.String,
+            "path": pl.String,
+            "format": pl.String,
+            "sha256": pl.String,
+            "size": pl.Int64,
+        },
     )
 
 

@@ -115,11 +115,16 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
             edge_pages.setdefault(key, set()).add(page_list[index])
     threshold = max(2, int(pages * 0.3))
     keep = []
-    for index, (text, category) in enumerate(zip(texts, elements["category"].to_list(), strict=True)):
+    for index, (text, category) in enumerate(
+        zip(texts, elements["category"].to_list(), strict=True)
+    ):
         furniture = category in ("PageBreak", "PageNumber") or (
-            _PAGE_NUMBER.match(text) is not None and (at_edge[index] or category in ("Header", "Footer"))
+            _PAGE_NUMBER.match(text) is not None
+            and (at_edge[index] or category in ("Header", "Footer"))
         )
-        repeated = pages >= 2 and at_edge[index] and len(edge_pages.get(keys[index], ())) >= threshold
+        repeated = (
+            pages >= 2 and at_edge[index] and len(edge_pages.get(keys[index], ())) >= threshold
+        )
         keep.append(bool(text) and text != "•" and not furniture and not repeated)
     return elements.filter(pl.Series(keep, dtype=pl.Boolean))
 
@@ -227,7 +232,11 @@ class _Builder:
         starts_subsection = (
             section is not None
             and section.label.startswith("§")
-            and (self.unit is None or self.unit.ref is None or self.unit.ref.startswith(section.label))
+            and (
+                self.unit is None
+                or self.unit.ref is None
+                or self.unit.ref.startswith(section.label)
+            )
         )
         if starts_subsection:
             self.start_unit(f"{section.label}({label})", text)
@@ -242,7 +251,11 @@ class _Builder:
 
     def _heading(self, text: str, category: str) -> bool:
         if match := _DIVISION.match(text):
-            kind, number, rest = match.group(1).lower().replace("-", ""), match.group(2), match.group(3)
+            kind, number, rest = (
+                match.group(1).lower().replace("-", ""),
+                match.group(2),
+                match.group(3),
+            )
             if rest and not _is_title_like(rest):
                 return False
             word = kind.capitalize()
@@ -251,7 +264,9 @@ class _Builder:
             section.awaiting_title = not rest
             self.seen_division = True
             return True
-        if (match := _ARTICLE.match(text)) and (not match.group(2) or _is_title_like(match.group(2))):
+        if (match := _ARTICLE.match(text)) and (
+            not match.group(2) or _is_title_like(match.group(2))
+        ):
             number, rest = match.group(1), match.group(2)
             section = self.open_section(number, rest, ARTICLE_RANK, f"Article {number}")
             section.awaiting_title = not rest
@@ -267,11 +282,14 @@ class _Builder:
             self.open_section(number, match.group(2), 6.0 + number.count("."), number)
             return True
         numbered = _NUMBERED.match(text) or _NUMBERED_HEADING.match(text)
-        if numbered and _is_title_like(numbered.group(2)) and self.enclosing(ARTICLE_RANK) is None:
-            if category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60:
-                number = numbered.group(1)
-                self.open_section(number, numbered.group(2), 6.0, number)
-                return True
+        if (
+            numbered
+            and _is_title_like(numbered.group(2))
+            and self.enclosing(ARTICLE_RANK) is None
+            and (category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60)
+        ):
+            self.open_section(numbered.group(1), numbered.group(2), 6.0, numbered.group(1))
+            return True
         return False
 
     def _generic_heading(self, text: str) -> None:
@@ -293,7 +311,11 @@ class _Builder:
                 self.start_unit(f"{article.label}({number})", text)
             else:
                 section = self.current_section()
-                prefix = f"{section.number}." if section and section.number and "." in section.number else ""
+                prefix = (
+                    f"{section.number}."
+                    if section and section.number and "." in section.number
+                    else ""
+                )
                 self.start_unit(f"{prefix}{number}" if prefix else number, text)
             return True
         if self.eu_style and not self.seen_division and (match := _PAREN_NUMBER.match(text)):
@@ -337,7 +359,12 @@ def _to_arrow(rows: list[dict], schema):
 
 
 def _document_row(
-    doc_id: str, key: str, title: str, source: SourceFile, pages: int | None, n_sections: int,
+    doc_id: str,
+    key: str,
+    title: str,
+    source: SourceFile,
+    pages: int | None,
+    n_sections: int,
     n_chunks: int,
 ) -> dict:
     return {
@@ -364,7 +391,8 @@ def structure_document(
     body = drop_running_text(elements)
     texts = [_clean(t) for t in body["text"].to_list()]
     eu_style = any(
-        _ARTICLE.match(t) and (not _ARTICLE.match(t).group(2) or _is_title_like(_ARTICLE.match(t).group(2)))
+        _ARTICLE.match(t)
+        and (not _ARTICLE.match(t).group(2) or _is_title_like(_ARTICLE.match(t).group(2)))
         for t in texts
     )
     builder = _Builder(doc_id, document_key, eu_style)
@@ -417,7 +445,12 @@ def structure_document(
     pages = elements.select(pl.col("page").max()).item()
     documents = [
         _document_row(
-            doc_id, document_key, builder.title or document_key, source, pages, len(sections),
+            doc_id,
+            document_key,
+            builder.title or document_key,
+            source,
+            pages,
+            len(sections),
             len(chunks),
         )
     ]
@@ -462,8 +495,17 @@ def _structure_passages(
                 path = [*(parent.path if parent else []), f"{clean_ref} {content}"]
                 sequence = len(doc_sections)
                 section = Section(
-                    section_id(doc_id, sequence), parent, clean_ref, content, float(len(path)),
-                    len(path), sequence, path, clean_ref, None, None,
+                    section_id(doc_id, sequence),
+                    parent,
+                    clean_ref,
+                    content,
+                    float(len(path)),
+                    len(path),
+                    sequence,
+                    path,
+                    clean_ref,
+                    None,
+                    None,
                 )
                 doc_sections.append(section)
                 stack.append((clean_ref, section))
@@ -508,8 +550,13 @@ def _structure_passages(
         chunks.extend(doc_chunks)
         documents.append(
             _document_row(
-                doc_id, document_key, titles[0] if titles else document_key, source, None,
-                len(doc_sections), len(doc_chunks),
+                doc_id,
+                document_key,
+                titles[0] if titles else document_key,
+                source,
+                None,
+                len(doc_sections),
+                len(doc_chunks),
             )
         )
     return _tables(source, documents, sections, chunks)

@@ -13,12 +13,13 @@ def _empty(schema) -> pl.DataFrame:
 
 
 def assemble(
-    parts: list[tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]], params: BM25Params = BM25Params()
+    parts: list[tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]], params: BM25Params | None = None
 ) -> tuple[dict[str, pl.DataFrame], dict]:
     """Concatenate (documents, sections, chunks) parts in the given order and score BM25.
 
     The row order of chunks.parquet is the `chunk_row` that BM25 postings point at.
     """
+    params = params or BM25Params()
     documents = pl.concat([p[0] for p in parts]) if parts else _empty(DOCUMENTS)
     sections = pl.concat([p[1] for p in parts]) if parts else _empty(SECTIONS)
     chunks = pl.concat([p[2] for p in parts]) if parts else _empty(CHUNKS)

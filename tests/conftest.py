@@ -1,0 +1,42 @@
+"""Shared fixtures: one real build of the sample corpus through the Dagster jobs per session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "examples" / "corpus"
+SHARED = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def built_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipelines.build import run_build
+
+    root = tmp_path_factory.mktemp("index")
+    run_build([CORPUS], root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def index(built_root: Path):
+    from lexkb import Index
+
+    return Index.open(built_root)
+
+
+@pytest.fixture()
+def corpus_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "corpus"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+def shared_file(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"reference data not present: {path}")
+    return path

@@ -1,0 +1,182 @@
+"""The Dagster jobs on the sample corpus: snapshot contract, incremental rebuilds, bad input."""
+
+import json
+import subprocess
+import sys
+
+import dagster as dg
+import polars as pl
+
+from lexkb import snapshot as snap
+from pipelines.build import run_build
+from pipelines.definitions import defs
+from pipelines.partitions import documents_partitions
+from pipelines.resources import LexkbSettings
+from tests.conftest import CORPUS, REPO
+
+
+def _chunks(root) -> pl.DataFrame:
+    return pl.read_parquet(snap.load(root).table_path("chunks"))
+
+
+def _metadata(result, asset: str) -> dict:
+    for event in result.get_asset_materialization_events():
+        if event.asset_key == dg.AssetKey(asset):
+            return {k: v.value for k, v in event.materialization.metadata.items()}
+    raise AssertionError(asset)
+
+
+def test_snapshot_has_every_table_and_a_verifiable_manifest(built_root):
+    loaded = snap.load(built_root, verify=True)
+    manifest = loaded.manifest
+    assert (built_root / "CURRENT").read_text().strip() == manifest["snapshot_version"]
+    for name in ("documents", "sections", "chunks", "bm25_terms", "bm25_postings"):
+        table = pl.read_parquet(loaded.table_path(name))
+        assert table.height == manifest["tables"][name]["rows"] > 0
+    assert "index.duckdb" in manifest["files"]
+    assert manifest["bm25"]["tokenizer"] and manifest["sources"]
+    assert {s["key"] for s in manifest["sources"]} == {p.name for p in CORPUS.iterdir()}
+
+
+def test_duckdb_file_exposes_the_same_tables(built_root):
+    import duckdb
+
+    loaded = snap.load(built_root)
+    con = duckdb.connect(str(loaded.path / "index.duckdb"), read_only=True)
+    count = con.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    refs = con.execute("SELECT ref FROM chunks WHERE ref = 'Article 5(1)'").fetchall()
+    con.close()
+    assert count == loaded.manifest["tables"]["chunks"]["rows"]
+    assert refs == [("Article 5(1)",)]
+
+
+def test_chunks_have_contract_columns(built_root):
+    chunks = _chunks(built_root)
+    assert chunks["chunk_id"].n_unique() == chunks.height
+    assert chunks.filter(pl.col("content").str.strip_chars() == "").height == 0
+    pdf = chunks.filter(pl.col("document_key") == "lsa-230-audit-documentation")
+    assert pdf["page"].null_count() == 0
+    assert set(chunks["document_key"]) == {
+        "lsa-230-audit-documentation",
+        "lrb-chapter-4-client-assets",
+        "data-handling-regulation",
+        "records-retention-act",
+        "LKB-FAQ",
+    }
+
+
+def test_unchanged_sources_publish_nothing_new(corpus_copy, tmp_path):
+    root = tmp_path / "root"
+    first = run_build([corpus_copy], root)
+    second = run_build([corpus_copy], root)
+    assert first.published_new and not second.published_new
+    assert second.version == first.version
+    assert len(list((root / "snapshots").iterdir())) == 1
+
+
+def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
+    root = tmp_path / "root"
+    instance = dg.DagsterInstance.ephemeral()
+    first = run_build([corpus_copy], root, instance=instance)
+    md = corpus_copy / "data-handling-regulation.md"
+    md.write_text(md.read_text().replace("ten years", "twelve years"))
+    settings = LexkbSettings(sources=[str(corpus_copy)], root=str(root))
+    defs.resolve_job_def("scan_sources").execute_in_process(
+        instance=instance, resources={"lexkb": settings}
+    )
+    result = defs.resolve_job_def("build_index").execute_in_process(
+        instance=instance,
+        resources={"lexkb": settings},
+        tags={
+            "dagster/asset_partition_range_start": "client-assets-faq.jsonl",
+            "dagster/asset_partition_range_end": "records-retention-act.txt",
+        },
+    )
+    elements = _metadata(result, "document_elements")
+    assert elements["parsed"] == 1 and elements["cached"] == 4
+    published = _metadata(result, "published_snapshot")
+    assert published["published_new"] and published["version"] != first.version
+    chunks = _chunks(root)
+    assert chunks.filter(pl.col("content").str.contains("twelve years")).height == 1
+
+
+def test_broken_file_is_skipped_and_reported_while_the_rest_publishes(corpus_copy, tmp_path):
+    (corpus_copy / "scanned.pdf").write_bytes(b"%PDF-1.4 garbage")
+    report = run_build([corpus_copy], tmp_path / "root")
+    assert set(report.skipped) == {"scanned.pdf"} and report.skipped["scanned.pdf"]
+    manifest = snap.load(tmp_path / "root", verify=True).manifest
+    assert "scanned.pdf" in manifest["skipped_sources"]
+    assert _chunks(tmp_path / "root")["document_key"].n_unique() == 5
+
+
+def test_removed_file_drops_its_partition_and_chunks(corpus_copy, tmp_path):
+    root = tmp_path / "root"
+    instance = dg.DagsterInstance.ephemeral()
+    run_build([corpus_copy], root, instance=instance)
+    (corpus_copy / "records-retention-act.txt").unlink()
+    run_build([corpus_copy], root, instance=instance)
+    assert "records-retention-act.txt" not in instance.get_dynamic_partitions(
+        documents_partitions.name
+    )
+    assert "records-retention-act" not in set(_chunks(root)["document_key"])
+
+
+def test_partition_by_partition_materialization_gives_the_same_chunks(built_root, tmp_path):
+    """What a person does in the UI: scan, materialize each partition on its own, then the index."""
+    root = tmp_path / "ui"
+    instance = dg.DagsterInstance.ephemeral()
+    resources = {"lexkb": LexkbSettings(sources=[str(CORPUS)], root=str(root))}
+    assets = defs.assets
+    dg.materialize(assets, instance=instance, resources=resources, selection="source_files")
+    for key in instance.get_dynamic_partitions(documents_partitions.name):
+        dg.materialize(
+            assets,
+            instance=instance,
+            resources=resources,
+            partition_key=key,
+            selection=["document_elements", "document_chunks"],
+        )
+    dg.materialize(
+        assets,
+        instance=instance,
+        resources=resources,
+        selection=["search_tables", "published_snapshot"],
+    )
+    ours = _chunks(root).select("chunk_id", "content_hash", "ref")
+    assert ours.equals(_chunks(built_root).select("chunk_id", "content_hash", "ref"))
+
+
+def test_workspace_loads_in_dagster():
+    result = subprocess.run(
+        [str(REPO / ".venv/bin/dagster"), "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"DAGSTER_HOME": str(REPO / "dagster_home"), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_opening_and_searching_leaves_the_snapshot_untouched(built_root):
+    """Services open snapshots read-only: nothing is created, changed or touched by a reader."""
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in built_root.rglob("*")}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lexkb.cli",
+            "search",
+            "client money",
+            "--index",
+            str(built_root),
+            "--json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout)["hits"]
+    after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in built_root.rglob("*")}
+    assert after == before
+    snap.load(built_root, verify=True)

@@ -1,0 +1,118 @@
+"""Section trees and paragraph refs recovered from the sample corpus, one family per format."""
+
+import polars as pl
+import pytest
+
+from tests.conftest import CORPUS
+from transforms.elements import document_elements
+from transforms.sources import discover
+from transforms.structure import structure_document
+
+
+def _structure(name):
+    source = discover([CORPUS / name])[0]
+    return structure_document(source, document_elements(source))
+
+
+@pytest.fixture(scope="module")
+def standard():
+    return _structure("lsa-230-audit-documentation.pdf")
+
+
+def _chunk(chunks: pl.DataFrame, ref: str) -> dict:
+    rows = chunks.filter(pl.col("ref") == ref)
+    assert rows.height == 1, f"{ref}: {rows.height} chunks"
+    return rows.row(0, named=True)
+
+
+def test_standard_requirements_and_application_material(standard):
+    documents, _, chunks = standard
+    assert documents["title"][0] == "LSA 230 Audit Documentation"
+    refs = chunks["ref"].to_list()
+    assert [f"{n}" for n in range(1, 11)] == [r for r in refs if r and r.isdigit()]
+    assert [f"A{n}" for n in range(1, 9)] == [r for r in refs if r and r.startswith("A")]
+    six = _chunk(chunks, "6")
+    assert (
+        "(a) the nature, timing" in six["content"] and "(c) significant matters" in six["content"]
+    )
+    # Unnumbered PDF headings carry no level of their own; each is the paragraph's nearest heading.
+    assert six["section_path"][-1] == "Form, Content and Extent of Audit Documentation"
+    assert _chunk(chunks, "A1")["heading"] == "Application and Other Explanatory Material"
+
+
+def test_pdf_running_headers_and_page_numbers_removed(standard):
+    _, _, chunks = standard
+    text = "\n".join(chunks["content"])
+    assert "Lexkb sample corpus" not in text
+    assert "Page 1" not in text and "Page 2" not in text
+    assert _chunk(chunks, "A8")["page"] == 2 and _chunk(chunks, "1")["page"] == 1
+
+
+def test_rulebook_dotted_rules_under_their_sections():
+    _, sections, chunks = _structure("lrb-chapter-4-client-assets.docx")
+    rule = _chunk(chunks, "4.3.1")
+    assert rule["section_path"] == ["4 CLIENT ASSETS", "4.3 Reconciliation"]
+    parents = dict(zip(sections["section_id"], sections["parent_id"], strict=True))
+    numbers = dict(zip(sections["section_id"], sections["section_number"], strict=True))
+    assert numbers[parents[rule["section_id"]]] == "4"
+
+
+def test_eu_regulation_recitals_articles_paragraphs_points():
+    _, _, chunks = _structure("data-handling-regulation.md")
+    refs = chunks["ref"].to_list()
+    assert {"Recital 1", "Recital 2", "Recital 3"} <= set(refs)
+    assert {"Article 1(1)", "Article 1(2)", "Article 5(1)", "Article 5(2)", "Article 6(3)"} <= set(
+        refs
+    )
+    point_e = _chunk(chunks, "Article 5(1)")["content"]
+    assert "(e) kept in a form" in point_e and "(f) protected" in point_e
+    definitions = _chunk(chunks, "Article 2")
+    assert "'personal data' means" in definitions["content"]
+    assert definitions["section_path"][-1] == "Article 2 Definitions"
+
+
+def test_us_style_sections_and_subsections():
+    _, _, chunks = _structure("records-retention-act.txt")
+    assert _chunk(chunks, "§ 103(b)")["content"].startswith("(b) Records of client money")
+    assert (
+        _chunk(chunks, "§ 101")["content"] == "This Act may be cited as the Records Retention Act."
+    )
+
+
+def test_ids_and_hashes_are_stable_and_unique():
+    first = _structure("data-handling-regulation.md")[2]
+    second = _structure("data-handling-regulation.md")[2]
+    assert first["chunk_id"].to_list() == second["chunk_id"].to_list()
+    assert first["chunk_id"].n_unique() == first.height
+    import hashlib
+
+    for content, digest in zip(first["content"], first["content_hash"], strict=True):
+        assert hashlib.sha256(content.encode()).hexdigest() == digest
+
+
+def test_passages_keep_their_ids_and_headings(tmp_path):
+    import json
+
+    path = tmp_path / "rules.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"DocumentID": 3, "PassageID": "18.", "Passage": "OPERATING A PLATFORM"},
+                {"DocumentID": 3, "PassageID": "18.8", "Passage": "Exit facility"},
+                {
+                    "DocumentID": 3,
+                    "PassageID": "18.8.2",
+                    "Passage": "An operator must provide information.",
+                },
+                {"DocumentID": 3, "PassageID": "18.8.3", "Passage": ""},
+            ]
+        )
+    )
+    source = discover([path])[0]
+    documents, _, chunks = structure_document(source, document_elements(source))
+    assert documents["document_key"].to_list() == ["3"]
+    assert chunks["ref"].to_list() == ["18.", "18.8", "18.8.2"]  # the empty passage is left out
+    assert _chunk(chunks, "18.8.2")["section_path"] == [
+        "18 OPERATING A PLATFORM",
+        "18.8 Exit facility",
+    ]
