@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from functools import lru_cache
 
 import Stemmer
@@ -69,7 +68,3 @@ def tokenize(text: str) -> list[str]:
             continue
         terms.append(_stem(token) if token.isalpha() else token)
     return terms
-
-
-def tokenize_many(texts: Iterable[str]) -> list[list[str]]:
-    return [tokenize(text) for text in texts]

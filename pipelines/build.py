@@ -33,7 +33,7 @@ class BuildReport:
     skipped: dict[str, str]
 
 
-def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
+def materialized_metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
     for event in result.get_asset_materialization_events():
         if event.asset_key == dg.AssetKey(asset):
             return {k: v.value for k, v in event.materialization.metadata.items()}
@@ -67,7 +67,7 @@ def run_build(
         resources=resources,
         tags={ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]},
     )
-    published = _metadata(result, "published_snapshot")
+    published = materialized_metadata(result, "published_snapshot")
     return BuildReport(
         version=published["version"],
         path=Path(published["path"]),

@@ -8,7 +8,7 @@ import dagster as dg
 import polars as pl
 
 from lexkb import snapshot as snap
-from pipelines.build import run_build
+from pipelines.build import materialized_metadata, run_build
 from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
 from pipelines.resources import LexkbSettings
@@ -17,13 +17,6 @@ from tests.conftest import CORPUS, REPO
 
 def _chunks(root) -> pl.DataFrame:
     return pl.read_parquet(snap.load(root).table_path("chunks"))
-
-
-def _metadata(result, asset: str) -> dict:
-    for event in result.get_asset_materialization_events():
-        if event.asset_key == dg.AssetKey(asset):
-            return {k: v.value for k, v in event.materialization.metadata.items()}
-    raise AssertionError(asset)
 
 
 def test_snapshot_has_every_table_and_a_verifiable_manifest(built_root):
@@ -92,9 +85,9 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
             "dagster/asset_partition_range_end": "records-retention-act.txt",
         },
     )
-    elements = _metadata(result, "document_elements")
+    elements = materialized_metadata(result, "document_elements")
     assert elements["parsed"] == 1 and elements["cached"] == 4
-    published = _metadata(result, "published_snapshot")
+    published = materialized_metadata(result, "published_snapshot")
     assert published["published_new"] and published["version"] != first.version
     chunks = _chunks(root)
     assert chunks.filter(pl.col("content").str.contains("twelve years")).height == 1

@@ -7,11 +7,12 @@ it) does not depend on where the corpus is checked out.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+
+from lexkb.snapshot import file_sha256
 
 FORMATS: dict[str, str] = {
     ".pdf": "pdf",
@@ -35,14 +36,6 @@ class SourceFile:
     size: int
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def discover(paths: list[str | Path]) -> list[SourceFile]:
     """Every supported file under the given files or folders, sorted by key.
 
@@ -63,7 +56,7 @@ def discover(paths: list[str | Path]) -> list[SourceFile]:
             if key in found:
                 raise ValueError(f"two sources share the key {key!r}: {found[key].path} and {path}")
             found[key] = SourceFile(
-                key, path.resolve(), fmt, sha256_file(path), path.stat().st_size
+                key, path.resolve(), fmt, file_sha256(path), path.stat().st_size
             )
     return [found[key] for key in sorted(found)]
 

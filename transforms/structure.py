@@ -132,9 +132,8 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
 class _Builder:
     """Walks elements in reading order, keeping a stack of open sections and one open unit."""
 
-    def __init__(self, doc_id: str, document_key: str, eu_style: bool) -> None:
+    def __init__(self, doc_id: str, eu_style: bool) -> None:
         self.doc_id = doc_id
-        self.document_key = document_key
         self.eu_style = eu_style
         self.sections: list[Section] = []
         self.stack: list[Section] = []
@@ -338,7 +337,6 @@ def _unique_refs(refs: list[str | None]) -> list[str | None]:
 
 
 def _tables(
-    source: SourceFile,
     documents: list[dict],
     sections: list[dict],
     chunks: list[dict],
@@ -356,6 +354,21 @@ def _to_arrow(rows: list[dict], schema):
     import pyarrow as pa
 
     return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _section_row(section: Section, doc_id: str) -> dict:
+    return {
+        "section_id": section.section_id,
+        "document_id": doc_id,
+        "parent_id": section.parent.section_id if section.parent else None,
+        "section_number": section.label or section.number,
+        "title": section.title,
+        "level": section.level,
+        "sequence": section.sequence,
+        "path": section.path,
+        "start_page": section.start_page,
+        "end_page": section.end_page,
+    }
 
 
 def _document_row(
@@ -395,7 +408,7 @@ def structure_document(
         and (not _ARTICLE.match(t).group(2) or _is_title_like(_ARTICLE.match(t).group(2)))
         for t in texts
     )
-    builder = _Builder(doc_id, document_key, eu_style)
+    builder = _Builder(doc_id, eu_style)
     for text, category, page in zip(
         texts, body["category"].to_list(), body["page"].to_list(), strict=True
     ):
@@ -427,21 +440,7 @@ def structure_document(
                 "parent_chunk_id": None,
             }
         )
-    sections = [
-        {
-            "section_id": s.section_id,
-            "document_id": doc_id,
-            "parent_id": s.parent.section_id if s.parent else None,
-            "section_number": s.label or s.number,
-            "title": s.title,
-            "level": s.level,
-            "sequence": s.sequence,
-            "path": s.path,
-            "start_page": s.start_page,
-            "end_page": s.end_page,
-        }
-        for s in builder.sections
-    ]
+    sections = [_section_row(s, doc_id) for s in builder.sections]
     pages = elements.select(pl.col("page").max()).item()
     documents = [
         _document_row(
@@ -454,7 +453,7 @@ def structure_document(
             len(chunks),
         )
     ]
-    return _tables(source, documents, sections, chunks)
+    return _tables(documents, sections, chunks)
 
 
 def _split_lines(text: str) -> list[str]:
@@ -532,21 +531,7 @@ def _structure_passages(
         refs = _unique_refs([c["ref"] for c in doc_chunks])
         for chunk, ref in zip(doc_chunks, refs, strict=True):
             chunk["ref"] = ref
-        sections.extend(
-            {
-                "section_id": s.section_id,
-                "document_id": doc_id,
-                "parent_id": s.parent.section_id if s.parent else None,
-                "section_number": s.number,
-                "title": s.title,
-                "level": s.level,
-                "sequence": s.sequence,
-                "path": s.path,
-                "start_page": None,
-                "end_page": None,
-            }
-            for s in doc_sections
-        )
+        sections.extend(_section_row(s, doc_id) for s in doc_sections)
         chunks.extend(doc_chunks)
         documents.append(
             _document_row(
@@ -559,4 +544,4 @@ def _structure_passages(
                 len(doc_chunks),
             )
         )
-    return _tables(source, documents, sections, chunks)
+    return _tables(documents, sections, chunks)
