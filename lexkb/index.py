@@ -95,6 +95,7 @@ class Index:
             if ref:
                 self._by_ref.setdefault(normalize_ref(ref), []).append(row)
         self._aliases = self._document_aliases()
+        self._document_ids = set(self._documents["document_id"])
 
     @classmethod
     def open(cls, location: str | Path, verify: bool = False) -> Index:
@@ -219,7 +220,7 @@ class Index:
 
     def _resolve_document(self, name: str) -> str:
         doc_id = self._aliases.get(_alias_key(name))
-        if doc_id is None and name in set(self._documents["document_id"]):
+        if doc_id is None and name in self._document_ids:
             doc_id = name
         if doc_id is None:
             known = ", ".join(sorted(self._documents["document_key"]))

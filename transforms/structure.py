@@ -85,6 +85,14 @@ def _is_title_like(text: str) -> bool:
     )
 
 
+def _article_heading(text: str) -> re.Match[str] | None:
+    """ "Article 6" or "Article 6 Lawfulness of processing", not a sentence starting "Article 6 ..."."""
+    match = _ARTICLE.match(text)
+    if match and (not match.group(2) or _is_title_like(match.group(2))):
+        return match
+    return None
+
+
 def _clean(text: str) -> str:
     return re.sub(r"[ \t\u00a0]+", " ", text.replace("\r", "")).strip()
 
@@ -263,9 +271,7 @@ class _Builder:
             section.awaiting_title = not rest
             self.seen_division = True
             return True
-        if (match := _ARTICLE.match(text)) and (
-            not match.group(2) or _is_title_like(match.group(2))
-        ):
+        if match := _article_heading(text):
             number, rest = match.group(1), match.group(2)
             section = self.open_section(number, rest, ARTICLE_RANK, f"Article {number}")
             section.awaiting_title = not rest
@@ -403,11 +409,7 @@ def structure_document(
     doc_id = document_id(source.key, document_key)
     body = drop_running_text(elements)
     texts = [_clean(t) for t in body["text"].to_list()]
-    eu_style = any(
-        _ARTICLE.match(t)
-        and (not _ARTICLE.match(t).group(2) or _is_title_like(_ARTICLE.match(t).group(2)))
-        for t in texts
-    )
+    eu_style = any(_article_heading(t) for t in texts)
     builder = _Builder(doc_id, eu_style)
     for text, category, page in zip(
         texts, body["category"].to_list(), body["page"].to_list(), strict=True
