@@ -106,15 +106,24 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_get(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
-    hits = index.resolve(args.identifier)
+    lookups = [index.lookup(hit.chunk_id) for hit in index.resolve(args.identifier)]
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits]))
-        return 0 if hits else 1
-    if not hits:
+        print(json.dumps([lookup.to_dict() for lookup in lookups]))
+        return 0 if lookups else 1
+    if not lookups:
         print(f"no paragraph matches {args.identifier!r}", file=sys.stderr)
         return 1
-    for hit in hits:
-        _print_hit(hit)
+    for lookup in lookups:
+        _print_hit(lookup.hit)
+        if lookup.section is not None:
+            print(f"   in {lookup.section.citation}")
+        around = [
+            f"{label} {hit.ref or hit.chunk_id}"
+            for label, hit in (("previous:", lookup.previous), ("next:", lookup.next))
+            if hit is not None
+        ]
+        if around:
+            print(f"   {'  '.join(around)}")
     return 0
 
 

@@ -21,6 +21,10 @@ from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("keyword",)
 FILTER_KEYS = ("document", "chunk_level", "section")
+CHUNK_LEVELS = ("paragraph", "section", "part", "note")
+# What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
+_LOOKUP_LEVELS = ("paragraph", "section")
+_POINT_SUFFIX = re.compile(r"\s*\([a-z0-9]{1,4}\)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class Hit:
     chunk_id: str
     document_key: str
     document_title: str
+    chunk_level: str
     ref: str | None
     section_path: list[str]
     page: int | None
@@ -46,6 +51,25 @@ class Hit:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "citation": self.citation}
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A paragraph with what a reader checks around it: the section it sits in (heading and
+    full text) and the paragraphs before and after it in the document."""
+
+    hit: Hit
+    section: Hit | None
+    previous: Hit | None
+    next: Hit | None
+
+    def to_dict(self) -> dict:
+        return {
+            "hit": self.hit.to_dict(),
+            "section": self.section.to_dict() if self.section else None,
+            "previous": self.previous.to_dict() if self.previous else None,
+            "next": self.next.to_dict() if self.next else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -90,10 +114,14 @@ class Index:
         counts = np.bincount(postings["term_id"].to_numpy(), minlength=len(self._term_ids))
         self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
+        levels = self._chunks["chunk_level"].to_numpy()
         self._by_ref: dict[str, list[int]] = {}
-        for row, ref in enumerate(self._chunks["ref"]):
-            if ref:
-                self._by_ref.setdefault(normalize_ref(ref), []).append(row)
+        for level in _LOOKUP_LEVELS:
+            for row in np.flatnonzero(levels == level):
+                if ref := self._chunks["ref"][int(row)]:
+                    self._by_ref.setdefault(normalize_ref(ref), []).append(int(row))
+        self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
+        self._paragraph_mask = levels == "paragraph"
         self._aliases = self._document_aliases()
         self._document_ids = set(self._documents["document_id"])
 
@@ -122,8 +150,13 @@ class Index:
         if k < 1:
             raise ValueError("k must be at least 1")
         scores = self.keyword_scores(query)
-        if filters:
+        if filters and filters.get("chunk_level") is not None:
             scores = np.where(self._filter_mask(filters), scores, 0.0)
+        else:
+            keep = self._paragraph_mask
+            if filters:
+                keep = keep & self._filter_mask(filters)
+            scores = np.where(keep, scores, 0.0)
         candidates = np.flatnonzero(scores > 0)
         if candidates.size > k:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
@@ -162,19 +195,49 @@ class Index:
         return self._chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
     # lookup ---------------------------------------------------------------------------------
-    def get(self, identifier: str) -> Hit | None:
-        """One paragraph by chunk id or by reference ("Article 6(1)", "GDPR Art. 6(1)", "315.12(a)")."""
+    def get(self, identifier: str) -> Lookup | None:
+        """A paragraph by chunk id or reference ("Article 6(1)(a)", "GDPR Art. 6(1)", "315.A2"),
+        with its section and neighbours; the first match when the reference is ambiguous."""
         matches = self.resolve(identifier)
-        return matches[0] if matches else None
+        return self.lookup(matches[0].chunk_id) if matches else None
+
+    def lookup(self, chunk_id: str) -> Lookup:
+        row = self._by_id[chunk_id]
+        level = self._chunks["chunk_level"][row]
+        parent = self._chunks["parent_chunk_id"][row]
+        section = self._hit(self._by_id[parent], None) if level == "paragraph" and parent else None
+        same_level = self._level_rows[level] if level in self._level_rows else np.array([row])
+        position = int(np.searchsorted(same_level, row))
+        document = self._chunks["document_id"][row]
+
+        def neighbour(at: int) -> Hit | None:
+            if 0 <= at < same_level.size:
+                other = int(same_level[at])
+                if self._chunks["document_id"][other] == document:
+                    return self._hit(other, None)
+            return None
+
+        return Lookup(self._hit(row, None), section, neighbour(position - 1), neighbour(position + 1))
 
     def resolve(self, identifier: str) -> list[Hit]:
-        """Every paragraph the identifier can mean, in document order."""
+        """Every paragraph (or section) the identifier can mean, in document order. A point
+        inside a paragraph ("Article 6(1)(a)") resolves to the paragraph that holds it."""
         text = identifier.strip()
         if text in self._by_id:
             return [self._hit(self._by_id[text], None)]
+        while text:
+            if rows := self._rows_for(text):
+                return [self._hit(row, None) for row in rows]
+            shorter = _POINT_SUFFIX.sub("", text)
+            if shorter == text:
+                break
+            text = shorter
+        return []
+
+    def _rows_for(self, text: str) -> list[int]:
         rows = self._by_ref.get(normalize_ref(text))
         if rows:
-            return [self._hit(row, None) for row in rows]
+            return rows
         for document_part, ref_part in _splits(text):
             doc_id = self._aliases.get(_alias_key(document_part))
             if doc_id is None:
@@ -185,7 +248,7 @@ class Index:
                 if self._chunks["document_id"][row] == doc_id
             ]
             if rows:
-                return [self._hit(row, None) for row in rows]
+                return rows
         return []
 
     def documents(self) -> list[dict]:
@@ -198,6 +261,7 @@ class Index:
             chunk_id=chunk["chunk_id"],
             document_key=chunk["document_key"],
             document_title=chunk["document_title"],
+            chunk_level=chunk["chunk_level"],
             ref=chunk["ref"],
             section_path=list(chunk["section_path"] or []),
             page=chunk["page"],

@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import polars as pl
 import pytest
 
 from lexkb import Index, SnapshotError
@@ -47,6 +48,12 @@ def test_document_filter(index):
 def test_section_filter_and_combination(index):
     hits = index.search("records", k=20, filters={"section": "4 client assets > 4.4"})
     assert hits.hits and all(h.ref.startswith("4.4.") for h in hits)
+    assert {h.chunk_level for h in hits} == {"paragraph"}
+    sections = index.search(
+        "records", k=20, filters={"section": "4 client assets > 4.4", "chunk_level": "section"}
+    )
+    assert [h.ref for h in sections] == ["4.4"]
+    assert "4.4.1" in sections[0].text and "4.4.2" in sections[0].text
     none = index.search(
         "records",
         k=20,
@@ -78,14 +85,32 @@ def test_bad_filters_and_modes_are_clear_errors(index):
     ],
 )
 def test_get_by_reference(index, identifier, document_key, ref):
-    hit = index.get(identifier)
-    assert hit is not None, identifier
-    assert (hit.document_key, hit.ref) == (document_key, ref)
+    found = index.get(identifier)
+    assert found is not None, identifier
+    assert (found.hit.document_key, found.hit.ref) == (document_key, ref)
+
+
+def test_get_point_returns_paragraph_with_section_and_neighbours(index):
+    found = index.get("Article 5(1)(e)")
+    assert found.hit.ref == "Article 5(1)" and "(e) kept in a form" in found.hit.text
+    assert found.section.chunk_level == "section" and found.section.ref == "Article 5"
+    assert found.section.text.startswith("Article 5 Principles of data handling")
+    assert "2. The firm shall be able to demonstrate" in found.section.text
+    assert found.previous.ref == "Article 2"
+    assert found.next.ref == "Article 5(2)"
+    last = index.get("§ 104")
+    assert last.next is None or last.next.document_key == last.hit.document_key
+
+
+def test_bare_article_resolves_to_its_section(index):
+    found = index.get("Article 6")
+    assert found.hit.chunk_level == "section"
+    assert [line[:2] for line in found.hit.text.splitlines()[1:]] == ["1.", "2.", "3."]
 
 
 def test_get_by_chunk_id_and_unknown(index):
     hit = index.search("client account", k=1)[0]
-    assert index.get(hit.chunk_id).chunk_id == hit.chunk_id
+    assert index.get(hit.chunk_id).hit.chunk_id == hit.chunk_id
     assert index.get("Article 99(9)") is None
 
 
@@ -101,7 +126,9 @@ def test_documents_listing(index):
     docs = {d["document_key"]: d for d in index.documents()}
     assert docs["lsa-230-audit-documentation"]["format"] == "pdf"
     assert docs["lsa-230-audit-documentation"]["page_count"] == 2
-    assert sum(d["chunk_count"] for d in docs.values()) == len(index)
+    chunks = pl.read_parquet(index.snapshot.table_path("chunks"))
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph").height
+    assert sum(d["chunk_count"] for d in docs.values()) == paragraphs < len(index)
 
 
 def test_size_mismatch_is_refused_on_open(built_root, tmp_path):

@@ -20,7 +20,7 @@ def standard():
 
 
 def _chunk(chunks: pl.DataFrame, ref: str) -> dict:
-    rows = chunks.filter(pl.col("ref") == ref)
+    rows = chunks.filter((pl.col("ref") == ref) & (pl.col("chunk_level") == "paragraph"))
     assert rows.height == 1, f"{ref}: {rows.height} chunks"
     return rows.row(0, named=True)
 

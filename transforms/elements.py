@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms import offline_nlp
+from transforms import offline_nlp, pdf_boxes
 from transforms.sources import SourceFile
 
 ELEMENT_SCHEMA = {
@@ -113,6 +113,7 @@ def _partition(source: SourceFile) -> list:
     if source.format == "pdf":
         from unstructured.partition.pdf import partition_pdf
 
+        pdf_boxes.install()
         return partition_pdf(path, strategy="fast", languages=["eng"])
     if source.format == "docx":
         from unstructured.partition.docx import partition_docx

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from transforms.chunks import Paragraph, chunk_rows, split_notes, unique_refs
 from transforms.ids import chunk_id, document_id, section_id, sha256_text
 from transforms.sources import SourceFile
 
@@ -31,6 +32,9 @@ _APPLICATION = re.compile(r"^(A\d{1,3}[A-Z]?)\.?\s+(\S.*)$", re.DOTALL)
 _PAREN_NUMBER = re.compile(r"^\((\d{1,3})\)\s+(\S.*)$", re.DOTALL)
 _POINT = re.compile(r"^\(([a-z]{1,3}|\d{1,3})\)\s*")
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE)
+_BULLET = re.compile(r"(?<!\S)[•▪◦●](?!\S)")
+# A recital run into the element before it ("... (Text with EEA relevance) (1) The protection").
+_EMBEDDED_RECITAL = re.compile(r"(?<=[.;:)])\s+(?=\((\d{1,3})\)\s+[A-Z])")
 _TERMINAL = (".", ";", ":", "!", "?", ")")
 
 ARTICLE_RANK = 5.0
@@ -85,6 +89,15 @@ def _is_title_like(text: str) -> bool:
     )
 
 
+def _is_awaited_title(text: str) -> bool:
+    """The line under "Article 89" is its title even when long, unless it reads as a sentence."""
+    return (
+        len(text) <= 300
+        and not text.rstrip().endswith((".", ";", ",", ":"))
+        and not text[:1].islower()
+    )
+
+
 def _article_heading(text: str) -> re.Match[str] | None:
     """ "Article 6" or "Article 6 Lawfulness of processing", not a sentence starting "Article 6 ..."."""
     match = _ARTICLE.match(text)
@@ -94,7 +107,8 @@ def _article_heading(text: str) -> re.Match[str] | None:
 
 
 def _clean(text: str) -> str:
-    return re.sub(r"[ \t\u00a0]+", " ", text.replace("\r", "")).strip()
+    text = _BULLET.sub(" ", text.replace("\r", ""))
+    return re.sub(r"[ \t\u00a0]+", " ", text).strip()
 
 
 def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
@@ -149,6 +163,7 @@ class _Builder:
         self.unit: Unit | None = None
         self.title: str | None = None
         self.seen_division = False
+        self.recitals = 0
         self.page: int | None = None
 
     # sections -----------------------------------------------------------------------------
@@ -210,10 +225,16 @@ class _Builder:
     # classification ------------------------------------------------------------------------
     def feed(self, text: str, category: str, page: int | None) -> None:
         self.touch_page(page)
+        if self.eu_style and not self.seen_division:
+            for match in _EMBEDDED_RECITAL.finditer(text):
+                if int(match.group(1)) == self.recitals + 1:
+                    self.feed(text[: match.start()], category, page)
+                    self.feed(text[match.end() :], category, page)
+                    return
         section = self.current_section()
         if section is not None and section.awaiting_title:
             section.awaiting_title = False
-            if _is_title_like(text) and not self._numbered(text):
+            if _is_awaited_title(text) and not self._numbered(text):
                 section.title = text
                 section.path[-1] = f"{section.path[-1]} {text}"
                 return
@@ -325,21 +346,9 @@ class _Builder:
             return True
         if self.eu_style and not self.seen_division and (match := _PAREN_NUMBER.match(text)):
             self.start_unit(f"Recital {match.group(1)}", text)
+            self.recitals += 1
             return True
         return False
-
-
-def _unique_refs(refs: list[str | None]) -> list[str | None]:
-    """Refs must be unique per document; a repeated one is qualified with its occurrence."""
-    seen: Counter[str] = Counter()
-    unique: list[str | None] = []
-    for ref in refs:
-        if ref is None:
-            unique.append(None)
-            continue
-        seen[ref] += 1
-        unique.append(ref if seen[ref] == 1 else f"{ref} [{seen[ref]}]")
-    return unique
 
 
 def _tables(
@@ -417,31 +426,11 @@ def structure_document(
         for line in _split_lines(text):
             builder.feed(line, category, page)
 
-    units = [u for u in builder.units if "".join(u.lines).strip()]
-    refs = _unique_refs([u.ref for u in units])
-    chunks = []
-    occurrences: Counter[str] = Counter()
-    for index, (unit, ref) in enumerate(zip(units, refs, strict=True)):
-        content = "\n".join(unit.lines)
-        key = ref if ref is not None else f"#{index}"
-        occurrences[key] += 1
-        chunks.append(
-            {
-                "chunk_id": chunk_id(doc_id, key, occurrences[key]),
-                "document_id": doc_id,
-                "document_key": document_key,
-                "section_id": unit.section.section_id if unit.section else None,
-                "chunk_level": "paragraph",
-                "chunk_index": index,
-                "ref": ref,
-                "content": content,
-                "content_hash": sha256_text(content),
-                "page": unit.page,
-                "section_path": list(unit.section.path) if unit.section else [],
-                "heading": unit.section.path[-1] if unit.section else None,
-                "parent_chunk_id": None,
-            }
-        )
+    paragraphs = []
+    for unit in builder.units:
+        text, notes = split_notes("\n".join(unit.lines))
+        paragraphs.append(Paragraph(unit.ref, unit.section, unit.page, text, notes))
+    chunks = chunk_rows(doc_id, document_key, paragraphs)
     sections = [_section_row(s, doc_id) for s in builder.sections]
     pages = elements.select(pl.col("page").max()).item()
     documents = [
@@ -452,7 +441,7 @@ def structure_document(
             source,
             pages,
             len(sections),
-            len(chunks),
+            sum(1 for chunk in chunks if chunk["chunk_level"] == "paragraph"),
         )
     ]
     return _tables(documents, sections, chunks)
@@ -530,7 +519,7 @@ def _structure_passages(
                     "parent_chunk_id": None,
                 }
             )
-        refs = _unique_refs([c["ref"] for c in doc_chunks])
+        refs = unique_refs([c["ref"] for c in doc_chunks])
         for chunk, ref in zip(doc_chunks, refs, strict=True):
             chunk["ref"] = ref
         sections.extend(_section_row(s, doc_id) for s in doc_sections)
