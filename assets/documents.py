@@ -87,6 +87,7 @@ def document_chunks(
     by_key = _sources_by_key(work)
     totals = {"documents": 0, "sections": 0, "chunks": 0}
     skipped = {}
+    quality: dict[str, float] = {}
     for key in context.partition_keys:
         source = by_key.get(key)
         error = work.error(key)
@@ -97,4 +98,17 @@ def document_chunks(
         work.write_part(key, parts)
         for name, frame in zip(totals, parts, strict=True):
             totals[name] += frame.height
-    return dg.MaterializeResult(metadata={**totals, "skipped": dg.MetadataValue.json(skipped)})
+        for document_key, score in parts[0].select("document_key", "extraction_quality").rows():
+            quality[document_key] = score
+    lowest = sorted(quality.items(), key=lambda item: item[1])[:10]
+    return dg.MaterializeResult(
+        metadata={
+            **totals,
+            "skipped": dg.MetadataValue.json(skipped),
+            "min_extraction_quality": min(quality.values(), default=None),
+            "lowest_extraction_quality": dg.MetadataValue.md(
+                "| document | quality |\n| --- | --- |\n"
+                + "\n".join(f"| {key} | {score:.3f} |" for key, score in lowest)
+            ),
+        }
+    )

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
-
 _BLOCKS = ("P", "NO.P", "TXT", "ALINEA", "NO.PARAG")
 
 

@@ -217,7 +217,9 @@ class Index:
                     return self._hit(other, None)
             return None
 
-        return Lookup(self._hit(row, None), section, neighbour(position - 1), neighbour(position + 1))
+        return Lookup(
+            self._hit(row, None), section, neighbour(position - 1), neighbour(position + 1)
+        )
 
     def resolve(self, identifier: str) -> list[Hit]:
         """Every paragraph (or section) the identifier can mean, in document order. A point

@@ -17,6 +17,7 @@ DOCUMENTS = pa.schema(
         ("page_count", pa.int32()),
         ("section_count", pa.int32()),
         ("chunk_count", pa.int32()),
+        ("extraction_quality", pa.float32()),
     ]
 )
 

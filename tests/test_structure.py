@@ -111,8 +111,65 @@ def test_passages_keep_their_ids_and_headings(tmp_path):
     source = discover([path])[0]
     documents, _, chunks = structure_document(source, document_elements(source))
     assert documents["document_key"].to_list() == ["3"]
-    assert chunks["ref"].to_list() == ["18.", "18.8", "18.8.2"]  # the empty passage is left out
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
+    assert paragraphs["ref"].to_list() == ["18.", "18.8", "18.8.2"]  # the empty one is left out
     assert _chunk(chunks, "18.8.2")["section_path"] == [
         "18 OPERATING A PLATFORM",
         "18.8 Exit facility",
     ]
+
+
+def test_tab_labelled_text_keeps_its_labels(tmp_path):
+    lines = [
+        "Lexkb Fees Rules",
+        "1\tINTRODUCTION",
+        "1.1\tApplication",
+        "1.1.1\tThese Rules apply to a Person in relation to:",
+        "(a)\tan application for a licence; and",
+        "(b)\ta notification of a change.",
+        "1.1.2\tFees are payable in advance.",
+        "1.1.2.Guidance.1.\tDays means business days.",
+        "1.1.2.(3) A fee paid late attracts a surcharge.",
+        "2\tFEES",
+        "2.1.1\tThe application fee is set out in the Schedule.",
+    ]
+    path = tmp_path / "fees.txt"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    source = discover([path])[0]
+    documents, sections, chunks = structure_document(source, document_elements(source))
+    assert documents["title"][0] == "Lexkb Fees Rules"
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
+    assert paragraphs["ref"].to_list() == [
+        "1",
+        "1.1",
+        "1.1.1",
+        "1.1.2",
+        "1.1.2.Guidance.1.",
+        "1.1.2.(3)",
+        "2",
+        "2.1.1",
+    ]
+    rule = _chunk(chunks, "1.1.1")
+    assert rule["content"].splitlines()[-1] == "(b) a notification of a change."
+    assert rule["section_path"] == ["1 INTRODUCTION", "1.1 Application"]
+    assert _chunk(chunks, "1.1.2.Guidance.1.")["content"] == "Days means business days."
+    # "1.1.2 Fees are payable in advance." reads as a sentence: a rule, not a heading.
+    assert set(sections["section_number"]) == {"1", "1.1", "2"}
+
+
+def test_long_paragraph_parts_and_extraction_quality(tmp_path):
+    sentence = "The firm shall keep a record of every client money transfer it makes. "
+    path = tmp_path / "rules.md"
+    path.write_text(
+        "# Lexkb Long Rules\n\n## 1 General\n\n1.1.1 " + sentence * 60 + "\n\n1.1.3 Short rule.\n"
+    )
+    source = discover([path])[0]
+    documents, _, chunks = structure_document(source, document_elements(source))
+    paragraph = _chunk(chunks, "1.1.1")
+    parts = chunks.filter(pl.col("chunk_level") == "part")
+    assert parts.height >= 3 and set(parts["ref"]) == {"1.1.1"}
+    assert set(parts["parent_chunk_id"]) == {paragraph["chunk_id"]}
+    assert " ".join(parts["content"]) == " ".join(paragraph["content"].split())
+    assert all(len(text) <= 1500 for text in parts["content"])
+    # 1.1.2 is missing: one gap in a run of three.
+    assert 0.5 < documents["extraction_quality"][0] < 1.0

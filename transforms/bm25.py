@@ -26,10 +26,18 @@ class BM25Params:
 
 
 def build_bm25(
-    texts: list[str], params: BM25Params | None = None
+    texts: list[str], params: BM25Params | None = None, groups: list[str] | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(terms, postings) for texts whose positions are the chunk rows."""
+    """(terms, postings) for texts whose positions are the chunk rows.
+
+    `groups` (the chunk level of each text) keeps corpus statistics apart: a section chunk
+    repeats its paragraphs' words, and counting both would halve every term's idf and stretch
+    the average length that paragraphs are normalised by. Each group is scored as its own corpus;
+    the terms table reports the paragraph level's df and idf.
+    """
     params = params or BM25Params()
+    if groups is None:
+        groups = [""] * len(texts)
     token_lists = [tokenize(text) for text in texts]
     vocabulary = sorted({term for tokens in token_lists for term in tokens})
     term_ids = {term: index for index, term in enumerate(vocabulary)}
@@ -45,13 +53,25 @@ def build_bm25(
     keys, tf = np.unique(terms * max(n_docs, 1) + rows, return_counts=True)
     posting_terms = (keys // max(n_docs, 1)).astype(np.int32)
     posting_rows = (keys % max(n_docs, 1)).astype(np.int32)
-    df = np.bincount(posting_terms, minlength=len(vocabulary))
-    idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-    average = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
-    norm = params.k1 * (1.0 - params.b + params.b * lengths[posting_rows] / average)
-    # Lucene 8+ dropped BM25's constant (k1 + 1) numerator factor; so do we (and bm25s), which
-    # keeps scores comparable with those systems without changing any ranking.
-    weight = idf[posting_terms] * tf / (tf + norm)
+    names, group_of_row = np.unique(np.array(groups, dtype=object), return_inverse=True)
+    reported = int(np.flatnonzero(names == "paragraph")[0]) if "paragraph" in names else 0
+    weight = np.zeros(posting_rows.size, dtype=np.float64)
+    reported_df = np.zeros(len(vocabulary), dtype=np.int64)
+    ireported_df = np.zeros(len(vocabulary), dtype=np.float64)
+    for group in range(len(names)):
+        in_group = group_of_row[posting_rows] == group
+        group_lengths = lengths[group_of_row == group]
+        size = group_lengths.size
+        df = np.bincount(posting_terms[in_group], minlength=len(vocabulary))
+        idf = np.log(1.0 + (size - df + 0.5) / (df + 0.5))
+        average = float(group_lengths.mean()) if size and group_lengths.sum() else 1.0
+        norm = params.k1 * (1.0 - params.b + params.b * lengths[posting_rows[in_group]] / average)
+        # Lucene 8+ dropped BM25's constant (k1 + 1) numerator factor; so do we (and bm25s),
+        # which keeps scores comparable with those systems without changing any ranking.
+        weight[in_group] = idf[posting_terms[in_group]] * tf[in_group] / (tf[in_group] + norm)
+        if group == reported:
+            reported_df, ireported_df = df, idf
+    df, idf = reported_df, ireported_df
     term_frame = pl.DataFrame(
         {
             "term_id": np.arange(len(vocabulary), dtype=np.int32),

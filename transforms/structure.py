@@ -9,14 +9,15 @@ tagger cannot trust). A paragraph chunk is one numbered unit with its points and
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 import polars as pl
 
-from transforms.chunks import Paragraph, chunk_rows, split_notes, unique_refs
-from transforms.ids import chunk_id, document_id, section_id, sha256_text
+from transforms.chunks import Paragraph, chunk_rows, split_notes
+from transforms.ids import document_id, section_id
+from transforms.labelled import outline_units, structure_labelled, structure_passages
 from transforms.sources import SourceFile
+from transforms.tree import Section, document_row, is_title_like, section_row, tables
 
 _DIVISION = re.compile(
     r"^(part|title|chapter|section|subsection|sub-section)\s+([ivxlcdm]+|\d+[a-z]?)\b[.:]?\s*(.*)$",
@@ -42,22 +43,6 @@ SECTION_SIGN_RANK = 5.0
 
 
 @dataclass
-class Section:
-    section_id: str
-    parent: Section | None
-    number: str | None
-    title: str
-    rank: float
-    level: int
-    sequence: int
-    path: list[str]
-    label: str  # how a paragraph ref is qualified inside it ("Article 6"), or "" when it is not
-    start_page: int | None
-    end_page: int | None
-    awaiting_title: bool = False
-
-
-@dataclass
 class Unit:
     ref: str | None
     section: Section | None
@@ -80,15 +65,6 @@ class Unit:
         return bool(self.lines) and not self.lines[-1].rstrip().endswith(_TERMINAL)
 
 
-def _is_title_like(text: str) -> bool:
-    return (
-        len(text) <= 150
-        and len(text.split()) <= 18
-        and not text.rstrip().endswith((".", ";", ",", ":"))
-        and not text[:1].islower()
-    )
-
-
 def _is_awaited_title(text: str) -> bool:
     """The line under "Article 89" is its title even when long, unless it reads as a sentence."""
     return (
@@ -101,7 +77,7 @@ def _is_awaited_title(text: str) -> bool:
 def _article_heading(text: str) -> re.Match[str] | None:
     """ "Article 6" or "Article 6 Lawfulness of processing", not a sentence starting "Article 6 ..."."""
     match = _ARTICLE.match(text)
-    if match and (not match.group(2) or _is_title_like(match.group(2))):
+    if match and (not match.group(2) or is_title_like(match.group(2))):
         return match
     return None
 
@@ -242,13 +218,13 @@ class _Builder:
             return
         if self._paragraph(text):
             return
-        if self.title is None and not self.sections and not self.units and _is_title_like(text):
+        if self.title is None and not self.sections and not self.units and is_title_like(text):
             self.title = text
             return
         if (point := _POINT.match(text)) is not None:
             self._point(point.group(1), text)
             return
-        if category == "Title" and _is_title_like(text) and not self._numbered(text):
+        if category == "Title" and is_title_like(text) and not self._numbered(text):
             self._generic_heading(text)
             return
         self.continue_unit(text, point=False)
@@ -284,7 +260,7 @@ class _Builder:
                 match.group(2),
                 match.group(3),
             )
-            if rest and not _is_title_like(rest):
+            if rest and not is_title_like(rest):
                 return False
             word = kind.capitalize()
             number = number.upper() if re.fullmatch(r"[ivxlcdm]+", number, re.I) else number
@@ -298,19 +274,19 @@ class _Builder:
             section.awaiting_title = not rest
             self.seen_division = True
             return True
-        if (match := _SECTION_SIGN.match(text)) and _is_title_like(match.group(2) or "X"):
+        if (match := _SECTION_SIGN.match(text)) and is_title_like(match.group(2) or "X"):
             number, rest = match.group(1), match.group(2)
             section = self.open_section(number, rest, SECTION_SIGN_RANK, f"§ {number}")
             section.awaiting_title = not rest
             return True
-        if (match := _DOTTED.match(text)) and _is_title_like(match.group(2)):
+        if (match := _DOTTED.match(text)) and is_title_like(match.group(2)):
             number = match.group(1)
             self.open_section(number, match.group(2), 6.0 + number.count("."), number)
             return True
         numbered = _NUMBERED.match(text) or _NUMBERED_HEADING.match(text)
         if (
             numbered
-            and _is_title_like(numbered.group(2))
+            and is_title_like(numbered.group(2))
             and self.enclosing(ARTICLE_RANK) is None
             and (category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60)
         ):
@@ -351,71 +327,17 @@ class _Builder:
         return False
 
 
-def _tables(
-    documents: list[dict],
-    sections: list[dict],
-    chunks: list[dict],
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS
-
-    return (
-        pl.from_arrow(_to_arrow(documents, DOCUMENTS)),
-        pl.from_arrow(_to_arrow(sections, SECTIONS)),
-        pl.from_arrow(_to_arrow(chunks, CHUNKS)),
-    )
-
-
-def _to_arrow(rows: list[dict], schema):
-    import pyarrow as pa
-
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def _section_row(section: Section, doc_id: str) -> dict:
-    return {
-        "section_id": section.section_id,
-        "document_id": doc_id,
-        "parent_id": section.parent.section_id if section.parent else None,
-        "section_number": section.label or section.number,
-        "title": section.title,
-        "level": section.level,
-        "sequence": section.sequence,
-        "path": section.path,
-        "start_page": section.start_page,
-        "end_page": section.end_page,
-    }
-
-
-def _document_row(
-    doc_id: str,
-    key: str,
-    title: str,
-    source: SourceFile,
-    pages: int | None,
-    n_sections: int,
-    n_chunks: int,
-) -> dict:
-    return {
-        "document_id": doc_id,
-        "document_key": key,
-        "title": title,
-        "format": source.format,
-        "source_name": source.key,
-        "source_sha256": source.sha256,
-        "page_count": pages,
-        "section_count": n_sections,
-        "chunk_count": n_chunks,
-    }
-
-
 def structure_document(
     source: SourceFile, elements: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(documents, sections, chunks) for one source file."""
     if source.format == "passages":
-        return _structure_passages(source, elements)
+        return structure_passages(source, elements)
     document_key = source.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     doc_id = document_id(source.key, document_key)
+    if (outline := outline_units(elements["text"].to_list())) is not None:
+        title, labelled = outline
+        return structure_labelled(source, document_key, labelled, title)
     body = drop_running_text(elements)
     texts = [_clean(t) for t in body["text"].to_list()]
     eu_style = any(_article_heading(t) for t in texts)
@@ -431,108 +353,22 @@ def structure_document(
         text, notes = split_notes("\n".join(unit.lines))
         paragraphs.append(Paragraph(unit.ref, unit.section, unit.page, text, notes))
     chunks = chunk_rows(doc_id, document_key, paragraphs)
-    sections = [_section_row(s, doc_id) for s in builder.sections]
+    sections = [section_row(s, doc_id) for s in builder.sections]
     pages = elements.select(pl.col("page").max()).item()
     documents = [
-        _document_row(
+        document_row(
             doc_id,
             document_key,
             builder.title or document_key,
             source,
             pages,
             len(sections),
-            sum(1 for chunk in chunks if chunk["chunk_level"] == "paragraph"),
+            chunks,
         )
     ]
-    return _tables(documents, sections, chunks)
+    return tables(documents, sections, chunks)
 
 
 def _split_lines(text: str) -> list[str]:
     """Lines of an element; wrapped lines are joined again by the builder's sentence logic."""
     return [line.strip() for line in text.split("\n") if line.strip()]
-
-
-def _dotted_parent(ref: str, stack: list[tuple[str, Section]]) -> None:
-    while stack and not (ref.startswith(stack[-1][0].rstrip(".") + ".") and ref != stack[-1][0]):
-        stack.pop()
-
-
-def _structure_passages(
-    source: SourceFile, elements: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Pre-chunked passages: one chunk each, headings recovered from short title-like passages."""
-    default_key = source.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    documents, sections, chunks = [], [], []
-    frame = elements.with_columns(pl.col("document_key").fill_null(default_key))
-    for document_key in frame["document_key"].unique(maintain_order=True).to_list():
-        rows = frame.filter(pl.col("document_key") == document_key)
-        doc_id = document_id(source.key, document_key)
-        stack: list[tuple[str, Section]] = []
-        doc_sections: list[Section] = []
-        doc_chunks: list[dict] = []
-        occurrences: Counter[str] = Counter()
-        titles = [t for t in rows["title"].to_list() if t]
-        for text, ref in zip(rows["text"].to_list(), rows["ref"].to_list(), strict=True):
-            content = text.strip()
-            if not content:
-                continue
-            clean_ref = ref.rstrip(".") if ref else None
-            is_heading = bool(clean_ref) and _is_title_like(content) and len(content) < 100
-            if clean_ref:
-                _dotted_parent(clean_ref, stack)
-            parent = stack[-1][1] if stack else None
-            if is_heading:
-                path = [*(parent.path if parent else []), f"{clean_ref} {content}"]
-                sequence = len(doc_sections)
-                section = Section(
-                    section_id(doc_id, sequence),
-                    parent,
-                    clean_ref,
-                    content,
-                    float(len(path)),
-                    len(path),
-                    sequence,
-                    path,
-                    clean_ref,
-                    None,
-                    None,
-                )
-                doc_sections.append(section)
-                stack.append((clean_ref, section))
-            owner = stack[-1][1] if stack else None
-            key = ref if ref else f"#{len(doc_chunks)}"
-            occurrences[key] += 1
-            doc_chunks.append(
-                {
-                    "chunk_id": chunk_id(doc_id, key, occurrences[key]),
-                    "document_id": doc_id,
-                    "document_key": document_key,
-                    "section_id": owner.section_id if owner else None,
-                    "chunk_level": "paragraph",
-                    "chunk_index": len(doc_chunks),
-                    "ref": ref,
-                    "content": content,
-                    "content_hash": sha256_text(content),
-                    "page": None,
-                    "section_path": list(owner.path) if owner else [],
-                    "heading": owner.path[-1] if owner else None,
-                    "parent_chunk_id": None,
-                }
-            )
-        refs = unique_refs([c["ref"] for c in doc_chunks])
-        for chunk, ref in zip(doc_chunks, refs, strict=True):
-            chunk["ref"] = ref
-        sections.extend(_section_row(s, doc_id) for s in doc_sections)
-        chunks.extend(doc_chunks)
-        documents.append(
-            _document_row(
-                doc_id,
-                document_key,
-                titles[0] if titles else document_key,
-                source,
-                None,
-                len(doc_sections),
-                len(doc_chunks),
-            )
-        )
-    return _tables(documents, sections, chunks)

@@ -23,7 +23,9 @@ def assemble(
     documents = pl.concat([p[0] for p in parts]) if parts else _empty(DOCUMENTS)
     sections = pl.concat([p[1] for p in parts]) if parts else _empty(SECTIONS)
     chunks = pl.concat([p[2] for p in parts]) if parts else _empty(CHUNKS)
-    terms, postings = build_bm25(chunks["content"].to_list(), params)
+    terms, postings = build_bm25(
+        chunks["content"].to_list(), params, groups=chunks["chunk_level"].to_list()
+    )
     tables = {
         "documents": documents,
         "sections": sections,

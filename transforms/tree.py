@@ -1,0 +1,92 @@
+"""The section tree and table rows every structuring path shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+import pyarrow as pa
+
+from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS
+from transforms.quality import extraction_quality
+from transforms.sources import SourceFile
+
+
+@dataclass
+class Section:
+    section_id: str
+    parent: Section | None
+    number: str | None
+    title: str
+    rank: float
+    level: int
+    sequence: int
+    path: list[str]
+    label: str  # how a paragraph ref is qualified inside it ("Article 6"), or "" when it is not
+    start_page: int | None
+    end_page: int | None
+    awaiting_title: bool = False
+
+
+def is_title_like(text: str) -> bool:
+    return (
+        len(text) <= 150
+        and len(text.split()) <= 18
+        and not text.rstrip().endswith((".", ";", ",", ":"))
+        and not text[:1].islower()
+    )
+
+
+def tables(
+    documents: list[dict],
+    sections: list[dict],
+    chunks: list[dict],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    return (
+        pl.from_arrow(_to_arrow(documents, DOCUMENTS)),
+        pl.from_arrow(_to_arrow(sections, SECTIONS)),
+        pl.from_arrow(_to_arrow(chunks, CHUNKS)),
+    )
+
+
+def _to_arrow(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def section_row(section: Section, doc_id: str) -> dict:
+    return {
+        "section_id": section.section_id,
+        "document_id": doc_id,
+        "parent_id": section.parent.section_id if section.parent else None,
+        "section_number": section.label or section.number,
+        "title": section.title,
+        "level": section.level,
+        "sequence": section.sequence,
+        "path": section.path,
+        "start_page": section.start_page,
+        "end_page": section.end_page,
+    }
+
+
+def document_row(
+    doc_id: str,
+    key: str,
+    title: str,
+    source: SourceFile,
+    pages: int | None,
+    n_sections: int,
+    chunks: list[dict],
+) -> dict:
+    paragraphs = [(c["ref"], c["content"]) for c in chunks if c["chunk_level"] == "paragraph"]
+    return {
+        "document_id": doc_id,
+        "document_key": key,
+        "title": title,
+        "format": source.format,
+        "source_name": source.key,
+        "source_sha256": source.sha256,
+        "page_count": pages,
+        "section_count": n_sections,
+        "chunk_count": len(paragraphs),
+        "extraction_quality": extraction_quality(paragraphs)["score"],
+    }
