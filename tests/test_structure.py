@@ -173,3 +173,24 @@ def test_long_paragraph_parts_and_extraction_quality(tmp_path):
     assert all(len(text) <= 1500 for text in parts["content"])
     # 1.1.2 is missing: one gap in a run of three.
     assert 0.5 < documents["extraction_quality"][0] < 1.0
+
+
+def test_gdpr_pdf_keeps_every_article_heading_and_cuts_inline_footnotes():
+    from tests.conftest import shared_file
+
+    source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]
+    _, sections, chunks = structure_document(source, document_elements(source))
+    titles = {
+        number: title
+        for number, title in zip(sections["section_number"], sections["title"], strict=True)
+        if number and number.startswith("Article ")
+    }
+    assert len(titles) == 99
+    # unstructured's list-item merge lost this heading and glued others to the paragraph above.
+    assert titles["Article 66"] == "Urgency procedure"
+    assert titles["Article 22"] == "Automated individual decision-making, including profiling"
+    recital = _chunk(chunks, "Recital 3")
+    assert "of the Council seeks to harmonise" in recital["content"]
+    notes = chunks.filter(pl.col("parent_chunk_id") == recital["chunk_id"])
+    assert notes["chunk_level"].to_list() == ["note"]
+    assert notes["content"][0].endswith("(OJ L 281, 23.11.1995, p. 31).")
