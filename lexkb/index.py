@@ -115,11 +115,12 @@ class Index:
         self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
         levels = self._chunks["chunk_level"].to_numpy()
+        refs = self._chunks["ref"].to_list()
         self._by_ref: dict[str, list[int]] = {}
         for level in _LOOKUP_LEVELS:
-            for row in np.flatnonzero(levels == level):
-                if ref := self._chunks["ref"][int(row)]:
-                    self._by_ref.setdefault(normalize_ref(ref), []).append(int(row))
+            for row in np.flatnonzero(levels == level).tolist():
+                if ref := refs[row]:
+                    self._by_ref.setdefault(normalize_ref(ref), []).append(row)
         self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
         self._paragraph_mask = levels == "paragraph"
         self._aliases = self._document_aliases()
@@ -150,13 +151,10 @@ class Index:
         if k < 1:
             raise ValueError("k must be at least 1")
         scores = self.keyword_scores(query)
-        if filters and filters.get("chunk_level") is not None:
-            scores = np.where(self._filter_mask(filters), scores, 0.0)
-        else:
-            keep = self._paragraph_mask
-            if filters:
-                keep = keep & self._filter_mask(filters)
-            scores = np.where(keep, scores, 0.0)
+        keep = self._filter_mask(filters) if filters else self._paragraph_mask
+        if filters and filters.get("chunk_level") is None:
+            keep = keep & self._paragraph_mask
+        scores = np.where(keep, scores, 0.0)
         candidates = np.flatnonzero(scores > 0)
         if candidates.size > k:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]

@@ -57,7 +57,7 @@ def build_bm25(
     reported = int(np.flatnonzero(names == "paragraph")[0]) if "paragraph" in names else 0
     weight = np.zeros(posting_rows.size, dtype=np.float64)
     reported_df = np.zeros(len(vocabulary), dtype=np.int64)
-    ireported_df = np.zeros(len(vocabulary), dtype=np.float64)
+    reported_idf = np.zeros(len(vocabulary), dtype=np.float64)
     for group in range(len(names)):
         in_group = group_of_row[posting_rows] == group
         group_lengths = lengths[group_of_row == group]
@@ -70,8 +70,8 @@ def build_bm25(
         # which keeps scores comparable with those systems without changing any ranking.
         weight[in_group] = idf[posting_terms[in_group]] * tf[in_group] / (tf[in_group] + norm)
         if group == reported:
-            reported_df, ireported_df = df, idf
-    df, idf = reported_df, ireported_df
+            reported_df, reported_idf = df, idf
+    df, idf = reported_df, reported_idf
     term_frame = pl.DataFrame(
         {
             "term_id": np.arange(len(vocabulary), dtype=np.int32),

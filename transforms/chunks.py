@@ -16,9 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from transforms.ids import chunk_id, sha256_text
+from transforms.tree import Section
 
 PART_CHARS = 1500
 FRAGMENT_WORDS = 4
@@ -32,18 +32,10 @@ _OJ_NOTE = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[(A-Z0-9‘“])|\n+")
 
 
-class SectionLike(Protocol):
-    section_id: str
-    label: str
-    number: str | None
-    path: list[str]
-    start_page: int | None
-
-
 @dataclass
 class Paragraph:
     ref: str | None
-    section: SectionLike | None
+    section: Section | None
     page: int | None
     text: str
     notes: list[str] = field(default_factory=list)
@@ -128,7 +120,7 @@ class _Rows:
         ref: str | None,
         content: str,
         page: int | None,
-        section: SectionLike | None,
+        section: Section | None,
         parent: str | None,
     ) -> str:
         self.occurrences[key] += 1

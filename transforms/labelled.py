@@ -75,7 +75,9 @@ def _is_ancestor(label: str, ref: str) -> bool:
     return ref != label and ref.startswith(label.rstrip(".") + ".")
 
 
-def _paragraphs(doc_id: str, labelled: list[tuple[str | None, str]]) -> tuple[list, list]:
+def _paragraphs(
+    doc_id: str, labelled: list[tuple[str | None, str]]
+) -> tuple[list[Section], list[Paragraph]]:
     """Labels keep their own spelling as refs ("1.", "Part 1.Chapter 1.1."); the hierarchy
     compares them without the trailing dot."""
     refs = [ref.rstrip(".") if ref else None for ref, _ in labelled]
@@ -136,8 +138,7 @@ def structure_passages(
     source: SourceFile, elements: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Pre-chunked passages, one paragraph chunk each; a file may hold several documents."""
-    default_key = source.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    frame = elements.with_columns(pl.col("document_key").fill_null(default_key))
+    frame = elements.with_columns(pl.col("document_key").fill_null(source.document_key))
     parts = []
     for document_key in frame["document_key"].unique(maintain_order=True).to_list():
         rows = frame.filter(pl.col("document_key") == document_key)

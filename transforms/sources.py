@@ -35,6 +35,11 @@ class SourceFile:
     sha256: str
     size: int
 
+    @property
+    def document_key(self) -> str:
+        """The file name without folder or extension: the default name of its document."""
+        return self.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
 
 def discover(paths: list[str | Path]) -> list[SourceFile]:
     """Every supported file under the given files or folders, sorted by key.

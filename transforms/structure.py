@@ -333,11 +333,11 @@ def structure_document(
     """(documents, sections, chunks) for one source file."""
     if source.format == "passages":
         return structure_passages(source, elements)
-    document_key = source.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    doc_id = document_id(source.key, document_key)
+    document_key = source.document_key
     if (outline := outline_units(elements["text"].to_list())) is not None:
         title, labelled = outline
         return structure_labelled(source, document_key, labelled, title)
+    doc_id = document_id(source.key, document_key)
     body = drop_running_text(elements)
     texts = [_clean(t) for t in body["text"].to_list()]
     eu_style = any(_article_heading(t) for t in texts)
