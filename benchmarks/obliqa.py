@@ -18,24 +18,15 @@ import statistics
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from obliqa_data import extract_passages  # noqa: E402
 
 K = 10
-
-
-def extract(data: Path, work: Path) -> Path:
-    target = work / "passages"
-    if not target.is_dir():
-        target.mkdir(parents=True)
-        with zipfile.ZipFile(data / "StructuredRegulatoryDocuments.zip") as archive:
-            for name in archive.namelist():
-                if name.endswith(".json") and not name.startswith("__MACOSX"):
-                    (target / Path(name).name).write_bytes(archive.read(name))
-    return target
 
 
 def load_questions(data: Path) -> list[dict]:
@@ -164,7 +155,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "obliqa")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    passages = extract(args.data, args.work)
+    passages = extract_passages(args.data, args.work / "passages")
     questions = load_questions(args.data)
 
     lexkb_runs, lexkb_time = run_lexkb(passages, args.work, questions)

@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gdpr_gold import load as load_gdpr  # noqa: E402
 from gdpr_gold import normalize  # noqa: E402
+from obliqa_data import document_map  # noqa: E402
 
 THRESHOLD = 90.0
 _ARTICLE = re.compile(r"^Article (\d+)$")
@@ -108,9 +109,7 @@ def gdpr_naive(texts: list[str], units, titles) -> dict:
 
 # ObliQA plain text ----------------------------------------------------------------------------
 def obliqa_names(data: Path) -> dict[int, str]:
-    rtf = (data / "DocumentMap.rtf").read_text(encoding="utf-8", errors="replace")
-    rtf = rtf.replace("\\\n", "\n").replace("\\'96", "–")
-    return {int(m.group(1)): m.group(2) for m in re.finditer(r'(\d+): \[\s*"([^"]+)"', rtf)}
+    return {doc_id: names[0] for doc_id, names in document_map(data).items()}
 
 
 def extract_obliqa_text(data: Path, target: Path) -> dict[str, int]:

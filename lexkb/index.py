@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from lexkb import snapshot as snap
-from lexkb.refs import normalize_ref
+from lexkb.refs import document_names, normalize_ref
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("keyword",)
@@ -270,16 +270,23 @@ class Index:
         )
 
     def _document_aliases(self) -> dict[str, str]:
-        """Names a user may put before a reference: key, title, and a title's code ("LSA 210")."""
+        """Names a user may put before a reference or use in a filter: the document's names
+        (lexkb.refs.document_names), a title code's parts ("LSA", "230"), the catalog's aliases."""
         aliases: dict[str, str] = {}
+        by_key = {}
         for doc in self._documents.iter_rows(named=True):
-            names = [doc["document_key"], doc["title"] or ""]
+            by_key[doc["document_key"]] = doc["document_id"]
+            names = document_names(
+                doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+            )
             code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", doc["title"] or "")
             if code:
-                names += [f"{code.group(1)} {code.group(2)}", code.group(2), code.group(1)]
+                names += [code.group(2), code.group(1)]
             for name in names:
-                if name:
-                    aliases.setdefault(_alias_key(name), doc["document_id"])
+                aliases.setdefault(_alias_key(name), doc["document_id"])
+        for name, key in self.snapshot.manifest.get("aliases", {}).items():
+            if key in by_key:
+                aliases.setdefault(_alias_key(name), by_key[key])
         return aliases
 
     def _resolve_document(self, name: str) -> str:

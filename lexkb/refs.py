@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _PREFIXES = (
     (re.compile(r"^(?:art(?:icle)?s?\.?)(?=\d)"), "article"),
@@ -28,3 +29,73 @@ def normalize_ref(ref: str) -> str:
         if count:
             break
     return text
+
+
+# Words that name a numbered unit. Articles, recitals, annexes and the like are separate number
+# spaces within one act ("Article 5" is not "Recital 5"), so they stay in the address; "Rule",
+# "Section", "paragraph" and "point" are ways of writing the same dotted number and are dropped.
+_KEPT_KINDS = {
+    "article": "article",
+    "art": "article",
+    "recital": "recital",
+    "part": "part",
+    "chapter": "chapter",
+    "annex": "annex",
+    "appendix": "app",
+    "app": "app",
+    "schedule": "schedule",
+    "title": "title",
+}
+_DROPPED_KINDS = {"rule", "rules", "section", "sections", "sec", "s", "paragraph", "para", "§"}
+# Leading units that group numbers without being part of how they are cited: FSMR section 58
+# sits in "Part 6.Chapter 1.58.", but people write "section 58".
+CONTAINER_ATOMS = ("part", "chapter", "title", "app")
+# The build marks the second "4.3" of a document as "4.3 [2]"; it is still cited as "4.3".
+_DUPLICATE_SUFFIX = re.compile(r"\s\[\d+\]$")
+_ATOM = re.compile(r"([a-z§]+)\s*(\d+[a-z]{0,2})\b|(\d+[a-z]{0,2})\b|\(([a-z0-9]{1,6})\)|([a-z]+)")
+
+
+def ref_address(ref: str) -> tuple[str, ...]:
+    """A reference as the sequence of units it names, for matching citations to paragraphs.
+
+    "Article 6(1)" -> ("article6", "1"); "Part 6.Chapter 1.58.(2)" -> ("part6", "chapter1", "58",
+    "2"); "Rule 9.3.1B" -> ("9", "3", "1b"); "APP4.A4.3" -> ("app4", "a4", "3").
+    """
+    text = _DUPLICATE_SUFFIX.sub("", unicodedata.normalize("NFKC", ref)).casefold()
+    atoms: list[str] = []
+    for word, number, bare, point, plain in _ATOM.findall(text):
+        if number:
+            kind = _KEPT_KINDS.get(word.rstrip("s"), _KEPT_KINDS.get(word))
+            if kind is not None:
+                atoms.append(kind + number)
+            elif word in _DROPPED_KINDS or word.rstrip("s") in _DROPPED_KINDS:
+                atoms.append(number)
+            else:
+                atoms.append(word + number)
+        elif bare or point:
+            atoms.append(bare or point)
+        elif plain not in _DROPPED_KINDS and plain.rstrip("s") not in _DROPPED_KINDS:
+            atoms.append(plain)
+    return tuple(atoms)
+
+
+def core_address(address: tuple[str, ...]) -> tuple[str, ...]:
+    """The address without its leading grouping units (see CONTAINER_ATOMS)."""
+    start = 0
+    while start < len(address) - 1 and address[start].startswith(CONTAINER_ATOMS):
+        if not re.fullmatch(r"[a-z]+\d+[a-z]{0,2}", address[start]):
+            break
+        start += 1
+    return address[start:]
+
+
+def document_names(
+    key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
+) -> list[str]:
+    """The names a document goes by: its key, title, short name and aliases, plus the code a
+    standard's title starts with ("LSA 230 Audit Documentation" -> "LSA 230")."""
+    names = [key, title or "", short_name or "", *aliases]
+    code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", title or "")
+    if code:
+        names.append(f"{code.group(1)} {code.group(2)}")
+    return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 
 DOCUMENTS = pa.schema(
     [
         ("document_id", pa.string()),
         ("document_key", pa.string()),
         ("title", pa.string()),
+        ("short_name", pa.string()),
+        ("aliases", pa.list_(pa.string())),
+        ("refers_to", pa.list_(pa.string())),
         ("format", pa.string()),
         ("source_name", pa.string()),
         ("source_sha256", pa.string()),
@@ -54,6 +57,25 @@ CHUNKS = pa.schema(
     ]
 )
 
+# One row per cited unit. target_chunk_id is null when the citation names an act outside the index
+# (reference_type "outside") or a unit that was not found ("unresolved"); the text is kept either
+# way. `match` says how the target was found: exact, enclosing (the nearest unit that exists
+# around the cited one), unit ("this Chapter"), none.
+EDGES = pa.schema(
+    [
+        ("source_chunk_id", pa.string()),
+        ("target_chunk_id", pa.string()),
+        ("source_document_id", pa.string()),
+        ("target_document_id", pa.string()),
+        ("reference_text", pa.string()),
+        ("cited_document", pa.string()),
+        ("reference_type", pa.string()),
+        ("relation", pa.string()),
+        ("match", pa.string()),
+        ("weight", pa.float32()),
+    ]
+)
+
 # BM25 is stored eagerly scored (bm25s-style): one weight per (term, chunk), so a query is a sum of
 # postings and needs no document lengths at query time. `chunk_row` is the row in chunks.parquet.
 BM25_TERMS = pa.schema(
@@ -78,6 +100,7 @@ TABLES: dict[str, pa.Schema] = {
     "documents": DOCUMENTS,
     "sections": SECTIONS,
     "chunks": CHUNKS,
+    "edges": EDGES,
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.documents import document_chunks, document_elements_asset
-from assets.index import published_snapshot, search_tables
+from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
 from pipelines.resources import LexkbSettings, default_root, default_sources
 
@@ -17,7 +17,13 @@ scan_sources_job = dg.define_asset_job(
 
 build_index_job = dg.define_asset_job(
     "build_index",
-    selection=[document_elements_asset, document_chunks, search_tables, published_snapshot],
+    selection=[
+        document_elements_asset,
+        document_chunks,
+        search_tables,
+        citation_edges,
+        published_snapshot,
+    ],
     description="Parse, structure and index the selected documents, then publish a snapshot.",
 )
 
@@ -27,6 +33,7 @@ defs = dg.Definitions(
         document_elements_asset,
         document_chunks,
         search_tables,
+        citation_edges,
         published_snapshot,
     ],
     jobs=[scan_sources_job, build_index_job],

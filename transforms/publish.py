@@ -31,11 +31,12 @@ class Published:
 
 
 def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
-    """Hash of what a reader can observe: chunk ids and hashes, documents, settings."""
+    """Hash of what a reader can observe: chunk ids and hashes, documents, edges, settings."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     chunks = tables["chunks"].select("chunk_id", "content_hash", "ref", "document_key", "page")
     digest.update(chunks.write_csv().encode())
-    digest.update(tables["documents"].write_csv().encode())
+    digest.update(tables["documents"].write_json().encode())
+    digest.update(tables["edges"].write_csv().encode())
     digest.update(tables["sections"].select("section_id", "title", "path").write_json().encode())
     return digest.hexdigest()
 

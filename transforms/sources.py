@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.snapshot import file_sha256
+from transforms.metadata import is_metadata_file
 
 FORMATS: dict[str, str] = {
     ".pdf": "pdf",
@@ -55,7 +56,7 @@ def discover(paths: list[str | Path]) -> list[SourceFile]:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
         for path in files:
             fmt = FORMATS.get(path.suffix.lower())
-            if fmt is None or any(part.startswith(".") for part in path.parts[-1:]):
+            if fmt is None or path.name.startswith(".") or is_metadata_file(path):
                 continue
             key = path.name if root.is_file() else path.relative_to(root).as_posix()
             if key in found:

@@ -1,0 +1,265 @@
+"""Resolving citations to chunks: the citation-edge graph of a snapshot.
+
+Each paragraph (and footnote) is read with `transforms.citations`; every cited unit is looked up
+in the document it names, or in the citing document. Lookup tries the exact address, then the
+address without its grouping units (FSMR "section 58" is "Part 6.Chapter 1.58."), then the nearest
+enclosing unit that exists ("18.5.1(a)" lands on 18.5.1, "Rule 18.5" on the section). A citation
+that names something not found is kept with a null target, so a reader can see what is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from lexkb.refs import core_address, document_names, ref_address
+from lexkb.schema import EDGES
+from transforms.citations import Citation, CitationParser
+
+_SOURCE_LEVELS = ("paragraph", "note")
+_TARGET_LEVELS = ("paragraph", "section")
+# How much a hop along an edge is worth, by how the target was found.
+WEIGHTS = {"exact": 1.0, "enclosing": 0.7}
+_DEFINED_IN = re.compile(r"\b(?:defined|definitions?|meaning (?:given|assigned))\b[^.;]{0,60}$")
+# Names too generic to mark a citation as naming a document.
+_MIN_ALIAS_CHARS = 2
+
+
+@dataclass(frozen=True)
+class _Target:
+    row: int
+    match: str
+
+
+class _RefTable:
+    """Chunk rows of one document by address: paragraphs first, then section chunks."""
+
+    def __init__(self) -> None:
+        self.full: dict[tuple[str, ...], list[int]] = {}
+        self.core: dict[tuple[str, ...], list[int]] = {}
+
+    def add(self, address: tuple[str, ...], row: int) -> None:
+        if not address:
+            return
+        self.full.setdefault(address, []).append(row)
+        core = core_address(address)
+        if core != address:
+            self.core.setdefault(core, []).append(row)
+
+    def exact(self, address: tuple[str, ...]) -> list[int]:
+        return self.full.get(address) or self.core.get(address) or []
+
+
+def name_key(name: str) -> str:
+    """Names match whatever their case and spacing ("the FSMR", "Financial Services AND ...")."""
+    return " ".join(name.split()).casefold()
+
+
+def _written_names(documents: pl.DataFrame, extra: Mapping[str, str]) -> list[str]:
+    names = [
+        name
+        for doc in documents.iter_rows(named=True)
+        for name in document_names(
+            doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+        )
+    ]
+    return [n for n in names + list(extra) if _usable(n)]
+
+
+def _usable(name: str) -> bool:
+    return len(name) >= _MIN_ALIAS_CHARS and not name.replace(".", "").isdigit()
+
+
+def name_table(documents: pl.DataFrame, extra: Mapping[str, str]) -> dict[str, list[str]]:
+    """Every name a citation may use for a document -> the document ids it can mean.
+
+    Names come from the documents table (lexkb.refs.document_names: key, title, short name and
+    the aliases the catalog and sidecars give) and from the catalog's alias table (`extra`: name
+    -> document key). A name two documents share maps to both.
+    """
+    names: dict[str, list[str]] = {}
+    by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
+    pairs = [
+        (name, doc["document_id"])
+        for doc in documents.iter_rows(named=True)
+        for name in document_names(
+            doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+        )
+    ]
+    pairs += [(name, by_key[key]) for name, key in extra.items() if key in by_key]
+    for name, doc_id in pairs:
+        if not _usable(name):
+            continue
+        ids = names.setdefault(name_key(name), [])
+        if doc_id not in ids:
+            ids.append(doc_id)
+    return names
+
+
+def build_edges(
+    chunks: pl.DataFrame,
+    documents: pl.DataFrame,
+    extra_aliases: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
+    """The edges table (lexkb.schema.EDGES) for a snapshot's chunks."""
+    names = name_table(documents, extra_aliases or {})
+    parser = CitationParser(_written_names(documents, extra_aliases or {}))
+    resolver = _Resolver(chunks)
+    by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
+    refers_to = {
+        doc_id: [by_key[key] for key in keys or [] if key in by_key]
+        for doc_id, keys in documents.select("document_id", "refers_to").rows()
+    }
+    rows: list[dict] = []
+    columns = chunks.select(
+        "chunk_id", "document_id", "chunk_level", "ref", "content"
+    ).rows()
+    for row, (chunk_id, doc_id, level, ref, content) in enumerate(columns):
+        if level not in _SOURCE_LEVELS:
+            continue
+        own = ref_address(ref) if ref else ()
+        seen: set[tuple[str | None, str]] = set()
+        # An unqualified citation that the citing document lacks is read in the document the
+        # paragraph last named ("Rule 4.3.1 of the Rulebook ... under Rule 4.3.3"), then in the
+        # documents the catalog says this one refers to.
+        named: list[str] = []
+        for citation in parser.parse(content):
+            if citation.bare and citation.address == own and not content[: citation.start].strip():
+                continue  # the paragraph's own number, printed at its start
+            fallbacks = named[-1:] + refers_to.get(doc_id, [])
+            edge = resolver.resolve(citation, row, doc_id, ref, names, fallbacks)
+            if edge is None:
+                continue
+            target_id, target_doc, match = edge
+            if citation.document and target_doc and target_doc != doc_id:
+                named.append(target_doc)
+            key = (target_id, citation.text if target_id is None else "")
+            if key in seen:
+                continue
+            seen.add(key)
+            relation = "defined-in" if _DEFINED_IN.search(content[: citation.start]) else "cites"
+            if target_id is None:
+                kind = "outside" if citation.outside else "unresolved"
+            else:
+                kind = "internal" if target_doc == doc_id else "external"
+            rows.append(
+                {
+                    "source_chunk_id": chunk_id,
+                    "target_chunk_id": target_id,
+                    "source_document_id": doc_id,
+                    "target_document_id": target_doc,
+                    "reference_text": citation.text,
+                    "cited_document": citation.document,
+                    "reference_type": kind,
+                    "relation": relation,
+                    "match": match,
+                    "weight": WEIGHTS.get(match, 0.0),
+                }
+            )
+    return pl.from_dicts(rows, schema=pl.from_arrow(EDGES.empty_table()).schema)
+
+
+class _Resolver:
+    def __init__(self, chunks: pl.DataFrame) -> None:
+        self._ids = chunks["chunk_id"].to_list()
+        self._doc_of = chunks["document_id"].to_list()
+        self._tables: dict[str, tuple[_RefTable, _RefTable]] = {}
+        levels = chunks["chunk_level"].to_list()
+        for row, (doc_id, level, ref) in enumerate(
+            chunks.select("document_id", "chunk_level", "ref").rows()
+        ):
+            if level not in _TARGET_LEVELS or not ref:
+                continue
+            paragraphs, section_table = self._tables.setdefault(doc_id, (_RefTable(), _RefTable()))
+            (paragraphs if levels[row] == "paragraph" else section_table).add(ref_address(ref), row)
+
+    def resolve(
+        self,
+        citation: Citation,
+        row: int,
+        doc_id: str,
+        ref: str | None,
+        names: Mapping[str, list[str]],
+        fallbacks: Sequence[str] = (),
+    ) -> tuple[str | None, str | None, str] | None:
+        """(target chunk id, target document id, how it matched) or None to drop the citation."""
+        if citation.outside or (citation.document and name_key(citation.document) not in names):
+            return None, None, "none"
+        if citation.document is not None:
+            documents = names.get(name_key(citation.document), [])
+            if doc_id in documents:
+                documents = [doc_id] + [d for d in documents if d != doc_id]
+        elif citation.bare or citation.relative:
+            documents = [doc_id]
+        else:
+            documents = list(dict.fromkeys([doc_id, *fallbacks]))
+        for document in documents:
+            found = self._find(citation, document, row, ref if document == doc_id else None)
+            if found is not None:
+                return self._ids[found.row], document, found.match
+        if citation.bare:
+            return None  # an unnamed number that matches nothing is most likely not a reference
+        return None, (documents[0] if citation.document else None), "none"
+
+    def _find(
+        self, citation: Citation, doc_id: str, row: int, source_ref: str | None
+    ) -> _Target | None:
+        tables = self._tables.get(doc_id)
+        if tables is None or not citation.address:
+            return None
+        # (anchor length, address): a relative citation is tried inside the citing unit's
+        # ancestors, nearest first ("paragraph 1" in Article 6(3) is Article 6(1)).
+        candidates = [(0, citation.address)]
+        if citation.relative and source_ref:
+            own = ref_address(source_ref)
+            top = len(own) if citation.kind == "point" else len(own) - 1
+            candidates = [(cut, own[:cut] + citation.address) for cut in range(top, -1, -1)]
+        for _, address in candidates:
+            for variant in _variants(address):
+                if rows := _lookup(tables, variant):
+                    return _Target(self._nearest(rows, row), "exact")
+        # "18.5.1(a)" may land on 18.5.1 or 18.5, never on chapter 18; a relative citation never
+        # climbs out of what it names, except that a point of the citing paragraph is the
+        # paragraph itself.
+        for anchor, address in candidates:
+            shortest = 2 if citation.bare or len(citation.address) >= 3 else 1
+            shortest = max(shortest, anchor + (0 if citation.kind == "point" and anchor else 1))
+            for length in range(len(address) - 1, shortest - 1, -1):
+                for variant in _variants(address[:length]):
+                    if rows := _lookup(tables, variant):
+                        return _Target(self._nearest(rows, row), "enclosing")
+        return None
+
+    def _nearest(self, rows: Sequence[int], row: int) -> int:
+        return min(rows, key=lambda r: (self._doc_of[r] != self._doc_of[row], abs(r - row)))
+
+def _lookup(tables: tuple[_RefTable, _RefTable], address: tuple[str, ...]) -> list[int]:
+    paragraphs, sections = tables
+    return paragraphs.exact(address) or sections.exact(address)
+
+
+def _variants(address: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
+    """The address as cited, then with "Chapter 3" read as plain "3" (rulebooks number their
+    chapters as bare sections)."""
+    yield address
+    stripped = tuple(re.sub(r"^chapter(?=\d)", "", atom) for atom in address)
+    if stripped != address:
+        yield stripped
+
+
+def summary(edges: pl.DataFrame) -> dict[str, object]:
+    """Counts a person checks after a build: edges by type and the share that resolved."""
+    counts = dict(edges.group_by("reference_type").len().rows())
+    internal_or_external = counts.get("internal", 0) + counts.get("external", 0)
+    attempted = internal_or_external + counts.get("unresolved", 0)
+    return {
+        "edges": edges.height,
+        **{f"edges_{kind}": counts.get(kind, 0) for kind in EDGE_TYPES},
+        "resolution_rate": round(internal_or_external / attempted, 4) if attempted else 1.0,
+    }
+
+
+EDGE_TYPES = ("internal", "external", "outside", "unresolved")

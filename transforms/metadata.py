@@ -1,0 +1,153 @@
+"""Document metadata written by people: a catalog per source folder and sidecars per file.
+
+Files do not say what other texts call them ("GEN", "the FSMR", "Regulation (EU) 2016/679"), yet
+citations use exactly those names. A source folder may hold `catalog.yaml` (or .yml/.json):
+
+    documents:
+      gdpr:                      # document key (file name without extension) or file name
+        title: General Data Protection Regulation
+        short_name: GDPR
+        aliases: ["Regulation (EU) 2016/679"]
+        refers_to: [other-key]   # where its unqualified citations point when it lacks the unit
+    aliases:                     # more names, each for one document key
+      the Data Regulation: gdpr
+
+and any source file may have a sidecar `<name>.meta.yaml` (or .yml/.json) with the fields of one
+`documents` entry. A sidecar wins over the catalog. A file that cannot be read is reported and
+ignored, so a typo in metadata never stops a build.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
+SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
+FIELDS = ("title", "short_name", "aliases", "refers_to")
+
+
+def is_metadata_file(path: Path) -> bool:
+    """Catalogs and sidecars are read by this module, never indexed as documents."""
+    name = path.name.casefold()
+    return name in CATALOG_NAMES or name.endswith(SIDECAR_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class DocumentMetadata:
+    title: str | None = None
+    short_name: str | None = None
+    aliases: tuple[str, ...] = ()
+    refers_to: tuple[str, ...] = ()
+
+    def merged(self, other: DocumentMetadata) -> DocumentMetadata:
+        """`other`'s fields where it has them."""
+        return DocumentMetadata(
+            title=other.title or self.title,
+            short_name=other.short_name or self.short_name,
+            aliases=tuple(dict.fromkeys(self.aliases + other.aliases)),
+            refers_to=tuple(dict.fromkeys(self.refers_to + other.refers_to)),
+        )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    documents: dict[str, DocumentMetadata] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def for_document(self, document_key: str, source_key: str) -> DocumentMetadata | None:
+        return self.documents.get(document_key) or self.documents.get(source_key)
+
+
+def _read(path: Path) -> object:
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+
+
+def _entry(raw: object, where: str) -> DocumentMetadata:
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} must be a mapping of {', '.join(FIELDS)}")
+    unknown = set(raw) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"{where} has unknown field(s) {sorted(unknown)}; known: {FIELDS}")
+    lists = {}
+    for name in ("aliases", "refers_to"):
+        values = raw.get(name) or []
+        if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+            raise ValueError(f"{where}: {name} must be a list of names")
+        lists[name] = tuple(values)
+    for name in ("title", "short_name"):
+        if raw.get(name) is not None and not isinstance(raw[name], str):
+            raise ValueError(f"{where}: {name} must be text")
+    return DocumentMetadata(raw.get("title"), raw.get("short_name"), **lists)
+
+
+def _catalog_file(path: Path) -> tuple[dict[str, DocumentMetadata], dict[str, str]]:
+    raw = _read(path) or {}
+    if not isinstance(raw, dict) or set(raw) - {"documents", "aliases"}:
+        raise ValueError("a catalog is a mapping with `documents` and/or `aliases`")
+    documents = {
+        str(key): _entry(value, f"documents.{key}")
+        for key, value in (raw.get("documents") or {}).items()
+    }
+    aliases = raw.get("aliases") or {}
+    if not isinstance(aliases, dict):
+        raise ValueError("`aliases` must map names to document keys")
+    return documents, {str(name): str(key) for name, key in aliases.items()}
+
+
+def load(paths: list[str | Path], source_files: list[Path]) -> Catalog:
+    """The catalogs in the source folders, then the sidecars beside the source files."""
+    documents: dict[str, DocumentMetadata] = {}
+    aliases: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for root in map(Path, paths):
+        folder = root if root.is_dir() else root.parent
+        for name in CATALOG_NAMES:
+            file = folder / name
+            if not file.is_file():
+                continue
+            try:
+                entries, names = _catalog_file(file)
+            except (OSError, ValueError, yaml.YAMLError) as exc:
+                errors[str(file)] = f"{type(exc).__name__}: {exc}"
+                continue
+            for key, meta in entries.items():
+                documents[key] = documents.get(key, DocumentMetadata()).merged(meta)
+            aliases.update(names)
+    for source in source_files:
+        stem = source.name.rsplit(".", 1)[0]
+        for suffix in SIDECAR_SUFFIXES:
+            file = source.with_name(stem + suffix)
+            if not file.is_file():
+                continue
+            try:
+                meta = _entry(_read(file), file.name)
+            except (OSError, ValueError, yaml.YAMLError) as exc:
+                errors[str(file)] = f"{type(exc).__name__}: {exc}"
+                continue
+            documents[stem] = documents.get(stem, DocumentMetadata()).merged(meta)
+    return Catalog(documents, aliases, errors)
+
+
+def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
+    """The documents table with the catalog's and sidecars' fields filled in."""
+    metas = [
+        catalog.for_document(key, source) or DocumentMetadata()
+        for key, source in documents.select("document_key", "source_name").rows()
+    ]
+    return documents.with_columns(
+        pl.Series(
+            "title",
+            [m.title or t for m, t in zip(metas, documents["title"], strict=True)],
+            dtype=pl.String,
+        ),
+        pl.Series("short_name", [m.short_name for m in metas], dtype=pl.String),
+        pl.Series("aliases", [list(m.aliases) for m in metas], dtype=pl.List(pl.String)),
+        pl.Series("refers_to", [list(m.refers_to) for m in metas], dtype=pl.List(pl.String)),
+    )
