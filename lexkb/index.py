@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from lexkb import snapshot as snap
-from lexkb.refs import document_names, normalize_ref
+from lexkb.graph import CitationGraph, Step
+from lexkb.refs import core_address, document_names, normalize_ref, ref_address
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("keyword",)
@@ -38,6 +39,7 @@ class Hit:
     page: int | None
     score: float | None
     text: str
+    expanded_from: str | None = None
 
     @property
     def citation(self) -> str:
@@ -56,12 +58,16 @@ class Hit:
 @dataclass(frozen=True)
 class Lookup:
     """A paragraph with what a reader checks around it: the section it sits in (heading and
-    full text) and the paragraphs before and after it in the document."""
+    full text), the paragraphs before and after it, the paragraphs it cites and those citing it,
+    and the citations that point outside the index or were not found."""
 
     hit: Hit
     section: Hit | None
     previous: Hit | None
     next: Hit | None
+    cites: list[Hit] = field(default_factory=list)
+    cited_by: list[Hit] = field(default_factory=list)
+    unresolved: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -69,6 +75,31 @@ class Lookup:
             "section": self.section.to_dict() if self.section else None,
             "previous": self.previous.to_dict() if self.previous else None,
             "next": self.next.to_dict() if self.next else None,
+            "cites": [h.to_dict() for h in self.cites],
+            "cited_by": [h.to_dict() for h in self.cited_by],
+            "unresolved": self.unresolved,
+        }
+
+
+@dataclass(frozen=True)
+class GraphHit:
+    """A chunk reached from another along citations: its score (the product of decay x edge
+    weight along the path) and the path, one Step per edge."""
+
+    hit: Hit
+    score: float
+    path: list[Step]
+
+    @property
+    def hops(self) -> int:
+        return len(self.path)
+
+    def to_dict(self) -> dict:
+        return {
+            "hit": self.hit.to_dict(),
+            "score": self.score,
+            "hops": self.hops,
+            "path": [asdict(step) for step in self.path],
         }
 
 
@@ -117,14 +148,22 @@ class Index:
         levels = self._chunks["chunk_level"].to_numpy()
         refs = self._chunks["ref"].to_list()
         self._by_ref: dict[str, list[int]] = {}
+        # The same refs by address, so "LSA 230 paragraph 8" or "FSMR section 58" find the
+        # paragraph stored as "8" or "Part 6.Chapter 1.58." (see lexkb.refs.ref_address).
+        self._by_address: dict[tuple[str, ...], list[int]] = {}
         for level in _LOOKUP_LEVELS:
             for row in np.flatnonzero(levels == level).tolist():
                 if ref := refs[row]:
                     self._by_ref.setdefault(normalize_ref(ref), []).append(row)
+                    address = ref_address(ref)
+                    for key in dict.fromkeys([address, core_address(address)]):
+                        self._by_address.setdefault(key, []).append(row)
         self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
         self._paragraph_mask = levels == "paragraph"
         self._aliases = self._document_aliases()
         self._document_ids = set(self._documents["document_id"])
+        self._edges = pl.read_parquet(snapshot.table_path("edges"))
+        self.graph = CitationGraph(self._edges, self._by_id, len(self))
 
     @classmethod
     def open(cls, location: str | Path, verify: bool = False) -> Index:
@@ -145,7 +184,12 @@ class Index:
         k: int = 10,
         mode: str = "keyword",
         filters: Mapping[str, object] | None = None,
+        expand: bool = False,
+        decay: float = 0.7,
     ) -> SearchResults:
+        """The k best chunks for `query`. With `expand`, the chunks each of the first k hits
+        cites or is cited by join the ranking at the hit's score x decay x edge weight, so a
+        paragraph the best hits depend on can displace a weaker keyword match."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; this snapshot supports {MODES}")
         if k < 1:
@@ -155,14 +199,24 @@ class Index:
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
         scores = np.where(keep, scores, 0.0)
-        candidates = np.flatnonzero(scores > 0)
-        if candidates.size > k:
-            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-        # Ties break by chunk row, so equal scores always come back in document order.
-        order = candidates[np.lexsort((candidates, -scores[candidates]))]
-        return SearchResults(
-            query, mode, [self._hit(int(row), float(scores[row])) for row in order]
-        )
+        order = _top(scores, k)
+        via: dict[int, int] = {}
+        if expand:
+            scores = scores.copy()
+            for seed in order.tolist():
+                for other, _, edge in self.graph.neighbours(seed):
+                    value = scores[seed] * decay * self.graph.weight(edge)
+                    if keep[other] and value > scores[other]:
+                        scores[other] = value
+                        via[other] = seed
+            order = _top(scores, k)
+        hits = []
+        for row in order.tolist():
+            hit = self._hit(row, float(scores[row]))
+            if row in via:
+                hit = replace(hit, expanded_from=self._chunks["chunk_id"][via[row]])
+            hits.append(hit)
+        return SearchResults(query, mode, hits)
 
     def keyword_scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk row for `query` (zeros where no term matches)."""
@@ -215,9 +269,55 @@ class Index:
                     return self._hit(other, None)
             return None
 
-        return Lookup(
-            self._hit(row, None), section, neighbour(position - 1), neighbour(position + 1)
+        cites, cited_by = [], []
+        for other, direction, _ in self.graph.neighbours(row):
+            group = cites if direction == "cites" else cited_by
+            if all(h.chunk_id != self._chunks["chunk_id"][other] for h in group):
+                group.append(self._hit(other, None))
+        unresolved = (
+            self._edges.filter(
+                (pl.col("source_chunk_id") == chunk_id) & pl.col("target_chunk_id").is_null()
+            )
+            .select("reference_text", "reference_type", "cited_document")
+            .to_dicts()
         )
+        return Lookup(
+            self._hit(row, None),
+            section,
+            neighbour(position - 1),
+            neighbour(position + 1),
+            cites,
+            cited_by,
+            unresolved,
+        )
+
+    def hop(
+        self,
+        chunk_id: str,
+        max_hops: int = 3,
+        decay: float = 0.7,
+        min_score: float = 0.01,
+        k: int = 30,
+    ) -> list[GraphHit]:
+        """Chunks reachable from `chunk_id` (or a reference) along citations in both
+        directions, best first: each edge multiplies the score by decay x its weight, paths stop
+        below `min_score` or after `max_hops` edges. Each result says how it was reached."""
+        if chunk_id not in self._by_id:
+            matches = self.resolve(chunk_id)
+            if not matches:
+                raise KeyError(f"no chunk or reference {chunk_id!r} in this index")
+            chunk_id = matches[0].chunk_id
+        reached = self.graph.walk(self._by_id[chunk_id], max_hops, decay, min_score)
+        ranked = sorted(reached.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        ids, refs = self._chunks["chunk_id"], self._chunks["ref"]
+        return [
+            GraphHit(
+                self._hit(row, score),
+                score,
+                [self.graph.step(r, d, e, ids[r], refs[r]) for r, d, e in path],
+            )
+            for row, (score, _, path) in ranked
+        ]
 
     def resolve(self, identifier: str) -> list[Hit]:
         """Every paragraph (or section) the identifier can mean, in document order. A point
@@ -238,18 +338,21 @@ class Index:
         rows = self._by_ref.get(normalize_ref(text))
         if rows:
             return rows
-        for document_part, ref_part in _splits(text):
-            doc_id = self._aliases.get(_alias_key(document_part))
-            if doc_id is None:
-                continue
-            rows = [
-                row
-                for row in self._by_ref.get(normalize_ref(ref_part), [])
-                if self._chunks["document_id"][row] == doc_id
-            ]
-            if rows:
-                return rows
-        return []
+        splits = _splits(text)
+        for by_address in (False, True):
+            for document_part, ref_part in splits:
+                doc_id = self._aliases.get(_alias_key(document_part))
+                if doc_id is None:
+                    continue
+                found = (
+                    self._by_address.get(ref_address(ref_part), [])
+                    if by_address
+                    else self._by_ref.get(normalize_ref(ref_part), [])
+                )
+                rows = [row for row in found if self._chunks["document_id"][row] == doc_id]
+                if rows:
+                    return rows
+        return self._by_address.get(ref_address(text), [])
 
     def documents(self) -> list[dict]:
         return self._documents.sort("document_key").to_dicts()
@@ -297,6 +400,15 @@ class Index:
             known = ", ".join(sorted(self._documents["document_key"]))
             raise ValueError(f"no document called {name!r}; documents are: {known}")
         return doc_id
+
+
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows of the k highest positive scores; ties break by row, so equal scores come back in
+    document order."""
+    candidates = np.flatnonzero(scores > 0)
+    if candidates.size > k:
+        candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+    return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 
 def _alias_key(name: str) -> str:

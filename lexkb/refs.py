@@ -74,6 +74,8 @@ def ref_address(ref: str) -> tuple[str, ...]:
                 atoms.append(word + number)
         elif bare or point:
             atoms.append(bare or point)
+        elif len(plain) == 1 and atoms and atoms[-1].isdigit():
+            atoms[-1] += plain  # "15.11.A.2" is rule 15.11A.2
         elif plain not in _DROPPED_KINDS and plain.rstrip("s") not in _DROPPED_KINDS:
             atoms.append(plain)
     return tuple(atoms)
@@ -95,6 +97,10 @@ def document_names(
     """The names a document goes by: its key, title, short name and aliases, plus the code a
     standard's title starts with ("LSA 230 Audit Documentation" -> "LSA 230")."""
     names = [key, title or "", short_name or "", *aliases]
+    for name in list(names):
+        # "Fund Rules (FUNDS)" is also cited as "Fund Rules" and as "FUNDS".
+        if match := re.fullmatch(r"(.+?)\s*\(([A-Z][A-Za-z]{1,7})\)", name.strip()):
+            names += [match.group(1), match.group(2)]
     code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", title or "")
     if code:
         names.append(f"{code.group(1)} {code.group(2)}")

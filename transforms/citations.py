@@ -49,7 +49,7 @@ _SELF_NAMES = r"Regulations?|Rules|Rulebook|Guidance|Directive|Act|Code|Standard
 _MAX_RANGE = 60
 
 _NUMBER = (
-    r"(?:[A-Z]{1,3}(?=\d))?\d+[A-Za-z]{0,2}(?:\.[A-Z]{0,2}\d+[A-Za-z]{0,2})*"
+    r"(?:[A-Z]{1,3}(?=\d))?\d+[A-Za-z]{0,2}(?:\.[A-Z]{0,2}\d+[A-Za-z]{0,2}|\.[A-Z](?=\.\d))*"
     r"(?:\s?\((?:[a-z]{1,4}|\d{1,3}|[ivxlc]{1,6})\))*"
     r"|(?:\((?:[a-z]{1,4}|\d{1,3})\))+"
 )
@@ -64,7 +64,8 @@ _OUTSIDE = (
 # A capitalised name ending like an act ("the Insolvency Regulations"): after "of", it says the
 # units before it belong to a text outside the index, so they must not resolve in this one.
 _NAMED_ACT = (
-    r"\b(?:[A-Z][\w'’-]*\s+){1,6}(?:Regulations|Rules|Rulebook|Act|Law|Code|Directive|Guidance)"
+    r"\b(?:[A-Z][\w'’-]*\s+){0,6}(?:Regulations|Rules|Rulebook|Act|Law|Code|Directive|Guidance)"
+    r"(?:\s+(?:on|for)\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,4})?"
     r"\b(?:\s+(?:19|20)\d\d\b(?!\.\d))?(?!\s+\d)"
 )
 _KIND = (
@@ -77,7 +78,9 @@ _KIND = (
 @dataclass(frozen=True)
 class Citation:
     """One cited unit. `document` is the name as written (None: the citing document itself,
-    unless `outside` says it is an act outside the index); `address` is in lexkb.refs form."""
+    unless `outside` says it is an act outside the index); `address` is in lexkb.refs form. A
+    `relative` citation counts from the citing unit, at the level its `anchor` kind names
+    ("points (c) and (e) of paragraph 1" is anchored by "paragraph")."""
 
     text: str
     start: int
@@ -86,6 +89,7 @@ class Citation:
     address: tuple[str, ...]
     document: str | None = None
     relative: bool = False
+    anchor: str | None = None
     outside: bool = False
     in_range: bool = False
 
@@ -136,7 +140,7 @@ class CitationParser:
             )
         )
 
-    def parse(self, text: str) -> list[Citation]:
+    def parse(self, text: str) -> Parsed:
         clean = re.sub(r"[\u200b-\u200f\u202a-\u202e\u2060\ufeff]", " ", text)
         tokens = [
             _Token(m.lastgroup or "word", m.group(0), m.start(), m.end())
@@ -148,7 +152,17 @@ class CitationParser:
             consumed, citations = _parse_group(tokens, i, clean)
             found.extend(citations)
             i = max(consumed, i + 1)
-        return found
+        named = [(t.start, t.text) for t in tokens if t.type == "doc"]
+        return Parsed(found, named)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The citations of a text, and where it names documents (cited or not: "the following
+    sections of the FSMR: (a) section 215 ..." names the FSMR for section 215)."""
+
+    citations: list[Citation]
+    documents: list[tuple[int, str]]
 
 
 def _kind_of(word: str) -> str:
@@ -232,7 +246,8 @@ def _parse_group(tokens: list[_Token], i: int, text: str) -> tuple[int, list[Cit
         address = _item_address(item)
         outermost = item
         for container in containers if n >= last_kind_start else []:
-            address = container.address + address
+            if _bare(container.address) != _bare(address)[: len(container.address)]:
+                address = container.address + address  # "Section 5.11 of Chapter 5" adds nothing
             outermost = container
         relative = doc is None and (
             getattr(outermost, "this", False)
@@ -247,6 +262,7 @@ def _parse_group(tokens: list[_Token], i: int, text: str) -> tuple[int, list[Cit
                 address=address,
                 document=doc if doc != "self" else None,
                 relative=relative,
+                anchor=outermost.kind if relative else None,
                 outside=doc is not None and doc == outside_name,
                 in_range=item.range_end,
             )
@@ -304,6 +320,10 @@ def _item_address(item: _Item) -> tuple[str, ...]:
     if item.kind in prefix and number[:1].isdigit():
         return ref_address(prefix[item.kind] + number)
     return ref_address(number)
+
+
+def _bare(address: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(re.sub(r"^(?:chapter|part)(?=\d)", "", atom) for atom in address)
 
 
 def _dotted(number: str) -> bool:

@@ -122,20 +122,19 @@ def build_edges(
             continue
         own = ref_address(ref) if ref else ()
         seen: set[tuple[str | None, str]] = set()
-        # An unqualified citation that the citing document lacks is read in the document the
-        # paragraph last named ("Rule 4.3.1 of the Rulebook ... under Rule 4.3.3"), then in the
-        # documents the catalog says this one refers to.
-        named: list[str] = []
-        for citation in parser.parse(content):
+        # An unqualified citation that the citing document lacks is read in the documents the
+        # paragraph names, the nearest before it first ("Rule 4.3.1 of the Rulebook ... under
+        # Rule 4.3.3"), then in those the catalog says this one refers to.
+        parsed = parser.parse(content)
+        for citation in parsed.citations:
             if citation.bare and citation.address == own and not content[: citation.start].strip():
                 continue  # the paragraph's own number, printed at its start
-            fallbacks = named[-1:] + refers_to.get(doc_id, [])
+            fallbacks = _named_near(parsed.documents, citation.start, names, doc_id)
+            fallbacks += refers_to.get(doc_id, [])
             edge = resolver.resolve(citation, row, doc_id, ref, names, fallbacks)
             if edge is None:
                 continue
             target_id, target_doc, match = edge
-            if citation.document and target_doc and target_doc != doc_id:
-                named.append(target_doc)
             key = (target_id, citation.text if target_id is None else "")
             if key in seen:
                 continue
@@ -160,6 +159,15 @@ def build_edges(
                 }
             )
     return pl.from_dicts(rows, schema=pl.from_arrow(EDGES.empty_table()).schema)
+
+
+def _named_near(
+    named: Sequence[tuple[int, str]], at: int, names: Mapping[str, list[str]], doc_id: str
+) -> list[str]:
+    before = [name for start, name in reversed(named) if start < at]
+    after = [name for start, name in named if start >= at]
+    ids = [d for name in before + after for d in names.get(name_key(name), [])]
+    return [d for d in dict.fromkeys(ids) if d != doc_id]
 
 
 class _Resolver:
@@ -215,7 +223,7 @@ class _Resolver:
         candidates = [(0, citation.address)]
         if citation.relative and source_ref:
             own = ref_address(source_ref)
-            top = len(own) if citation.kind == "point" else len(own) - 1
+            top = len(own) if citation.anchor == "point" else len(own) - 1
             candidates = [(cut, own[:cut] + citation.address) for cut in range(top, -1, -1)]
         for _, address in candidates:
             for variant in _variants(address):
@@ -226,7 +234,7 @@ class _Resolver:
         # paragraph itself.
         for anchor, address in candidates:
             shortest = 2 if citation.bare or len(citation.address) >= 3 else 1
-            shortest = max(shortest, anchor + (0 if citation.kind == "point" and anchor else 1))
+            shortest = max(shortest, anchor + (0 if citation.anchor == "point" and anchor else 1))
             for length in range(len(address) - 1, shortest - 1, -1):
                 for variant in _variants(address[:length]):
                     if rows := _lookup(tables, variant):
@@ -242,10 +250,10 @@ def _lookup(tables: tuple[_RefTable, _RefTable], address: tuple[str, ...]) -> li
 
 
 def _variants(address: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
-    """The address as cited, then with "Chapter 3" read as plain "3" (rulebooks number their
-    chapters as bare sections)."""
+    """The address as cited, then with "Chapter 3" or "Part 3" read as plain "3" (rulebooks
+    number their chapters as bare sections)."""
     yield address
-    stripped = tuple(re.sub(r"^chapter(?=\d)", "", atom) for atom in address)
+    stripped = tuple(re.sub(r"^(?:chapter|part)(?=\d)", "", atom) for atom in address)
     if stripped != address:
         yield stripped
 
