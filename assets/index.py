@@ -43,6 +43,8 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     tables, settings = assemble(parts, catalog)
     out = work.path / TABLE_DIR
     out.mkdir(parents=True, exist_ok=True)
+    # Edges of older tables must not reach a snapshot of these: citation_edges rewrites them.
+    (out / "edges.parquet").unlink(missing_ok=True)
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
     settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]

@@ -1,4 +1,5 @@
-"""`lexkb` command line: build an index, search it, look up paragraphs, run query batches.
+"""`lexkb` command line: build an index, search it, look up paragraphs, follow citations, run
+query batches.
 
 Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
 query module, so it starts fast and works on a machine that only holds snapshots.
@@ -82,7 +83,9 @@ def _filters(args: argparse.Namespace) -> dict | None:
 
 def cmd_search(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
-    results = index.search(args.query, k=args.k, mode=args.mode, filters=_filters(args))
+    results = index.search(
+        args.query, k=args.k, mode=args.mode, filters=_filters(args), expand=args.expand
+    )
     if args.json:
         print(
             json.dumps(
@@ -124,6 +127,35 @@ def cmd_get(args: argparse.Namespace) -> int:
         ]
         if around:
             print(f"   {'  '.join(around)}")
+        for label, hits in (("cites:", lookup.cites), ("cited by:", lookup.cited_by)):
+            if hits:
+                print(f"   {label} {'; '.join(hit.citation for hit in hits)}")
+        if lookup.unresolved:
+            texts = "; ".join(item["reference_text"] for item in lookup.unresolved)
+            print(f"   also cites (not in this index): {texts}")
+    return 0
+
+
+def cmd_hop(args: argparse.Namespace) -> int:
+    index = Index.open(args.index)
+    try:
+        reached = index.hop(
+            args.identifier, max_hops=args.max_hops, decay=args.decay, k=args.k
+        )
+    except KeyError as exc:
+        print(f"lexkb: {exc.args[0]}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([item.to_dict() for item in reached]))
+        return 0
+    if not reached:
+        print("no citations lead from or to this paragraph")
+    for number, item in enumerate(reached, start=1):
+        route = " ".join(
+            f"{'→' if step.direction == 'cites' else '←'} {step.ref or step.chunk_id}"
+            for step in item.path
+        )
+        print(f"{number}. [{item.hit.citation}]  score {item.score:.3f}  via {route}")
     return 0
 
 
@@ -157,7 +189,7 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with Path(args.out).open("w", encoding="utf-8") as out:
         for done, (qid, query) in enumerate(queries, start=1):
-            results = index.search(query, k=args.k, mode=args.mode)
+            results = index.search(query, k=args.k, mode=args.mode, expand=args.expand)
             hits = [
                 {
                     "chunk_id": h.chunk_id,
@@ -196,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--mode", choices=MODES, default="keyword")
     search.add_argument("--document", action="append", help="only this document (repeatable)")
     search.add_argument("--section", help="only paragraphs whose heading path starts with this")
+    search.add_argument(
+        "--expand", action="store_true", help="let paragraphs the hits cite join the ranking"
+    )
     with_index(search)
     search.set_defaults(func=cmd_search)
 
@@ -203,6 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
     get.add_argument("identifier")
     with_index(get)
     get.set_defaults(func=cmd_get)
+
+    hop = sub.add_parser("hop", help="paragraphs reached along citations, with their paths")
+    hop.add_argument("identifier", help="chunk id or reference")
+    hop.add_argument("--max-hops", type=int, default=3)
+    hop.add_argument("--decay", type=float, default=0.7)
+    hop.add_argument("--k", type=int, default=30)
+    with_index(hop)
+    hop.set_defaults(func=cmd_hop)
 
     documents = sub.add_parser("documents", help="list the indexed documents")
     with_index(documents)
@@ -213,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--out", required=True)
     batch.add_argument("--k", type=int, default=10)
     batch.add_argument("--mode", choices=MODES, default="keyword")
+    batch.add_argument("--expand", action="store_true")
     batch.add_argument("--index", default=_default_index())
     batch.set_defaults(func=cmd_search_batch)
     return parser

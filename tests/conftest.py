@@ -40,3 +40,14 @@ def shared_file(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"reference data not present: {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def gdpr_pdf_tables():
+    """The GDPR PDF through elements and structure, once per session (about ten seconds)."""
+    from transforms.elements import document_elements
+    from transforms.sources import discover
+    from transforms.structure import structure_document
+
+    source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]
+    return structure_document(source, document_elements(source))

@@ -7,6 +7,7 @@ import sys
 import dagster as dg
 import polars as pl
 
+from lexkb import Index
 from lexkb import snapshot as snap
 from pipelines.build import materialized_metadata, run_build
 from pipelines.definitions import defs
@@ -28,7 +29,8 @@ def test_snapshot_has_every_table_and_a_verifiable_manifest(built_root):
         assert table.height == manifest["tables"][name]["rows"] > 0
     assert "index.duckdb" in manifest["files"]
     assert manifest["bm25"]["tokenizer"] and manifest["sources"]
-    assert {s["key"] for s in manifest["sources"]} == {p.name for p in CORPUS.iterdir()}
+    documents = {p.name for p in CORPUS.iterdir() if p.name != "catalog.yaml"}
+    assert {s["key"] for s in manifest["sources"]} == documents
 
 
 def test_duckdb_file_exposes_the_same_tables(built_root):
@@ -134,7 +136,7 @@ def test_partition_by_partition_materialization_gives_the_same_chunks(built_root
         assets,
         instance=instance,
         resources=resources,
-        selection=["search_tables", "published_snapshot"],
+        selection=["search_tables", "citation_edges", "published_snapshot"],
     )
     ours = _chunks(root).select("chunk_id", "content_hash", "ref")
     assert ours.equals(_chunks(built_root).select("chunk_id", "content_hash", "ref"))
@@ -174,3 +176,33 @@ def test_opening_and_searching_leaves_the_snapshot_untouched(built_root):
     after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in built_root.rglob("*")}
     assert after == before
     snap.load(built_root, verify=True)
+
+
+def test_catalog_and_sidecar_metadata(corpus_copy, tmp_path):
+    (corpus_copy / "records-retention-act.meta.yaml").write_text(
+        "title: Records Retention Act 2026\nshort_name: RRA\n", encoding="utf-8"
+    )
+    run_build([corpus_copy], tmp_path / "root")
+    index = Index.open(tmp_path / "root")
+    documents = {d["document_key"]: d for d in index.documents()}
+    assert set(documents) == {
+        "LKB-FAQ",
+        "data-handling-regulation",
+        "lrb-chapter-4-client-assets",
+        "lsa-230-audit-documentation",
+        "records-retention-act",
+    }
+    assert documents["records-retention-act"]["title"] == "Records Retention Act 2026"
+    assert documents["records-retention-act"]["aliases"] == ["Records Retention Act"]
+    assert index.get("RRA § 103(b)").hit.document_key == "records-retention-act"
+
+
+def test_broken_catalog_is_reported_and_the_build_still_publishes(corpus_copy, tmp_path):
+    (corpus_copy / "catalog.yaml").write_text("documents: [unclosed\n", encoding="utf-8")
+    report = run_build([corpus_copy], tmp_path / "root")
+    errors = snap.load(tmp_path / "root").manifest["metadata_errors"]
+    assert list(errors) == [str(corpus_copy / "catalog.yaml")]
+    assert "while parsing" in errors[str(corpus_copy / "catalog.yaml")]
+    assert report.chunks > 0
+    documents = {d["document_key"]: d for d in Index.open(tmp_path / "root").documents()}
+    assert documents["lrb-chapter-4-client-assets"]["short_name"] is None

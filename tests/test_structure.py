@@ -175,11 +175,8 @@ def test_long_paragraph_parts_and_extraction_quality(tmp_path):
     assert 0.5 < documents["extraction_quality"][0] < 1.0
 
 
-def test_gdpr_pdf_keeps_every_article_heading_and_cuts_inline_footnotes():
-    from tests.conftest import shared_file
-
-    source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]
-    _, sections, chunks = structure_document(source, document_elements(source))
+def test_gdpr_pdf_keeps_every_article_heading_and_cuts_inline_footnotes(gdpr_pdf_tables):
+    _, sections, chunks = gdpr_pdf_tables
     titles = {
         number: title
         for number, title in zip(sections["section_number"], sections["title"], strict=True)

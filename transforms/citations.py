@@ -214,7 +214,13 @@ def _parse_group(tokens: list[_Token], i: int, text: str) -> tuple[int, list[Cit
         if items and start == tokens[k].start and not _same_shape(items[-1].number, number.text):
             break
         value = number.text
-        if value.startswith("(") and items and not items[-1].number.startswith("("):
+        own_word = start != number.start
+        if (
+            value.startswith("(")
+            and items
+            and not own_word
+            and not items[-1].number.startswith("(")
+        ):
             # "Rule 4.4.1(3) or (4)": the point belongs to the number before it.
             value = re.sub(r"(?:\s?\([^)]*\))+$", "", items[-1].number) + value
         items.append(_Item(kind, value, start, number.end, document, pending_range))
@@ -338,7 +344,7 @@ def _same_shape(previous: str, number: str) -> bool:
 
 
 def _expand_ranges(items: list[_Item]) -> list[_Item]:
-    """"13 to 15" -> 13, 14, 15; "3.2.1-3.2.4" -> 3.2.1 ... 3.2.4; "(a) to (h)" -> (a) ... (h)."""
+    """ "13 to 15" -> 13, 14, 15; "3.2.1-3.2.4" -> 3.2.1 ... 3.2.4; "(a) to (h)" -> (a) ... (h)."""
     out: list[_Item] = []
     for item in items:
         if item.range_end and out:
