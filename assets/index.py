@@ -71,9 +71,7 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     deps=[search_tables],
     description="Cross-references between paragraphs, resolved to chunks (edges.parquet).",
 )
-def citation_edges(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings
-) -> dg.MaterializeResult:
+def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     out = WorkDir(lexkb.root).path / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}

@@ -96,7 +96,9 @@ def lexkb_edges(passages: Path, work: Path) -> tuple[set[Pair], dict, float]:
     )
     seconds = time.perf_counter() - started
     snapshot = root / "snapshots" / (root / "CURRENT").read_text(encoding="utf-8").strip()
-    chunks = pl.read_parquet(snapshot / "chunks.parquet", columns=["chunk_id", "document_key", "ref"])
+    chunks = pl.read_parquet(
+        snapshot / "chunks.parquet", columns=["chunk_id", "document_key", "ref"]
+    )
     passage_of = {chunk_id: passage(key, ref) for chunk_id, key, ref in chunks.rows()}
     edges = pl.read_parquet(snapshot / "edges.parquet")
     resolved = edges.filter(pl.col("target_chunk_id").is_not_null())
@@ -154,7 +156,9 @@ def main() -> None:
     found, counts, seconds = lexkb_edges(passages, args.work)
     systems = [("naive: dotted number = PassageID", naive), ("lexkb edges", found)]
 
-    print(f"\nObliQA-XRef dev: {len(sources)} source passages, {len(gold)} gold pairs with a target")
+    print(
+        f"\nObliQA-XRef dev: {len(sources)} source passages, {len(gold)} gold pairs with a target"
+    )
     print(f"(gold rows without a target passage, not scored: {dict(unreachable)})")
     header = f"{'system':34} {'precision':9} {'split':9} {'P':>6} {'R':>6} {'F1':>6} {'edges':>6}"
     print(header)

@@ -139,9 +139,7 @@ def cmd_get(args: argparse.Namespace) -> int:
 def cmd_hop(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
     try:
-        reached = index.hop(
-            args.identifier, max_hops=args.max_hops, decay=args.decay, k=args.k
-        )
+        reached = index.hop(args.identifier, max_hops=args.max_hops, decay=args.decay, k=args.k)
     except KeyError as exc:
         print(f"lexkb: {exc.args[0]}", file=sys.stderr)
         return 1

@@ -114,9 +114,7 @@ def build_edges(
         for doc_id, keys in documents.select("document_id", "refers_to").rows()
     }
     rows: list[dict] = []
-    columns = chunks.select(
-        "chunk_id", "document_id", "chunk_level", "ref", "content"
-    ).rows()
+    columns = chunks.select("chunk_id", "document_id", "chunk_level", "ref", "content").rows()
     for row, (chunk_id, doc_id, level, ref, content) in enumerate(columns):
         if level not in _SOURCE_LEVELS:
             continue
@@ -243,6 +241,7 @@ class _Resolver:
 
     def _nearest(self, rows: Sequence[int], row: int) -> int:
         return min(rows, key=lambda r: (self._doc_of[r] != self._doc_of[row], abs(r - row)))
+
 
 def _lookup(tables: tuple[_RefTable, _RefTable], address: tuple[str, ...]) -> list[int]:
     paragraphs, sections = tables
