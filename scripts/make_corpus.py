@@ -388,12 +388,30 @@ def write_docx(path: Path) -> None:
     document.save(str(path))
 
 
+CATALOG = """\
+# Names that other documents use for these ones, so their citations resolve
+# ("Rule 4.1.1 of the Lexkb Rulebook", "Article 6 of the Data Handling Regulation").
+documents:
+  lrb-chapter-4-client-assets:
+    short_name: LRB
+    aliases: [Lexkb Rulebook, the Rulebook]
+  data-handling-regulation:
+    short_name: DHR
+    aliases: [Data Handling Regulation, Regulation 1/2026]
+  records-retention-act:
+    aliases: [Records Retention Act]
+  LKB-FAQ:
+    refers_to: [lrb-chapter-4-client-assets]
+"""
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     write_pdf(OUT / "lsa-230-audit-documentation.pdf")
     write_docx(OUT / "lrb-chapter-4-client-assets.docx")
     (OUT / "data-handling-regulation.md").write_text(REGULATION, encoding="utf-8")
     (OUT / "records-retention-act.txt").write_text(ACT, encoding="utf-8")
+    (OUT / "catalog.yaml").write_text(CATALOG, encoding="utf-8")
     with (OUT / "client-assets-faq.jsonl").open("w", encoding="utf-8") as handle:
         for passage in PASSAGES:
             handle.write(json.dumps(passage) + "\n")

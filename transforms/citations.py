@@ -68,6 +68,14 @@ _NAMED_ACT = (
     r"(?:\s+(?:on|for)\s+(?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,4})?"
     r"\b(?:\s+(?:19|20)\d\d\b(?!\.\d))?(?!\s+\d)"
 )
+# A run of lower-case words that can take no part in a citation is one token: most of a text is
+# prose, and scanning it word by word through every alternative is what reading costs.
+_GRAMMAR_WORDS = (
+    r"and|or|to|through|of|in|under|the|this|these|that|articles?|arts?|rules?|sections?|ss?"
+    r"|paragraphs?|paras?|sub|subparagraphs?|points?|recitals?|chapters?|parts?|annex|annexes"
+    r"|appendix|appendices|app|schedules?"
+)
+_PLAIN_WORDS = rf"(?:\b(?!(?:{_GRAMMAR_WORDS})\b)[a-z][\w'’]*[ \t\n]*)+"
 _KIND = (
     r"\b(?:articles?|arts?\.|rules?|sections?|ss?\.|paragraphs?|paras?\.|sub-?paragraphs?"
     r"|points?|recitals?|chapters?|parts?|annex(?:es)?|appendix|appendices|app\.?|schedules?)"
@@ -123,6 +131,7 @@ class CitationParser:
         self._scanner = re.compile(
             "|".join(
                 [
+                    rf"(?P<prose>{_PLAIN_WORDS})",
                     rf"(?P<this>\b(?:this|these|that)\s+(?:{_THIS_KINDS})\b(?!\s*\d))",
                     rf"(?P<self>\b(?:this|these|the\s+present)\s+(?:{_SELF_NAMES})\b)",
                     rf"(?P<doc>{doc})",

@@ -1,0 +1,9 @@
+select
+    chunk_id,
+    document_id,
+    section_id,
+    chunk_level,
+    ref,
+    length(content) as content_chars,
+    page
+from read_parquet('{{ var("snapshot_path") }}/chunks.parquet')
