@@ -55,7 +55,7 @@ class CitationGraph:
             found.append((int(self._sources[edge]), CITED_BY, int(edge)))
         return found
 
-    def step(self, row: int, direction: str, edge: int, chunk_id: str, ref: str | None) -> Step:
+    def step(self, direction: str, edge: int, chunk_id: str, ref: str | None) -> Step:
         return Step(
             chunk_id,
             ref,

@@ -314,7 +314,7 @@ class Index:
             GraphHit(
                 self._hit(row, score),
                 score,
-                [self.graph.step(r, d, e, ids[r], refs[r]) for r, d, e in path],
+                [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path],
             )
             for row, (score, _, path) in ranked
         ]

@@ -99,7 +99,6 @@ class Citation:
     relative: bool = False
     anchor: str | None = None
     outside: bool = False
-    in_range: bool = False
 
     @property
     def bare(self) -> bool:
@@ -279,7 +278,6 @@ def _parse_group(tokens: list[_Token], i: int, text: str) -> tuple[int, list[Cit
                 relative=relative,
                 anchor=outermost.kind if relative else None,
                 outside=doc is not None and doc == outside_name,
-                in_range=item.range_end,
             )
         )
     return j, citations

@@ -23,6 +23,7 @@ _SOURCE_LEVELS = ("paragraph", "note")
 _TARGET_LEVELS = ("paragraph", "section")
 # How much a hop along an edge is worth, by how the target was found.
 WEIGHTS = {"exact": 1.0, "enclosing": 0.7}
+EDGE_TYPES = ("internal", "external", "outside", "unresolved")
 _DEFINED_IN = re.compile(r"\b(?:defined|definitions?|meaning (?:given|assigned))\b[^.;]{0,60}$")
 # Names too generic to mark a citation as naming a document.
 _MIN_ALIAS_CHARS = 2
@@ -267,6 +268,3 @@ def summary(edges: pl.DataFrame) -> dict[str, object]:
         **{f"edges_{kind}": counts.get(kind, 0) for kind in EDGE_TYPES},
         "resolution_rate": round(internal_or_external / attempted, 4) if attempted else 1.0,
     }
-
-
-EDGE_TYPES = ("internal", "external", "outside", "unresolved")
