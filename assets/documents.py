@@ -95,6 +95,13 @@ def document_chunks(
             skipped[key] = error or "no parsed elements"
             continue
         parts = structure_document(source, pl.read_parquet(work.elements(source.sha256)))
+        if not (parts[2]["chunk_level"] == "paragraph").any():
+            # A file that parses to nothing is a bad file, reported like one, not an empty
+            # document in the index.
+            skipped[key] = "no paragraph of text could be read from this file"
+            work.record_error(key, skipped[key])
+            context.log.warning(f"{key}: skipped: {skipped[key]}")
+            continue
         work.write_part(key, parts)
         for name, frame in zip(totals, parts, strict=True):
             totals[name] += frame.height

@@ -54,14 +54,21 @@ def cmd_build(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "version": report.version,
-                    "path": str(report.path),
+                    "path": str(report.path) if report.path else None,
                     "published_new": report.published_new,
                     "chunks": report.chunks,
                     "skipped": report.skipped,
+                    "blocked": report.blocked,
                 }
             )
         )
-        return 0
+        return 1 if report.blocked else 0
+    if report.blocked:
+        print("not published: blocking checks failed", file=sys.stderr)
+        for check, reason in report.blocked.items():
+            print(f"  {check}: {reason}", file=sys.stderr)
+        print(f"CURRENT still names {report.version or 'nothing'}", file=sys.stderr)
+        return 1
     state = "published" if report.published_new else "unchanged, still"
     print(
         f"{state} {report.version}: {report.chunks} chunks ({time.perf_counter() - started:.1f}s)"

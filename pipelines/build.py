@@ -8,7 +8,7 @@ ephemeral one; parsed files are cached under ROOT/work either way.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
@@ -19,6 +19,7 @@ from dagster._core.storage.tags import (  # noqa: E402
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
+from lexkb import snapshot as snap  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.resources import LexkbSettings  # noqa: E402
@@ -26,11 +27,36 @@ from pipelines.resources import LexkbSettings  # noqa: E402
 
 @dataclass(frozen=True)
 class BuildReport:
-    version: str
-    path: Path
+    """What a build did. When a blocking check failed, nothing was published: `blocked` names the
+    failed checks, and `version`/`path` are those CURRENT still points at (None on a first build)."""
+
+    version: str | None
+    path: Path | None
     published_new: bool
     chunks: int
     skipped: dict[str, str]
+    blocked: dict[str, str] = field(default_factory=dict)
+
+
+def failed_checks(result: dg.ExecuteInProcessResult) -> dict[str, str]:
+    """Check name -> the expectations that failed, for every check that did not pass."""
+    failed = {}
+    for event in result.all_events:
+        if event.event_type_value != "ASSET_CHECK_EVALUATION":
+            continue
+        evaluation = event.event_specific_data
+        if evaluation.passed:
+            continue
+        rows = {
+            key.removeprefix("failing: "): value.value
+            for key, value in evaluation.metadata.items()
+            if key.startswith("failing: ")
+        }
+        failed[evaluation.check_name] = "; ".join(
+            f"{what} ({len(examples)} example rows: {examples[:3]})"
+            for what, examples in rows.items()
+        ) or "failed"
+    return failed
 
 
 def materialized_metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
@@ -38,6 +64,13 @@ def materialized_metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict
         if event.asset_key == dg.AssetKey(asset):
             return {k: v.value for k, v in event.materialization.metadata.items()}
     raise RuntimeError(f"the run did not materialize {asset}")
+
+
+def current_snapshot(root: Path) -> snap.Snapshot | None:
+    try:
+        return snap.load(root)
+    except snap.SnapshotError:
+        return None
 
 
 def run_build(
@@ -66,7 +99,25 @@ def run_build(
         instance=instance,
         resources=resources,
         tags={ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]},
+        raise_on_error=False,
     )
+    blocked = failed_checks(result)
+    if blocked:
+        current = current_snapshot(settings.root_path)
+        return BuildReport(
+            version=current.version if current else None,
+            path=current.path if current else None,
+            published_new=False,
+            chunks=0,
+            skipped={},
+            blocked=blocked,
+        )
+    if not result.success:
+        failure = next(
+            (e for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None
+        )
+        message = failure.event_specific_data.error.message if failure else "the run failed"
+        raise RuntimeError(f"build failed in {failure.step_key if failure else '?'}: {message}")
     published = materialized_metadata(result, "published_snapshot")
     return BuildReport(
         version=published["version"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
 from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
@@ -36,6 +37,7 @@ defs = dg.Definitions(
         citation_edges,
         published_snapshot,
     ],
+    asset_checks=TABLE_CHECKS,
     jobs=[scan_sources_job, build_index_job],
     resources={"lexkb": LexkbSettings(sources=default_sources(), root=default_root())},
 )

@@ -1,0 +1,105 @@
+"""Asset checks that gate publishing: the Great Expectations suites of transforms.table_checks.
+
+They are blocking: when one fails, `published_snapshot` is not materialized in that run and
+CURRENT keeps pointing at the last good snapshot. The failing rows go into the check's metadata.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+import polars as pl
+
+from assets.index import TABLE_DIR, citation_edges, search_tables
+from lexkb import snapshot as snap
+from pipelines.resources import LexkbSettings
+from transforms import sources as src
+from transforms import table_checks as tc
+from transforms.workdir import WorkDir
+
+
+def _table(lexkb: LexkbSettings, name: str) -> pl.DataFrame:
+    return pl.read_parquet(WorkDir(lexkb.root).path / TABLE_DIR / f"{name}.parquet")
+
+
+def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
+    metadata: dict[str, dg.RawMetadataValue] = {
+        "rows": result.rows,
+        "expectations": dg.MetadataValue.md(
+            "| expectation | passed | failing rows |\n| --- | --- | --- |\n"
+            + "\n".join(
+                f"| {e.description} | {'yes' if e.success else 'NO'} | {e.unexpected_count} |"
+                for e in result.expectations
+            )
+        ),
+    }
+    for expectation in result.failures():
+        metadata[f"failing: {expectation.description}"] = dg.MetadataValue.json(
+            expectation.failing_rows
+        )
+    return dg.AssetCheckResult(
+        passed=result.success, severity=dg.AssetCheckSeverity.ERROR, metadata=metadata
+    )
+
+
+@dg.asset_check(
+    asset=search_tables,
+    blocking=True,
+    description="Chunk ids unique and present, hashes match the text, no empty chunk, "
+    "paragraph refs unique per document (Great Expectations).",
+)
+def chunks_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(tc.check_chunks(_table(lexkb, "chunks")))
+
+
+@dg.asset_check(
+    asset=search_tables,
+    blocking=True,
+    description="Section ids unique and present; every parent section exists.",
+)
+def sections_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(tc.check_sections(_table(lexkb, "sections")))
+
+
+@dg.asset_check(
+    asset=search_tables,
+    blocking=True,
+    description="Every document has paragraphs, in a number that fits its text.",
+)
+def documents_have_plausible_chunks(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(tc.check_documents(_table(lexkb, "documents"), _table(lexkb, "chunks")))
+
+
+@dg.asset_check(
+    asset=search_tables,
+    blocking=True,
+    description="No document of the current snapshot is lost unless its source file was removed.",
+)
+def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    try:
+        current = snap.load(lexkb.root_path)
+        previous = pl.read_parquet(
+            current.table_path("documents"), columns=["document_key", "source_name"]
+        )
+    except snap.SnapshotError:
+        previous = None  # first build, or an unreadable CURRENT: nothing to compare with
+    work = WorkDir(lexkb.root)
+    keys = {s.key for s in src.from_frame(pl.read_parquet(work.sources))}
+    return _result(tc.check_continuity(previous, _table(lexkb, "documents"), keys))
+
+
+@dg.asset_check(
+    asset=citation_edges,
+    blocking=True,
+    description="Both ends of every edge exist; types and weights are in range.",
+)
+def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(tc.check_edges(_table(lexkb, "edges"), _table(lexkb, "chunks")))
+
+
+TABLE_CHECKS = [
+    chunks_are_sound,
+    sections_are_sound,
+    documents_have_plausible_chunks,
+    no_document_lost,
+    edges_are_sound,
+]

@@ -1,0 +1,275 @@
+"""Great Expectations suites over the tables a snapshot is made of.
+
+A service loads snapshots unattended, so a build must prove its tables sound before they are
+published: ids unique, hashes matching the text, no empty chunks, refs unique per document, every
+edge endpoint present, and no document silently lost since the last snapshot. Each suite runs in
+an ephemeral GX context (nothing written, nothing sent) and reports, per expectation, how many
+rows failed and which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+# Rows of a failing expectation carried into the report (and the Dagster UI).
+MAX_FAILING_ROWS = 20
+# A paragraph averaging fewer characters than this, or more, means the structure went wrong.
+CHARS_PER_PARAGRAPH = (8, 50_000)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    description: str
+    success: bool
+    unexpected_count: int
+    failing_rows: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    suite: str
+    rows: int
+    expectations: list[Expectation]
+
+    @property
+    def success(self) -> bool:
+        return all(e.success for e in self.expectations)
+
+    def failures(self) -> list[Expectation]:
+        return [e for e in self.expectations if not e.success]
+
+
+def _gx():
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    return gx, context
+
+
+def run_suite(
+    name: str,
+    frame: pl.DataFrame,
+    expectations: list[tuple[str, Callable]],
+    id_columns: list[str],
+) -> SuiteResult:
+    """Validate `frame` with GX; `expectations` pairs a description with a factory taking the
+    `gx.expectations` module. Failing rows are reported by their `id_columns`."""
+    gx, context = _gx()
+    data = frame.to_pandas()
+    source = context.data_sources.add_pandas(f"{name}_source")
+    batch = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe("all")
+    suite = context.suites.add(gx.ExpectationSuite(name=name))
+    for _, make in expectations:
+        suite.add_expectation(make(gx.expectations))
+    definition = context.validation_definitions.add(
+        gx.ValidationDefinition(name=f"{name}_validation", data=batch, suite=suite)
+    )
+    outcome = definition.run(
+        batch_parameters={"dataframe": data}, result_format={"result_format": "COMPLETE"}
+    )
+    results = []
+    for (description, _), result in zip(expectations, outcome.results, strict=True):
+        indices = (result.result or {}).get("unexpected_index_list") or []
+        rows = (
+            frame.select(id_columns)[list(indices)[:MAX_FAILING_ROWS]].to_dicts() if indices else []
+        )
+        count = (result.result or {}).get("unexpected_count")
+        results.append(
+            Expectation(
+                description,
+                bool(result.success),
+                int(count if count is not None else (0 if result.success else 1)),
+                rows,
+            )
+        )
+    return SuiteResult(name, frame.height, results)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_chunks(chunks: pl.DataFrame) -> SuiteResult:
+    frame = chunks.select(
+        "chunk_id",
+        "document_id",
+        "chunk_level",
+        "ref",
+        "content_hash",
+        pl.col("content").map_elements(_sha256, return_dtype=pl.String).alias("content_sha256"),
+        pl.col("content").str.strip_chars().str.len_chars().alias("content_chars"),
+        # Refs must be unique per document among paragraphs; other levels repeat them.
+        pl.when(pl.col("chunk_level") == "paragraph")
+        .then(pl.col("document_id") + "\u241f" + pl.col("ref"))
+        .alias("paragraph_ref"),
+    )
+    return run_suite(
+        "chunks",
+        frame,
+        [
+            ("chunk_id is never null", lambda e: e.ExpectColumnValuesToNotBeNull(column="chunk_id")),
+            ("chunk_id is unique", lambda e: e.ExpectColumnValuesToBeUnique(column="chunk_id")),
+            (
+                "content_hash is the SHA-256 of content",
+                lambda e: e.ExpectColumnPairValuesToBeEqual(
+                    column_A="content_hash", column_B="content_sha256"
+                ),
+            ),
+            (
+                "no chunk is empty",
+                lambda e: e.ExpectColumnValuesToBeBetween(column="content_chars", min_value=1),
+            ),
+            (
+                "paragraph refs are unique per document",
+                lambda e: e.ExpectColumnValuesToBeUnique(column="paragraph_ref"),
+            ),
+        ],
+        ["chunk_id", "document_id", "ref"],
+    )
+
+
+def check_sections(sections: pl.DataFrame) -> SuiteResult:
+    ids = sections["section_id"].to_list()
+    return run_suite(
+        "sections",
+        sections.select("section_id", "document_id", "parent_id", "title"),
+        [
+            (
+                "section_id is never null",
+                lambda e: e.ExpectColumnValuesToNotBeNull(column="section_id"),
+            ),
+            ("section_id is unique", lambda e: e.ExpectColumnValuesToBeUnique(column="section_id")),
+            (
+                "every parent section exists",
+                lambda e: e.ExpectColumnValuesToBeInSet(column="parent_id", value_set=ids),
+            ),
+        ],
+        ["section_id", "document_id", "title"],
+    )
+
+
+def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
+    """Chunk counts within bounds of each document's size: every paragraph it counts present in
+    the chunks table, at least one, and an average paragraph length a legal text can have."""
+    sizes = (
+        chunks.filter(pl.col("chunk_level") == "paragraph")
+        .group_by("document_id")
+        .agg(
+            pl.len().cast(pl.Int64).alias("paragraphs_in_chunks"),
+            pl.col("content").str.len_chars().sum().alias("paragraph_chars"),
+        )
+    )
+    frame = (
+        documents.select("document_id", "document_key", pl.col("chunk_count").cast(pl.Int64))
+        .join(sizes, on="document_id", how="left")
+        .with_columns(
+            pl.col("paragraphs_in_chunks").fill_null(0),
+            (pl.col("paragraph_chars").fill_null(0) / pl.col("chunk_count").clip(1)).alias(
+                "chars_per_paragraph"
+            ),
+        )
+    )
+    low, high = CHARS_PER_PARAGRAPH
+    return run_suite(
+        "documents",
+        frame,
+        [
+            (
+                "document_id is unique",
+                lambda e: e.ExpectColumnValuesToBeUnique(column="document_id"),
+            ),
+            (
+                "the chunks table holds every paragraph the document counts",
+                lambda e: e.ExpectColumnPairValuesToBeEqual(
+                    column_A="chunk_count", column_B="paragraphs_in_chunks"
+                ),
+            ),
+            (
+                "every document has a paragraph",
+                lambda e: e.ExpectColumnValuesToBeBetween(column="chunk_count", min_value=1),
+            ),
+            (
+                f"paragraphs average {low} to {high} characters",
+                lambda e: e.ExpectColumnValuesToBeBetween(
+                    column="chars_per_paragraph", min_value=low, max_value=high
+                ),
+            ),
+        ],
+        ["document_id", "document_key", "chunk_count"],
+    )
+
+
+def check_edges(edges: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
+    ids = chunks["chunk_id"].to_list()
+    return run_suite(
+        "edges",
+        edges.select(
+            "source_chunk_id", "target_chunk_id", "reference_text", "reference_type", "weight"
+        ),
+        [
+            (
+                "every source chunk exists",
+                lambda e: e.ExpectColumnValuesToBeInSet(column="source_chunk_id", value_set=ids),
+            ),
+            (
+                "every target chunk exists",
+                lambda e: e.ExpectColumnValuesToBeInSet(column="target_chunk_id", value_set=ids),
+            ),
+            (
+                "reference_type is known",
+                lambda e: e.ExpectColumnValuesToBeInSet(
+                    column="reference_type",
+                    value_set=["internal", "external", "outside", "unresolved"],
+                ),
+            ),
+            (
+                "weight is between 0 and 1",
+                lambda e: e.ExpectColumnValuesToBeBetween(column="weight", min_value=0, max_value=1),
+            ),
+        ],
+        ["source_chunk_id", "target_chunk_id", "reference_text"],
+    )
+
+
+def check_continuity(
+    previous: pl.DataFrame | None, documents: pl.DataFrame, source_keys: set[str]
+) -> SuiteResult:
+    """No document of the previous snapshot may disappear while its source file is still there
+    (a file that stopped parsing, a structure that lost a document)."""
+    rows = [] if previous is None else previous.select("document_key", "source_name").to_dicts()
+    present = set(documents["document_key"])
+    status = [
+        "present"
+        if row["document_key"] in present
+        else ("source removed" if row["source_name"] not in source_keys else "lost")
+        for row in rows
+    ]
+    frame = pl.DataFrame(
+        {
+            "document_key": [r["document_key"] for r in rows],
+            "source_name": [r["source_name"] for r in rows],
+            "status": status,
+        },
+        schema={"document_key": pl.String, "source_name": pl.String, "status": pl.String},
+    )
+    return run_suite(
+        "continuity",
+        frame,
+        [
+            (
+                "no document lost while its source file remains",
+                lambda e: e.ExpectColumnValuesToBeInSet(
+                    column="status", value_set=["present", "source removed"]
+                ),
+            )
+        ],
+        ["document_key", "source_name", "status"],
+    )
