@@ -112,7 +112,7 @@ def published_snapshot(
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     sources = settings.pop("sources")
     tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
-    result = publish(lexkb.root_path, tables, settings, sources)
+    result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
     if result.created:
         context.log.info(f"published {result.version}")
     else:

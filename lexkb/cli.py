@@ -164,6 +164,48 @@ def cmd_hop(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    from lexkb import snapshots
+
+    root = Path(args.index)
+    if args.action == "list":
+        found = snapshots.list_snapshots(root)
+        if args.json:
+            print(json.dumps([{**vars(s), "path": str(s.path)} for s in found]))
+            return 0
+        if not found:
+            print(f"no snapshots under {root}")
+        for item in found:
+            mark = "*" if item.current else " "
+            print(
+                f"{mark} {item.version}  {item.created_at[:19]}  {item.documents} documents  "
+                f"{item.chunks} chunks  {item.bytes / 1e6:.1f} MB"
+            )
+        return 0
+    if args.action == "rollback":
+        if len(args.versions) != 1:
+            raise ValueError("rollback takes one VERSION")
+        loaded = snapshots.rollback(root, args.versions[0])
+        print(f"CURRENT now names {loaded.version} (every file verified)")
+        return 0
+    if args.action == "prune":
+        deleted = snapshots.prune(root, keep=args.keep)
+        print(f"deleted {len(deleted)} snapshot(s)" + "".join(f"\n  {v}" for v in deleted))
+        return 0
+    if len(args.versions) != 2:
+        raise ValueError("diff takes two versions: OLD NEW")
+    change = snapshots.diff(root, *args.versions)
+    if args.json:
+        print(json.dumps(vars(change)))
+        return 0
+    print(f"{change.old} -> {change.new}")
+    for name, count in change.summary().items():
+        print(f"  {name.replace('_', ' ')}: {count}")
+        for item in getattr(change, name)[: args.show]:
+            print(f"      {item}")
+    return 0
+
+
 def cmd_documents(args: argparse.Namespace) -> int:
     docs = Index.open(args.index).documents()
     if args.json:
@@ -251,6 +293,16 @@ def build_parser() -> argparse.ArgumentParser:
     hop.add_argument("--k", type=int, default=30)
     with_index(hop)
     hop.set_defaults(func=cmd_hop)
+
+    manage = sub.add_parser(
+        "snapshots", help="list, roll back, compare or prune the snapshots of an index root"
+    )
+    manage.add_argument("action", choices=["list", "rollback", "diff", "prune"])
+    manage.add_argument("versions", nargs="*", help="rollback VERSION | diff OLD NEW")
+    manage.add_argument("--keep", type=int, default=5, help="prune: snapshots to keep")
+    manage.add_argument("--show", type=int, default=10, help="diff: names listed per change")
+    with_index(manage)
+    manage.set_defaults(func=cmd_snapshots)
 
     documents = sub.add_parser("documents", help="list the indexed documents")
     with_index(documents)

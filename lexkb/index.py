@@ -18,6 +18,7 @@ import polars as pl
 from lexkb import snapshot as snap
 from lexkb.graph import CitationGraph, Step
 from lexkb.refs import core_address, document_names, normalize_ref, ref_address
+from lexkb.snapshots import touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("keyword",)
@@ -167,8 +168,11 @@ class Index:
 
     @classmethod
     def open(cls, location: str | Path, verify: bool = False) -> Index:
-        """`location` is an index root (follows CURRENT) or one snapshot directory."""
-        return cls(snap.load(location, verify=verify))
+        """`location` is an index root (follows CURRENT) or one snapshot directory. Opening
+        leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot for a while."""
+        snapshot = snap.load(location, verify=verify)
+        touch_lease(snapshot.path)
+        return cls(snapshot)
 
     @property
     def version(self) -> str:

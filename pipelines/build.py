@@ -52,10 +52,13 @@ def failed_checks(result: dg.ExecuteInProcessResult) -> dict[str, str]:
             for key, value in evaluation.metadata.items()
             if key.startswith("failing: ")
         }
-        failed[evaluation.check_name] = "; ".join(
-            f"{what} ({len(examples)} example rows: {examples[:3]})"
-            for what, examples in rows.items()
-        ) or "failed"
+        failed[evaluation.check_name] = (
+            "; ".join(
+                f"{what} ({len(examples)} example rows: {examples[:3]})"
+                for what, examples in rows.items()
+            )
+            or "failed"
+        )
     return failed
 
 
@@ -113,9 +116,7 @@ def run_build(
             blocked=blocked,
         )
     if not result.success:
-        failure = next(
-            (e for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None
-        )
+        failure = next((e for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None)
         message = failure.event_specific_data.error.message if failure else "the run failed"
         raise RuntimeError(f"build failed in {failure.step_key if failure else '?'}: {message}")
     published = materialized_metadata(result, "published_snapshot")

@@ -20,10 +20,12 @@ def default_root() -> str:
 
 
 class LexkbSettings(dg.ConfigurableResource):
-    """Source files or folders to index, and the index root that receives snapshots."""
+    """Source files or folders to index, the index root that receives snapshots, and how many
+    snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless)."""
 
     sources: list[str]
     root: str
+    keep_snapshots: int = 5
 
     @property
     def root_path(self) -> Path:

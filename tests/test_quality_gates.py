@@ -61,9 +61,9 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
     # What a person can do in the UI: the tables are built, something damages them, then the
     # checks and the publishing step run.
     corrupt(root / "work" / "tables")
-    selection = dg.AssetSelection.assets("published_snapshot") | dg.AssetSelection.checks_for_assets(
-        "search_tables", "citation_edges"
-    )
+    selection = dg.AssetSelection.assets(
+        "published_snapshot"
+    ) | dg.AssetSelection.checks_for_assets("search_tables", "citation_edges")
     result = dg.materialize(
         [*defs.assets, *defs.asset_checks],
         instance=dg.DagsterInstance.ephemeral(),

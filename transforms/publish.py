@@ -21,6 +21,7 @@ import polars as pl
 
 from lexkb import snapshot as snap
 from lexkb.schema import SNAPSHOT_FORMAT, TABLES
+from lexkb.snapshots import KEEP, clear_leftovers, fsync, prune, switch_current
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,6 @@ def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
     return digest.hexdigest()
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_duckdb(directory: Path, names: list[str]) -> None:
     con = duckdb.connect(str(directory / "index.duckdb"))
     try:
@@ -59,6 +52,15 @@ def _write_duckdb(directory: Path, names: list[str]) -> None:
             )
     finally:
         con.close()
+
+
+def _check_written(directory: Path, tables: dict[str, dict]) -> None:
+    """Read back what was written: the manifest, every file's hash, every table's row count."""
+    written = snap.load(directory, verify=True)
+    for name, entry in tables.items():
+        rows = pl.scan_parquet(written.table_path(name)).select(pl.len()).collect().item()
+        if rows != entry["rows"]:
+            raise snap.SnapshotError(f"{name}.parquet reads back {rows} rows, not {entry['rows']}")
 
 
 def current_manifest(root: Path) -> dict | None:
@@ -74,7 +76,9 @@ def publish(
     settings: dict,
     sources: list[dict],
     now: datetime | None = None,
+    keep: int = KEEP,
 ) -> Published:
+    """Write, verify and switch to a new snapshot, then prune old ones beyond `keep`."""
     missing = set(TABLES) - set(tables)
     if missing:
         raise ValueError(f"tables missing from the snapshot: {sorted(missing)}")
@@ -83,6 +87,7 @@ def publish(
     if current is not None and current.get("fingerprint") == fingerprint:
         return Published(snap.resolve(root), current["snapshot_version"], created=False)
 
+    clear_leftovers(root)
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
     version = f"{stamp}-{fingerprint[:12]}"
     snapshots = root / snap.SNAPSHOTS
@@ -99,7 +104,7 @@ def publish(
         _write_duckdb(staging, list(TABLES))
         files = {}
         for file in sorted(staging.iterdir()):
-            _fsync(file)
+            fsync(file)
             files[file.name] = {"bytes": file.stat().st_size, "sha256": snap.file_sha256(file)}
         manifest = {
             "format_version": SNAPSHOT_FORMAT,
@@ -113,17 +118,15 @@ def publish(
         }
         manifest_path = staging / snap.MANIFEST
         manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
-        _fsync(manifest_path)
-        _fsync(staging)
+        fsync(manifest_path)
+        fsync(staging)
+        _check_written(staging, manifest_tables)
         final = snapshots / version
         os.rename(staging, final)
-        _fsync(snapshots)
+        fsync(snapshots)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    pointer = root / f"{snap.CURRENT}.tmp-{uuid.uuid4().hex[:8]}"
-    pointer.write_text(version + "\n", encoding="utf-8")
-    _fsync(pointer)
-    os.replace(pointer, root / snap.CURRENT)
-    _fsync(root)
+    switch_current(root, version)
+    prune(root, keep=keep)
     return Published(final, version, created=True)

@@ -115,7 +115,10 @@ def check_chunks(chunks: pl.DataFrame) -> SuiteResult:
         "chunks",
         frame,
         [
-            ("chunk_id is never null", lambda e: e.ExpectColumnValuesToNotBeNull(column="chunk_id")),
+            (
+                "chunk_id is never null",
+                lambda e: e.ExpectColumnValuesToNotBeNull(column="chunk_id"),
+            ),
             ("chunk_id is unique", lambda e: e.ExpectColumnValuesToBeUnique(column="chunk_id")),
             (
                 "content_hash is the SHA-256 of content",
@@ -232,7 +235,9 @@ def check_edges(edges: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
             ),
             (
                 "weight is between 0 and 1",
-                lambda e: e.ExpectColumnValuesToBeBetween(column="weight", min_value=0, max_value=1),
+                lambda e: e.ExpectColumnValuesToBeBetween(
+                    column="weight", min_value=0, max_value=1
+                ),
             ),
         ],
         ["source_chunk_id", "target_chunk_id", "reference_text"],
