@@ -6,6 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.documents import document_chunks
+from assets.sources import source_files
 from pipelines.resources import LexkbSettings
 from transforms import edges as graph
 from transforms import metadata
@@ -19,7 +20,7 @@ TABLE_DIR = "tables"
 
 @dg.asset(
     group_name="index",
-    deps=[document_chunks],
+    deps=[source_files, document_chunks],
     description="Documents, sections and chunks of every source, with BM25 terms and postings.",
 )
 def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
@@ -43,15 +44,18 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     tables, settings = assemble(parts, catalog)
     out = work.path / TABLE_DIR
     out.mkdir(parents=True, exist_ok=True)
-    # Edges of older tables must not reach a snapshot of these: citation_edges rewrites them.
-    (out / "edges.parquet").unlink(missing_ok=True)
+    # Tables derived from older ones must not reach a snapshot of these: citation_edges and
+    # the dbt model `standards` write them again.
+    for derived in ("edges", "standards"):
+        (out / f"{derived}.parquet").unlink(missing_ok=True)
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
     settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]
     settings["skipped_sources"] = skipped
     settings["metadata_errors"] = catalog.errors
     (out / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    lengths = tables["chunks"]["content"].str.len_chars()
+    paragraphs = tables["chunks"].filter(pl.col("chunk_level") == "paragraph")
+    lengths = paragraphs["content"].str.len_chars()
     context.log.info(f"{tables['chunks'].height} chunks from {len(parts)} sources")
     return dg.MaterializeResult(
         metadata={
@@ -59,11 +63,31 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
             "chunks": tables["chunks"].height,
             "terms": tables["bm25_terms"].height,
             "postings": tables["bm25_postings"].height,
-            "median_chunk_chars": int(lengths.median() or 0),
+            "median_paragraph_chars": int(lengths.median() or 0),
+            "paragraph_length_chart": dg.MetadataValue.md(length_chart(lengths.to_list())),
+            "by_chunk_level": dg.MetadataValue.json(
+                dict(tables["chunks"].group_by("chunk_level").len().sort("chunk_level").rows())
+            ),
             "skipped_sources": dg.MetadataValue.json(skipped),
             "metadata_errors": dg.MetadataValue.json(catalog.errors),
         }
     )
+
+
+LENGTH_BUCKETS = (0, 100, 250, 500, 1000, 1500, 3000)
+
+
+def length_chart(lengths: list[int], width: int = 30) -> str:
+    """Paragraph lengths as a small bar chart, a row per bucket, readable in the asset view."""
+    counts = [0] * len(LENGTH_BUCKETS)
+    for length in lengths:
+        counts[sum(length >= edge for edge in LENGTH_BUCKETS) - 1] += 1
+    top = max(counts, default=0) or 1
+    rows = ["| characters | paragraphs | |", "| --- | ---: | --- |"]
+    for n, (edge, count) in enumerate(zip(LENGTH_BUCKETS, counts, strict=True)):
+        label = f"{edge}–{LENGTH_BUCKETS[n + 1] - 1}" if n + 1 < len(LENGTH_BUCKETS) else f"{edge}+"
+        rows.append(f"| {label} | {count} | {'█' * round(width * count / top)} |")
+    return "\n".join(rows)
 
 
 @dg.asset(
@@ -102,7 +126,7 @@ TABLES_FOR_EDGES = ("chunks", "documents")
 
 @dg.asset(
     group_name="index",
-    deps=[search_tables, citation_edges],
+    deps=[search_tables, citation_edges, dg.AssetKey("standards")],
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
 )
 def published_snapshot(

@@ -8,6 +8,8 @@ query module, so it starts fast and works on a machine that only holds snapshots
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -48,7 +50,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     from pipelines.build import run_build
 
     started = time.perf_counter()
-    report = run_build(args.sources, args.out, log_level="INFO" if args.verbose else "WARNING")
+    # dbt's log lines go to stdout; keep stdout for the report (and for --json).
+    chatter = sys.stderr if args.verbose else io.StringIO()
+    with contextlib.redirect_stdout(chatter):
+        report = run_build(args.sources, args.out, log_level="INFO" if args.verbose else "WARNING")
     if args.json:
         print(
             json.dumps(
@@ -213,8 +218,10 @@ def cmd_documents(args: argparse.Namespace) -> int:
         return 0
     for doc in docs:
         pages = f", {doc['page_count']} pages" if doc["page_count"] else ""
+        version = f", version {doc['version']}" if doc.get("version") else ""
         print(
-            f"{doc['document_key']}: {doc['title']} ({doc['format']}{pages}, {doc['chunk_count']} chunks)"
+            f"{doc['document_key']} [{doc['number']}]: {doc['title']} "
+            f"({doc['format']}{pages}, {doc['paragraph_count']} paragraphs{version})"
         )
     return 0
 

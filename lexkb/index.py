@@ -359,7 +359,18 @@ class Index:
         return self._by_address.get(ref_address(text), [])
 
     def documents(self) -> list[dict]:
-        return self._documents.sort("document_key").to_dicts()
+        """Every indexed document with its catalog entry from the dbt model `standards`: number
+        ("LSA 230", a short name, or the key), title, version, paragraph count."""
+        standards = pl.read_parquet(
+            self.snapshot.table_path("standards"),
+            columns=["document_id", "number", "version", "paragraph_count"],
+        )
+        return (
+            self._documents.drop("version")
+            .join(standards, on="document_id", how="left")
+            .sort("document_key")
+            .to_dicts()
+        )
 
     # helpers --------------------------------------------------------------------------------
     def _hit(self, row: int, score: float | None) -> Hit:

@@ -12,6 +12,7 @@ DOCUMENTS = pa.schema(
         ("document_key", pa.string()),
         ("title", pa.string()),
         ("short_name", pa.string()),
+        ("version", pa.string()),
         ("aliases", pa.list_(pa.string())),
         ("refers_to", pa.list_(pa.string())),
         ("format", pa.string()),
@@ -96,11 +97,26 @@ BM25_POSTINGS = pa.schema(
     ]
 )
 
+# Written by the dbt model `standards` (dbt_project/models/marts/standards.sql).
+STANDARDS = pa.schema(
+    [
+        ("document_id", pa.string()),
+        ("document_key", pa.string()),
+        ("number", pa.string()),
+        ("title", pa.string()),
+        ("version", pa.string()),
+        ("paragraph_count", pa.int32()),
+        ("section_count", pa.int32()),
+        ("page_count", pa.int32()),
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "documents": DOCUMENTS,
     "sections": SECTIONS,
     "chunks": CHUNKS,
     "edges": EDGES,
+    "standards": STANDARDS,
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,
 }

@@ -8,6 +8,8 @@ from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
 from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
+from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
+from pipelines.dbt import dbt_models, dbt_resource
 from pipelines.resources import LexkbSettings, default_root, default_sources
 
 scan_sources_job = dg.define_asset_job(
@@ -23,9 +25,11 @@ build_index_job = dg.define_asset_job(
         document_chunks,
         search_tables,
         citation_edges,
+        dbt_models,
         published_snapshot,
     ],
-    description="Parse, structure and index the selected documents, then publish a snapshot.",
+    description="Parse, structure and index the selected documents, check the tables (Great "
+    "Expectations, dbt), then publish a snapshot.",
 )
 
 defs = dg.Definitions(
@@ -35,9 +39,15 @@ defs = dg.Definitions(
         document_chunks,
         search_tables,
         citation_edges,
+        dbt_models,
         published_snapshot,
     ],
     asset_checks=TABLE_CHECKS,
-    jobs=[scan_sources_job, build_index_job],
-    resources={"lexkb": LexkbSettings(sources=default_sources(), root=default_root())},
+    jobs=[scan_sources_job, build_index_job, update_index_job, reindex_job],
+    sensors=[source_changes],
+    schedules=[daily_rebuild],
+    resources={
+        "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
+        "dbt": dbt_resource,
+    },
 )

@@ -394,6 +394,7 @@ CATALOG = """\
 documents:
   lrb-chapter-4-client-assets:
     short_name: LRB
+    version: "2026.1"
     aliases: [Lexkb Rulebook, the Rulebook]
   data-handling-regulation:
     short_name: DHR

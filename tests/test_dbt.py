@@ -1,8 +1,9 @@
-"""The dbt project over a real published snapshot, through the dbt command line."""
+"""The dbt project: inside the Dagster build (models as assets, tests as checks) and on its own."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 
 import duckdb
@@ -12,12 +13,31 @@ from lexkb import snapshot as snap
 from tests.conftest import REPO
 
 
-def test_dbt_build_summarises_the_graph_per_document(built_root, tmp_path):
+def test_dbt_models_are_published_with_the_snapshot(built_root, index):
     snapshot = snap.load(built_root)
+    standards = pl.read_parquet(snapshot.table_path("standards"))
+    documents = {d["document_key"]: d for d in index.documents()}
+    assert set(standards["document_key"]) == set(documents)
+    assert documents["lsa-230-audit-documentation"]["number"] == "LSA 230"
+    assert documents["lrb-chapter-4-client-assets"]["number"] == "LRB"
+    assert documents["lrb-chapter-4-client-assets"]["version"] == "2026.1"
+    assert all(d["paragraph_count"] == d["chunk_count"] for d in documents.values())
+    # The job ran dbt's models in its own database under the work folder.
+    with duckdb.connect(str(built_root / "work" / "models.duckdb"), read_only=True) as con:
+        tables = {
+            row[0] for row in con.sql("select table_name from information_schema.tables").fetchall()
+        }
+    assert {"document_stats", "section_stats", "graph_by_document"} <= tables
+
+
+def test_dbt_build_on_its_own(built_root, tmp_path):
+    tables = tmp_path / "tables"
+    shutil.copytree(built_root / "work" / "tables", tables)
+    (tables / "standards.parquet").unlink()
     database = tmp_path / "models.duckdb"
     env = {
         **os.environ,
-        "LEXKB_SNAPSHOT": str(snapshot.path),
+        "LEXKB_TABLES": str(tables),
         "LEXKB_DBT_DATABASE": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
@@ -26,8 +46,6 @@ def test_dbt_build_summarises_the_graph_per_document(built_root, tmp_path):
             str(REPO / ".venv/bin/dbt"),
             "build",
             "--project-dir",
-            "dbt_project",
-            "--profiles-dir",
             "dbt_project",
             "--target-path",
             str(tmp_path / "target"),
@@ -41,9 +59,10 @@ def test_dbt_build_summarises_the_graph_per_document(built_root, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout
+    assert (tables / "standards.parquet").is_file()
     with duckdb.connect(str(database), read_only=True) as con:
         summary = pl.from_arrow(con.sql("select * from graph_by_document").arrow())
-    edges = pl.read_parquet(snapshot.table_path("edges"))
+    edges = pl.read_parquet(tables / "edges.parquet")
     expected = edges.group_by("source_document_id").agg(
         pl.len().alias("citations"),
         (pl.col("reference_type") == "external").sum().alias("external_edges"),
@@ -61,3 +80,30 @@ def test_dbt_build_summarises_the_graph_per_document(built_root, tmp_path):
     )
     assert rulebook["most_cited_ref"] == "4.3.1"
     assert rulebook["cited_by_other_documents"] > 0
+
+
+def test_a_failing_dbt_test_is_reported(built_root, tmp_path):
+    tables = tmp_path / "tables"
+    shutil.copytree(built_root / "work" / "tables", tables)
+    edges = pl.read_parquet(tables / "edges.parquet")
+    edges.with_columns(pl.lit("sideways").alias("reference_type")).write_parquet(
+        tables / "edges.parquet"
+    )
+    result = subprocess.run(
+        [
+            str(REPO / ".venv/bin/dbt"),
+            "build",
+            "--project-dir",
+            "dbt_project",
+            "--target-path",
+            str(tmp_path / "target"),
+            "--log-path",
+            str(tmp_path / "logs"),
+        ],
+        cwd=REPO,
+        env={**os.environ, "LEXKB_TABLES": str(tables), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "accepted_values_stg_edges_reference_type" in result.stdout

@@ -9,6 +9,7 @@ import pytest
 from lexkb import Index
 from lexkb import snapshot as snap
 from pipelines.build import failed_checks, run_build
+from pipelines.dbt import dbt_resource
 from pipelines.definitions import defs
 from pipelines.resources import LexkbSettings
 
@@ -67,7 +68,10 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
     result = dg.materialize(
         [*defs.assets, *defs.asset_checks],
         instance=dg.DagsterInstance.ephemeral(),
-        resources={"lexkb": LexkbSettings(sources=[str(corpus_copy)], root=str(root))},
+        resources={
+            "lexkb": LexkbSettings(sources=[str(corpus_copy)], root=str(root)),
+            "dbt": dbt_resource,
+        },
         selection=selection,
         raise_on_error=False,
     )

@@ -7,6 +7,7 @@ citations use exactly those names. A source folder may hold `catalog.yaml` (or .
       gdpr:                      # document key (file name without extension) or file name
         title: General Data Protection Regulation
         short_name: GDPR
+        version: "2016-05-04"      # as the publisher numbers editions
         aliases: ["Regulation (EU) 2016/679"]
         refers_to: [other-key]   # where its unqualified citations point when it lacks the unit
     aliases:                     # more names, each for one document key
@@ -28,7 +29,7 @@ import yaml
 
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
-FIELDS = ("title", "short_name", "aliases", "refers_to")
+FIELDS = ("title", "short_name", "version", "aliases", "refers_to")
 
 
 def is_metadata_file(path: Path) -> bool:
@@ -41,6 +42,7 @@ def is_metadata_file(path: Path) -> bool:
 class DocumentMetadata:
     title: str | None = None
     short_name: str | None = None
+    version: str | None = None
     aliases: tuple[str, ...] = ()
     refers_to: tuple[str, ...] = ()
 
@@ -49,6 +51,7 @@ class DocumentMetadata:
         return DocumentMetadata(
             title=other.title or self.title,
             short_name=other.short_name or self.short_name,
+            version=other.version or self.version,
             aliases=tuple(dict.fromkeys(self.aliases + other.aliases)),
             refers_to=tuple(dict.fromkeys(self.refers_to + other.refers_to)),
         )
@@ -81,10 +84,11 @@ def _entry(raw: object, where: str) -> DocumentMetadata:
         if isinstance(values, str) or not all(isinstance(v, str) for v in values):
             raise ValueError(f"{where}: {name} must be a list of names")
         lists[name] = tuple(values)
-    for name in ("title", "short_name"):
-        if raw.get(name) is not None and not isinstance(raw[name], str):
+    for name in ("title", "short_name", "version"):
+        if raw.get(name) is not None and not isinstance(raw[name], str | int | float):
             raise ValueError(f"{where}: {name} must be text")
-    return DocumentMetadata(raw.get("title"), raw.get("short_name"), **lists)
+    text = {name: str(raw[name]) if raw.get(name) is not None else None for name in FIELDS[:3]}
+    return DocumentMetadata(**text, **lists)
 
 
 def _catalog_file(path: Path) -> tuple[dict[str, DocumentMetadata], dict[str, str]]:
@@ -148,6 +152,7 @@ def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
             dtype=pl.String,
         ),
         pl.Series("short_name", [m.short_name for m in metas], dtype=pl.String),
+        pl.Series("version", [m.version for m in metas], dtype=pl.String),
         pl.Series("aliases", [list(m.aliases) for m in metas], dtype=pl.List(pl.String)),
         pl.Series("refers_to", [list(m.refers_to) for m in metas], dtype=pl.List(pl.String)),
     )

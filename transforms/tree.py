@@ -83,6 +83,7 @@ def document_row(
         "document_key": key,
         "title": title,
         "short_name": None,
+        "version": None,
         "aliases": [],
         "refers_to": [],
         "format": source.format,

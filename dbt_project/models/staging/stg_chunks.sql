@@ -6,4 +6,4 @@ select
     ref,
     length(content) as content_chars,
     page
-from read_parquet('{{ var("snapshot_path") }}/chunks.parquet')
+from {{ source('lexkb', 'chunks') }}

@@ -3,9 +3,10 @@ select
     document_key,
     title,
     short_name,
+    version,
     format,
     page_count,
     section_count,
     chunk_count,
     extraction_quality
-from read_parquet('{{ var("snapshot_path") }}/documents.parquet')
+from {{ source('lexkb', 'documents') }}

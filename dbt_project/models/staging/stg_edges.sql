@@ -9,4 +9,4 @@ select
     relation,
     match,
     weight
-from read_parquet('{{ var("snapshot_path") }}/edges.parquet')
+from {{ source('lexkb', 'edges') }}

@@ -1,0 +1,93 @@
+"""When builds happen on their own: a sensor on the source folders and a daily full rebuild.
+
+The sensor compares the files on disk with the last scan (ROOT/work/sources.parquet) and the
+`documents` partitions: a new file gets a partition and a run of its partition, a changed file a
+run of its partition, a removed file loses its partition and the index is rebuilt without it. Each
+run also refreshes the scan and republishes; unchanged files reuse their cached parts.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+import polars as pl
+
+from pipelines.partitions import documents_partitions
+from pipelines.resources import LexkbSettings
+from transforms import sources as src
+from transforms.workdir import WorkDir
+
+update_index_job = dg.define_asset_job(
+    "update_index",
+    selection=dg.AssetSelection.all(),
+    partitions_def=documents_partitions,
+    description="Rescan the sources, parse the selected documents, rebuild and publish the index.",
+)
+
+reindex_job = dg.define_asset_job(
+    "reindex",
+    selection=dg.AssetSelection.all()
+    - dg.AssetSelection.assets("document_elements", "document_chunks"),
+    description="Rescan the sources and rebuild the index from the parsed documents it has.",
+)
+
+
+def _last_scan(lexkb: LexkbSettings) -> dict[str, str]:
+    scan = WorkDir(lexkb.root).sources
+    if not scan.is_file():
+        return {}
+    return dict(pl.read_parquet(scan, columns=["key", "sha256"]).rows())
+
+
+@dg.sensor(
+    jobs=[update_index_job, reindex_job],
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Adds, re-runs and removes `documents` partitions as files appear, change or "
+    "disappear under the source folders.",
+)
+def source_changes(context: dg.SensorEvaluationContext, lexkb: LexkbSettings) -> dg.SensorResult:
+    try:
+        found = {s.key: s.sha256 for s in src.discover(lexkb.sources)}
+    except ValueError as exc:
+        return dg.SensorResult(skip_reason=str(exc))
+    known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
+    scanned = _last_scan(lexkb)
+    added = sorted(found.keys() - known)
+    changed = sorted(k for k in found.keys() & known if scanned.get(k) != found[k])
+    removed = sorted(known - found.keys())
+    runs = [
+        dg.RunRequest(job_name=update_index_job.name, partition_key=k, run_key=f"{k}@{found[k]}")
+        for k in added + changed
+    ]
+    if removed and not runs:
+        runs.append(
+            dg.RunRequest(job_name=reindex_job.name, run_key="removed:" + ",".join(removed))
+        )
+    partition_requests = []
+    if added:
+        partition_requests.append(documents_partitions.build_add_request(added))
+    if removed:
+        partition_requests.append(documents_partitions.build_delete_request(removed))
+    if not runs and not partition_requests:
+        return dg.SensorResult(skip_reason="no source file was added, changed or removed")
+    context.log.info(f"added {added}, changed {changed}, removed {removed}")
+    return dg.SensorResult(run_requests=runs, dynamic_partitions_requests=partition_requests)
+
+
+@dg.schedule(
+    cron_schedule="0 3 * * *",
+    job=update_index_job,
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Daily full rebuild: every known document partition, then the index.",
+)
+def daily_rebuild(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+    keys = sorted(context.instance.get_dynamic_partitions(documents_partitions.name))
+    if not keys:
+        return dg.SkipReason("no documents yet: let the sensor or `lexkb build` scan the sources")
+    return dg.RunRequest(
+        run_key=None,
+        tags={
+            "dagster/asset_partition_range_start": keys[0],
+            "dagster/asset_partition_range_end": keys[-1],
+        },
+    )
