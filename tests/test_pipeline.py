@@ -163,8 +163,18 @@ def test_workspace_loads_in_dagster():
 
 
 def test_opening_and_searching_leaves_the_snapshot_untouched(built_root):
-    """Services open snapshots read-only: nothing is created, changed or touched by a reader."""
-    before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in built_root.rglob("*")}
+    """Services open snapshots read-only: nothing is created, changed or touched by a reader,
+    except its lease (ROOT/leases/<version>), which tells pruning the snapshot is in use."""
+
+    def state() -> dict:
+        return {
+            p: (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in built_root.rglob("*")
+            if "leases" not in p.relative_to(built_root).parts
+        }
+
+    before = state()
+    lease = built_root / "leases" / snap.load(built_root).version
     out = subprocess.run(
         [
             sys.executable,
@@ -182,8 +192,8 @@ def test_opening_and_searching_leaves_the_snapshot_untouched(built_root):
         check=True,
     )
     assert json.loads(out.stdout)["hits"]
-    after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in built_root.rglob("*")}
-    assert after == before
+    assert state() == before
+    assert lease.is_file()
     snap.load(built_root, verify=True)
 
 
