@@ -84,12 +84,26 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+_FILTER_FLAGS = {
+    "document": "document",
+    "document_type": "type",
+    "authority_level": "authority",
+    "tags": "tag",
+    "author": "author",
+    "source": "source",
+    "start": "start",
+    "end": "end",
+    "period": "period",
+    "section": "section",
+}
+
+
 def _filters(args: argparse.Namespace) -> dict | None:
-    filters = {}
-    if args.document:
-        filters["document"] = args.document
-    if args.section:
-        filters["section"] = args.section
+    filters = {
+        key: getattr(args, flag)
+        for key, flag in _FILTER_FLAGS.items()
+        if getattr(args, flag) is not None
+    }
     return filters or None
 
 
@@ -281,6 +295,14 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--k", type=int, default=10)
     search.add_argument("--mode", choices=MODES, default="keyword")
     search.add_argument("--document", action="append", help="only this document (repeatable)")
+    search.add_argument("--type", action="append", help="document type, e.g. rulebook (repeatable)")
+    search.add_argument("--authority", action="append", help="authority level (repeatable)")
+    search.add_argument("--tag", action="append", help="documents carrying this tag (all given)")
+    search.add_argument("--author", action="append", help="issuing body (repeatable)")
+    search.add_argument("--source", action="append", help="source URL or file name prefix")
+    search.add_argument("--start", help="documents dated on or after (YYYY-MM-DD)")
+    search.add_argument("--end", help="documents dated on or before (YYYY-MM-DD)")
+    search.add_argument("--period", help="yesterday, last_7_days, last_30_days, ...")
     search.add_argument("--section", help="only paragraphs whose heading path starts with this")
     search.add_argument(
         "--expand", action="store_true", help="let paragraphs the hits cite join the ranking"

@@ -10,19 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from lexkb import snapshot as snap
+from lexkb.filters import DOCUMENT_FILTERS, FILTER_KEYS, document_ids
 from lexkb.graph import CitationGraph, Step
 from lexkb.refs import core_address, document_names, normalize_ref, ref_address
 from lexkb.snapshots import touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("keyword",)
-FILTER_KEYS = ("document", "chunk_level", "section")
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
@@ -41,6 +42,8 @@ class Hit:
     score: float | None
     text: str
     expanded_from: str | None = None
+    source_url: str | None = None
+    metadata: dict = field(default_factory=dict)
 
     @property
     def citation(self) -> str:
@@ -163,6 +166,25 @@ class Index:
         self._paragraph_mask = levels == "paragraph"
         self._aliases = self._document_aliases()
         self._document_ids = set(self._documents["document_id"])
+        self._source_urls = dict(
+            zip(self._documents["document_id"], self._documents["source_url"], strict=True)
+        )
+        self._metadata = {
+            row.pop("document_id"): {
+                k: (v.isoformat() if isinstance(v, date) else v) for k, v in row.items()
+            }
+            for row in self._documents.select(
+                "document_id",
+                "document_type",
+                "authority_level",
+                "author",
+                "tags",
+                "published",
+                "effective",
+                "version",
+                "deprecated",
+            ).to_dicts()
+        }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
         self.graph = CitationGraph(self._edges, self._by_id, len(self))
 
@@ -190,16 +212,18 @@ class Index:
         filters: Mapping[str, object] | None = None,
         expand: bool = False,
         decay: float = 0.7,
+        today: date | None = None,
     ) -> SearchResults:
         """The k best chunks for `query`. With `expand`, the chunks each of the first k hits
         cites or is cited by join the ranking at the hit's score x decay x edge weight, so a
-        paragraph the best hits depend on can displace a weaker keyword match."""
+        paragraph the best hits depend on can displace a weaker keyword match. `filters`: see
+        lexkb.filters (relative periods count back from `today`, by default the date now)."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; this snapshot supports {MODES}")
         if k < 1:
             raise ValueError("k must be at least 1")
         scores = self.keyword_scores(query)
-        keep = self._filter_mask(filters) if filters else self._paragraph_mask
+        keep = self._filter_mask(filters, today) if filters else self._paragraph_mask
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
         scores = np.where(keep, scores, 0.0)
@@ -232,15 +256,16 @@ class Index:
         weights = np.concatenate([self._weights[s] for s in slices])
         return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
 
-    def _filter_mask(self, filters: Mapping[str, object]) -> np.ndarray:
+    def _filter_mask(self, filters: Mapping[str, object], today: date | None = None) -> np.ndarray:
         unknown = set(filters) - set(FILTER_KEYS)
         if unknown:
             raise ValueError(f"unknown filter(s) {sorted(unknown)}; known: {FILTER_KEYS}")
         expr = pl.lit(True)
-        if (documents := filters.get("document")) is not None:
-            wanted = [documents] if isinstance(documents, str) else list(documents)
-            ids = {self._resolve_document(name) for name in wanted}
-            expr &= pl.col("document_id").is_in(list(ids))
+        if any(filters.get(key) is not None for key in DOCUMENT_FILTERS):
+            ids = document_ids(
+                self._documents, filters, self._resolve_document, today or date.today()
+            )
+            expr &= pl.col("document_id").is_in(ids)
         if (level := filters.get("chunk_level")) is not None:
             expr &= pl.col("chunk_level").is_in([level] if isinstance(level, str) else list(level))
         if (section := filters.get("section")) is not None:
@@ -385,6 +410,8 @@ class Index:
             page=chunk["page"],
             score=score,
             text=chunk["content"],
+            source_url=self._source_urls.get(chunk["document_id"]),
+            metadata=self._metadata.get(chunk["document_id"], {}),
         )
 
     def _document_aliases(self) -> dict[str, str]:

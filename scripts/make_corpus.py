@@ -390,19 +390,51 @@ def write_docx(path: Path) -> None:
 
 CATALOG = """\
 # Names that other documents use for these ones, so their citations resolve
-# ("Rule 4.1.1 of the Lexkb Rulebook", "Article 6 of the Data Handling Regulation").
+# ("Rule 4.1.1 of the Lexkb Rulebook", "Article 6 of the Data Handling Regulation"),
+# and the metadata search filters on. The Lexkb Authority and its URLs are fictional.
 documents:
   lrb-chapter-4-client-assets:
     short_name: LRB
     version: "2026.1"
     aliases: [Lexkb Rulebook, the Rulebook]
+    document_type: rulebook
+    authority_level: primary
+    author: Lexkb Authority
+    source_url: https://lexkb.example/rulebook/chapter-4
+    published: 2026-01-15
+    effective: 2026-03-01
+    tags: [client assets, client money]
   data-handling-regulation:
     short_name: DHR
     aliases: [Data Handling Regulation, Regulation 1/2026]
+    document_type: regulation
+    authority_level: primary
+    author: Lexkb Authority
+    source_url: https://lexkb.example/regulations/1-2026
+    published: 2026-02-02
+    tags: [data protection, records]
   records-retention-act:
     aliases: [Records Retention Act]
+    document_type: act
+    authority_level: primary
+    author: Lexkb Parliament
+    published: 2019-06-30
+    tags: [records]
+  lsa-230-audit-documentation:
+    document_type: standard
+    authority_level: secondary
+    author: Lexkb Auditing Board
+    source_url: https://lexkb.example/standards/lsa-230
+    published: 2024-12-10
+    tags: [audit, records]
   LKB-FAQ:
     refers_to: [lrb-chapter-4-client-assets]
+    document_type: faq
+    authority_level: guidance
+    author: Lexkb Authority
+    published: 2026-11-20
+    tags: [client money]
+    deprecated: false
 """
 
 

@@ -10,6 +10,14 @@ citations use exactly those names. A source folder may hold `catalog.yaml` (or .
         version: "2016-05-04"      # as the publisher numbers editions
         aliases: ["Regulation (EU) 2016/679"]
         refers_to: [other-key]   # where its unqualified citations point when it lacks the unit
+        document_type: regulation
+        authority_level: primary
+        author: European Parliament and Council
+        source_url: https://eur-lex.europa.eu/eli/reg/2016/679/oj
+        published: 2016-05-04
+        effective: 2018-05-25
+        tags: [data protection, privacy]
+        deprecated: false
     aliases:                     # more names, each for one document key
       the Data Regulation: gdpr
 
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
@@ -29,7 +38,18 @@ import yaml
 
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
-FIELDS = ("title", "short_name", "version", "aliases", "refers_to")
+TEXT_FIELDS = (
+    "title",
+    "short_name",
+    "version",
+    "document_type",
+    "authority_level",
+    "author",
+    "source_url",
+)
+LIST_FIELDS = ("aliases", "refers_to", "tags")
+DATE_FIELDS = ("published", "effective")
+FIELDS = (*TEXT_FIELDS, *LIST_FIELDS, *DATE_FIELDS, "deprecated")
 
 
 def is_metadata_file(path: Path) -> bool:
@@ -43,18 +63,27 @@ class DocumentMetadata:
     title: str | None = None
     short_name: str | None = None
     version: str | None = None
+    document_type: str | None = None  # regulation, rulebook, standard, guidance, act, faq ...
+    authority_level: str | None = None  # as the corpus ranks its texts: primary, secondary ...
+    author: str | None = None  # the issuing body
+    source_url: str | None = None
     aliases: tuple[str, ...] = ()
     refers_to: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    published: date | None = None
+    effective: date | None = None
+    deprecated: bool | None = None
 
     def merged(self, other: DocumentMetadata) -> DocumentMetadata:
-        """`other`'s fields where it has them."""
-        return DocumentMetadata(
-            title=other.title or self.title,
-            short_name=other.short_name or self.short_name,
-            version=other.version or self.version,
-            aliases=tuple(dict.fromkeys(self.aliases + other.aliases)),
-            refers_to=tuple(dict.fromkeys(self.refers_to + other.refers_to)),
-        )
+        """`other`'s fields where it has them; lists are joined."""
+        values = {}
+        for name in FIELDS:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if name in LIST_FIELDS:
+                values[name] = tuple(dict.fromkeys(mine + theirs))
+            else:
+                values[name] = theirs if theirs is not None else mine
+        return DocumentMetadata(**values)
 
 
 @dataclass(frozen=True)
@@ -72,23 +101,42 @@ def _read(path: Path) -> object:
     return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
 
 
+def _date(value: object, where: str) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise ValueError(f"{where} must be a date such as 2024-05-01, not {value!r}") from exc
+
+
 def _entry(raw: object, where: str) -> DocumentMetadata:
     if not isinstance(raw, dict):
         raise ValueError(f"{where} must be a mapping of {', '.join(FIELDS)}")
     unknown = set(raw) - set(FIELDS)
     if unknown:
         raise ValueError(f"{where} has unknown field(s) {sorted(unknown)}; known: {FIELDS}")
-    lists = {}
-    for name in ("aliases", "refers_to"):
-        values = raw.get(name) or []
-        if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+    values: dict[str, object] = {}
+    for name in LIST_FIELDS:
+        items = raw.get(name) or []
+        if isinstance(items, str) or not all(isinstance(v, str) for v in items):
             raise ValueError(f"{where}: {name} must be a list of names")
-        lists[name] = tuple(values)
-    for name in ("title", "short_name", "version"):
-        if raw.get(name) is not None and not isinstance(raw[name], str | int | float):
-            raise ValueError(f"{where}: {name} must be text")
-    text = {name: str(raw[name]) if raw.get(name) is not None else None for name in FIELDS[:3]}
-    return DocumentMetadata(**text, **lists)
+        values[name] = tuple(items)
+    for name in TEXT_FIELDS:
+        if raw.get(name) is not None:
+            if not isinstance(raw[name], str | int | float):
+                raise ValueError(f"{where}: {name} must be text")
+            values[name] = str(raw[name])
+    for name in DATE_FIELDS:
+        if raw.get(name) is not None:
+            values[name] = _date(raw[name], f"{where}: {name}")
+    if raw.get("deprecated") is not None:
+        if not isinstance(raw["deprecated"], bool):
+            raise ValueError(f"{where}: deprecated must be true or false")
+        values["deprecated"] = raw["deprecated"]
+    return DocumentMetadata(**values)
 
 
 def _catalog_file(path: Path) -> tuple[dict[str, DocumentMetadata], dict[str, str]]:
@@ -145,14 +193,24 @@ def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
         catalog.for_document(key, source) or DocumentMetadata()
         for key, source in documents.select("document_key", "source_name").rows()
     ]
-    return documents.with_columns(
+    found_titles = documents["title"].to_list()
+    columns = [
         pl.Series(
             "title",
-            [m.title or t for m, t in zip(metas, documents["title"], strict=True)],
+            [m.title or t for m, t in zip(metas, found_titles, strict=True)],
             dtype=pl.String,
         ),
-        pl.Series("short_name", [m.short_name for m in metas], dtype=pl.String),
-        pl.Series("version", [m.version for m in metas], dtype=pl.String),
-        pl.Series("aliases", [list(m.aliases) for m in metas], dtype=pl.List(pl.String)),
-        pl.Series("refers_to", [list(m.refers_to) for m in metas], dtype=pl.List(pl.String)),
-    )
+        pl.Series("deprecated", [bool(m.deprecated) for m in metas], dtype=pl.Boolean),
+    ]
+    columns += [
+        pl.Series(name, [getattr(m, name) for m in metas], dtype=pl.String)
+        for name in TEXT_FIELDS[1:]
+    ]
+    columns += [
+        pl.Series(name, [list(getattr(m, name)) for m in metas], dtype=pl.List(pl.String))
+        for name in LIST_FIELDS
+    ]
+    columns += [
+        pl.Series(name, [getattr(m, name) for m in metas], dtype=pl.Date) for name in DATE_FIELDS
+    ]
+    return documents.with_columns(columns)
