@@ -6,6 +6,8 @@ CURRENT keeps pointing at the last good snapshot. The failing rows go into the c
 
 from __future__ import annotations
 
+import json
+
 import dagster as dg
 import polars as pl
 
@@ -96,10 +98,24 @@ def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     return _result(tc.check_edges(_table(lexkb, "edges"), _table(lexkb, "chunks")))
 
 
+@dg.asset_check(
+    asset=dg.AssetKey("chunk_embeddings"),
+    blocking=True,
+    description="Every chunk has a vector of the declared dimension and unit length.",
+)
+def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+    out = WorkDir(lexkb.root).path / TABLE_DIR
+    embedder = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
+    return _result(
+        tc.check_embeddings(_table(lexkb, "embeddings"), _table(lexkb, "chunks"), embedder)
+    )
+
+
 TABLE_CHECKS = [
     chunks_are_sound,
     sections_are_sound,
     documents_have_plausible_chunks,
     no_document_lost,
     edges_are_sound,
+    embeddings_are_sound,
 ]

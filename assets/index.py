@@ -44,10 +44,10 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     tables, settings = assemble(parts, catalog)
     out = work.path / TABLE_DIR
     out.mkdir(parents=True, exist_ok=True)
-    # Tables derived from older ones must not reach a snapshot of these: citation_edges and
-    # the dbt model `standards` write them again.
-    for derived in ("edges", "standards"):
-        (out / f"{derived}.parquet").unlink(missing_ok=True)
+    # Tables derived from older ones must not reach a snapshot of these: citation_edges,
+    # chunk_embeddings and the dbt model `standards` write them again.
+    for derived in ("edges.parquet", "standards.parquet", "embeddings.parquet", "embedder.json"):
+        (out / derived).unlink(missing_ok=True)
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
     settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]
@@ -126,7 +126,7 @@ TABLES_FOR_EDGES = ("chunks", "documents")
 
 @dg.asset(
     group_name="index",
-    deps=[search_tables, citation_edges, dg.AssetKey("standards")],
+    deps=[search_tables, citation_edges, dg.AssetKey("chunk_embeddings"), dg.AssetKey("standards")],
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
 )
 def published_snapshot(
@@ -135,6 +135,7 @@ def published_snapshot(
     out = WorkDir(lexkb.root).path / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     sources = settings.pop("sources")
+    settings["embedder"] = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
     result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
     if result.created:

@@ -7,6 +7,7 @@ operations over the postings of its terms. Nothing here imports Dagster or unstr
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -17,13 +18,17 @@ import numpy as np
 import polars as pl
 
 from lexkb import snapshot as snap
+from lexkb.embedders import Embedder
 from lexkb.filters import DOCUMENT_FILTERS, FILTER_KEYS, document_ids
 from lexkb.graph import CitationGraph, Step
 from lexkb.refs import core_address, document_names, normalize_ref, ref_address
 from lexkb.snapshots import touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
-MODES = ("keyword",)
+MODES = ("hybrid", "keyword", "vector")
+# Reciprocal rank fusion (Cormack et al. 2009): k=60, over each ranking's best 100.
+RRF_K = 60
+FUSION_DEPTH = 100
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
@@ -127,7 +132,7 @@ class SearchResults:
 class Index:
     """Open with `Index.open(root_or_snapshot)`; safe to share between threads for reading."""
 
-    def __init__(self, snapshot: snap.Snapshot) -> None:
+    def __init__(self, snapshot: snap.Snapshot, embedder: Embedder | None = None) -> None:
         self.snapshot = snapshot
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
         if tokenizer != TOKENIZER_VERSION:
@@ -187,14 +192,48 @@ class Index:
         }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
         self.graph = CitationGraph(self._edges, self._by_id, len(self))
+        self.embedder_name, self._vectors = self._load_vectors()
+        self.query_embedder = self._query_embedder(embedder)
+
+    def _load_vectors(self) -> tuple[str | None, np.ndarray | None]:
+        info = self.snapshot.manifest.get("embedder")
+        if not info:
+            return None, None
+        table = pl.read_parquet(self.snapshot.table_path("embeddings"))
+        vectors = np.zeros((len(self), info["dimension"]), dtype=np.float32)
+        rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
+        if rows.size:
+            vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
+        return info["name"], vectors
+
+    def _query_embedder(self, embedder: Embedder | None) -> Embedder | None:
+        """The embedder for queries: the one given, which must be the snapshot's, or the
+        snapshot's own when it can be built here (Voyage AI needs VOYAGE_API_KEY)."""
+        if self.embedder_name is None:
+            return None
+        if embedder is not None:
+            if embedder.name != self.embedder_name:
+                raise snap.SnapshotError(
+                    f"snapshot {self.version} was embedded with {self.embedder_name}; "
+                    f"a query embedder {embedder.name} would compare unrelated vectors"
+                )
+            return embedder
+        if self.embedder_name.startswith("voyage:") and os.environ.get("VOYAGE_API_KEY"):
+            from lexkb.embedders import VoyageEmbedder
+
+            return VoyageEmbedder(model=self.embedder_name.split(":", 1)[1])
+        return None
 
     @classmethod
-    def open(cls, location: str | Path, verify: bool = False) -> Index:
+    def open(
+        cls, location: str | Path, verify: bool = False, embedder: Embedder | None = None
+    ) -> Index:
         """`location` is an index root (follows CURRENT) or one snapshot directory. Opening
-        leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot for a while."""
+        leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot for a while.
+        `embedder` embeds queries; it must be the one the snapshot was built with."""
         snapshot = snap.load(location, verify=verify)
         touch_lease(snapshot.path)
-        return cls(snapshot)
+        return cls(snapshot, embedder)
 
     @property
     def version(self) -> str:
@@ -208,7 +247,7 @@ class Index:
         self,
         query: str,
         k: int = 10,
-        mode: str = "keyword",
+        mode: str | None = None,
         filters: Mapping[str, object] | None = None,
         expand: bool = False,
         decay: float = 0.7,
@@ -217,16 +256,27 @@ class Index:
         """The k best chunks for `query`. With `expand`, the chunks each of the first k hits
         cites or is cited by join the ranking at the hit's score x decay x edge weight, so a
         paragraph the best hits depend on can displace a weaker keyword match. `filters`: see
-        lexkb.filters (relative periods count back from `today`, by default the date now)."""
-        if mode not in MODES:
-            raise ValueError(f"unknown search mode {mode!r}; this snapshot supports {MODES}")
+        lexkb.filters (relative periods count back from `today`, by default the date now).
+
+        `mode`: `hybrid` fuses BM25 and dense rankings (RRF, k=60), `vector` ranks by cosine
+        similarity, `keyword` by BM25. The default is hybrid when the snapshot has embeddings
+        and a query embedder is available. A dense mode that cannot run falls back to keyword
+        with a warning in the results."""
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; modes are {MODES}")
         if k < 1:
             raise ValueError("k must be at least 1")
-        scores = self.keyword_scores(query)
         keep = self._filter_mask(filters, today) if filters else self._paragraph_mask
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
-        scores = np.where(keep, scores, 0.0)
+        used, warnings = self._mode(mode)
+        keyword = np.where(keep, self.keyword_scores(query), 0.0) if used != "vector" else None
+        if used == "keyword":
+            scores = keyword
+        else:
+            dense = self._vectors @ self.query_embedder.embed_query(query)
+            dense = np.where(keep, dense + 2.0, 0.0)  # shifted: positive wherever kept
+            scores = _fuse([keyword, dense]) if used == "hybrid" else dense
         order = _top(scores, k)
         via: dict[int, int] = {}
         if expand:
@@ -238,13 +288,28 @@ class Index:
                         scores[other] = value
                         via[other] = seed
             order = _top(scores, k)
+        shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
         hits = []
         for row in order.tolist():
-            hit = self._hit(row, float(scores[row]))
+            hit = self._hit(row, float(scores[row]) - shift)
             if row in via:
                 hit = replace(hit, expanded_from=self._chunks["chunk_id"][via[row]])
             hits.append(hit)
-        return SearchResults(query, mode, hits)
+        return SearchResults(query, used, hits, warnings)
+
+    def _mode(self, mode: str | None) -> tuple[str, list[str]]:
+        """The mode a search runs in, and why it is not the one asked for."""
+        dense_ready = self._vectors is not None and self.query_embedder is not None
+        if mode is None:
+            mode = "hybrid" if self._vectors is not None else "keyword"
+        if mode == "keyword" or dense_ready:
+            return mode, []
+        reason = (
+            "this snapshot has no embeddings"
+            if self._vectors is None
+            else f"no query embedder for {self.embedder_name} here (Voyage needs VOYAGE_API_KEY)"
+        )
+        return "keyword", [f"{mode} search unavailable: {reason}; keyword results only"]
 
     def keyword_scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk row for `query` (zeros where no term matches)."""
@@ -442,6 +507,15 @@ class Index:
             known = ", ".join(sorted(self._documents["document_key"]))
             raise ValueError(f"no document called {name!r}; documents are: {known}")
         return doc_id
+
+
+def _fuse(rankings: list[np.ndarray]) -> np.ndarray:
+    """Reciprocal rank fusion of score arrays over each one's best FUSION_DEPTH rows."""
+    fused = np.zeros(rankings[0].shape[0], dtype=np.float64)
+    for scores in rankings:
+        top = _top(scores, FUSION_DEPTH)
+        fused[top] += 1.0 / (RRF_K + np.arange(1, top.size + 1))
+    return fused
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:

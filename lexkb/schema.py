@@ -105,6 +105,16 @@ BM25_POSTINGS = pa.schema(
     ]
 )
 
+# One vector per chunk when the build had an embedder; `publish` stores `vector` as a fixed-size
+# list of the embedder's dimension (recorded in the manifest under "embedder").
+EMBEDDINGS = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("model", pa.string()),
+        ("vector", pa.list_(pa.float32())),
+    ]
+)
+
 # Written by the dbt model `standards` (dbt_project/models/marts/standards.sql).
 STANDARDS = pa.schema(
     [
@@ -124,6 +134,7 @@ TABLES: dict[str, pa.Schema] = {
     "sections": SECTIONS,
     "chunks": CHUNKS,
     "edges": EDGES,
+    "embeddings": EMBEDDINGS,
     "standards": STANDARDS,
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,

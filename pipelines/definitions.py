@@ -6,11 +6,12 @@ import dagster as dg
 
 from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
+from assets.embeddings import chunk_embeddings
 from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models, dbt_resource
-from pipelines.resources import LexkbSettings, default_root, default_sources
+from pipelines.resources import EmbedderSettings, LexkbSettings, default_root, default_sources
 
 scan_sources_job = dg.define_asset_job(
     "scan_sources",
@@ -25,6 +26,7 @@ build_index_job = dg.define_asset_job(
         document_chunks,
         search_tables,
         citation_edges,
+        chunk_embeddings,
         dbt_models,
         published_snapshot,
     ],
@@ -39,6 +41,7 @@ defs = dg.Definitions(
         document_chunks,
         search_tables,
         citation_edges,
+        chunk_embeddings,
         dbt_models,
         published_snapshot,
     ],
@@ -49,5 +52,6 @@ defs = dg.Definitions(
     resources={
         "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
         "dbt": dbt_resource,
+        "embedder": EmbedderSettings(),
     },
 )

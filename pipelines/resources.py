@@ -30,3 +30,22 @@ class LexkbSettings(dg.ConfigurableResource):
     @property
     def root_path(self) -> Path:
         return Path(self.root)
+
+
+class EmbedderSettings(dg.ConfigurableResource):
+    """Which embedder builds the dense vectors. `auto` uses Voyage AI when VOYAGE_API_KEY is set;
+    `voyage` requires it; `none` builds keyword-only snapshots."""
+
+    provider: str = "auto"
+    model: str = "voyage-law-2"
+
+    def build(self):
+        from lexkb.embedders import VoyageEmbedder
+
+        if self.provider not in ("auto", "voyage", "none"):
+            raise ValueError(f"unknown embedder provider {self.provider!r}: auto, voyage or none")
+        if self.provider == "none" or (
+            self.provider == "auto" and not os.environ.get("VOYAGE_API_KEY")
+        ):
+            return None
+        return VoyageEmbedder(model=self.model)

@@ -13,7 +13,7 @@ from pipelines.build import materialized_metadata, run_build
 from pipelines.dbt import dbt_resource
 from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
-from pipelines.resources import LexkbSettings
+from pipelines.resources import EmbedderSettings, LexkbSettings
 from tests.conftest import CORPUS, REPO
 
 
@@ -129,6 +129,7 @@ def test_partition_by_partition_materialization_gives_the_same_chunks(built_root
     resources = {
         "lexkb": LexkbSettings(sources=[str(CORPUS)], root=str(root)),
         "dbt": dbt_resource,
+        "embedder": EmbedderSettings(),
     }
     assets = defs.assets
     dg.materialize(assets, instance=instance, resources=resources, selection="source_files")

@@ -11,7 +11,7 @@ from lexkb import snapshot as snap
 from pipelines.build import failed_checks, run_build
 from pipelines.dbt import dbt_resource
 from pipelines.definitions import defs
-from pipelines.resources import LexkbSettings
+from pipelines.resources import EmbedderSettings, LexkbSettings
 
 
 def _drop_a_paragraph(tables):
@@ -71,6 +71,7 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
         resources={
             "lexkb": LexkbSettings(sources=[str(corpus_copy)], root=str(root)),
             "dbt": dbt_resource,
+            "embedder": EmbedderSettings(),
         },
         selection=selection,
         raise_on_error=False,

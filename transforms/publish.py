@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from lexkb import snapshot as snap
 from lexkb.schema import SNAPSHOT_FORMAT, TABLES
@@ -52,6 +53,15 @@ def _write_duckdb(directory: Path, names: list[str]) -> None:
             )
     finally:
         con.close()
+
+
+def _schema(name: str, schema: pa.Schema, settings: dict) -> pa.Schema:
+    """Embeddings are stored as fixed-size vectors of the embedder's dimension."""
+    embedder = settings.get("embedder")
+    if name != "embeddings" or not embedder:
+        return schema
+    vector = pa.field("vector", pa.list_(pa.float32(), embedder["dimension"]))
+    return schema.set(schema.get_field_index("vector"), vector)
 
 
 def _check_written(directory: Path, tables: dict[str, dict]) -> None:
@@ -97,7 +107,7 @@ def publish(
     try:
         manifest_tables = {}
         for name, schema in TABLES.items():
-            frame = tables[name].to_arrow().cast(schema)
+            frame = tables[name].to_arrow().cast(_schema(name, schema, settings))
             file = staging / f"{name}.parquet"
             pl.from_arrow(frame).write_parquet(file, compression="zstd", statistics=True)
             manifest_tables[name] = {"file": file.name, "rows": frame.num_rows}

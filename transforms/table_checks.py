@@ -278,3 +278,48 @@ def check_continuity(
         ],
         ["document_key", "source_name", "status"],
     )
+
+
+def check_embeddings(
+    embeddings: pl.DataFrame, chunks: pl.DataFrame, embedder: dict | None
+) -> SuiteResult:
+    """One vector per chunk, of the declared dimension, unit length when declared normalized."""
+    dimension = embedder["dimension"] if embedder else 0
+    frame = chunks.select("chunk_id").join(
+        embeddings.select(
+            "chunk_id",
+            pl.col("vector").list.len().alias("dimension"),
+            (pl.col("vector").list.eval(pl.element() ** 2).list.sum().sqrt()).alias("norm"),
+        ),
+        on="chunk_id",
+        how="left",
+    )
+    if embedder is None:
+        return run_suite(
+            "embeddings",
+            embeddings.select("chunk_id"),
+            [("no vectors without an embedder", lambda e: e.ExpectTableRowCountToEqual(value=0))],
+            ["chunk_id"],
+        )
+    expectations = [
+        (
+            "every chunk has a vector",
+            lambda e: e.ExpectColumnValuesToNotBeNull(column="dimension"),
+        ),
+        (
+            f"every vector has {dimension} dimensions",
+            lambda e: e.ExpectColumnValuesToBeBetween(
+                column="dimension", min_value=dimension, max_value=dimension
+            ),
+        ),
+    ]
+    if embedder.get("normalized"):
+        expectations.append(
+            (
+                "every vector has unit length",
+                lambda e: e.ExpectColumnValuesToBeBetween(
+                    column="norm", min_value=0.999, max_value=1.001
+                ),
+            )
+        )
+    return run_suite("embeddings", frame, expectations, ["chunk_id", "dimension", "norm"])

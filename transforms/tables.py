@@ -41,7 +41,6 @@ def assemble(
     }
     settings = {
         "bm25": params.settings(),
-        "embedder": None,
         "aliases": dict(sorted(catalog.aliases.items())),
     }
     return tables, settings

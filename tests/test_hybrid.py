@@ -1,0 +1,85 @@
+"""Embeddings through the build and hybrid search, with Voyage AI's API served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from lexkb import Index
+from lexkb import snapshot as snap
+from lexkb.embedders import VoyageEmbedder
+from pipelines.build import run_build
+from tests.voyage_fake import DIMENSION, KEY, FakeVoyage
+
+
+@pytest.fixture()
+def voyage(monkeypatch):
+    with FakeVoyage() as server:
+        monkeypatch.setenv("VOYAGE_API_KEY", KEY)
+        monkeypatch.setenv("VOYAGE_BASE_URL", server.base_url)
+        yield server
+
+
+def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    first = run_build([corpus_copy], root)
+    loaded = snap.load(root, verify=True)
+    assert loaded.manifest["embedder"] == {
+        "name": "voyage:voyage-law-2",
+        "dimension": DIMENSION,
+        "normalized": True,
+    }
+    table = pl.read_parquet(loaded.table_path("embeddings"))
+    assert table.height == first.chunks
+    assert table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
+    embedded = sum(len(r["input"]) for r in voyage.requests)
+    assert embedded == pl.read_parquet(loaded.table_path("chunks"))["content_hash"].n_unique()
+
+    index = Index.open(root)
+    results = index.search("how long are client money reconciliation records kept", k=5)
+    assert results.mode == "hybrid" and not results.warnings and len(results) == 5
+    assert voyage.requests[-1]["input_type"] == "query"
+    keyword = index.search(
+        "how long are client money reconciliation records kept", k=5, mode="keyword"
+    )
+    vector = index.search(
+        "how long are client money reconciliation records kept", k=5, mode="vector"
+    )
+    assert vector.mode == "vector" and all(-1.0 <= h.score <= 1.0 for h in vector)
+    # Every fused hit comes from one of the two rankings.
+    assert {h.chunk_id for h in results} <= {
+        h.chunk_id for h in index.search(results.query, k=100, mode="keyword")
+    } | {h.chunk_id for h in index.search(results.query, k=100, mode="vector")}
+    assert [h.chunk_id for h in keyword] != [h.chunk_id for h in vector]
+
+    # A rebuild after one change embeds only the changed text.
+    before = len(voyage.requests)
+    text = corpus_copy / "records-retention-act.txt"
+    text.write_text(text.read_text().replace("seven years", "eight years"), encoding="utf-8")
+    run_build([corpus_copy], root)
+    again = sum(len(r["input"]) for r in voyage.requests[before:] if r["input_type"] == "document")
+    assert again == 2  # the paragraph § 103(b) and its section chunk
+
+    # Without a key the snapshot's vectors cannot be queried: keyword results and a warning.
+    monkeypatch.delenv("VOYAGE_API_KEY")
+    fallback = Index.open(root).search("client money", k=3)
+    assert fallback.mode == "keyword" and "VOYAGE_API_KEY" in fallback.warnings[0]
+
+
+def test_a_query_embedder_of_another_model_is_refused(voyage, corpus_copy, tmp_path):
+    root = tmp_path / "root"
+    run_build([corpus_copy], root)
+    with pytest.raises(snap.SnapshotError, match="embedded with voyage:voyage-law-2"):
+        Index.open(root, embedder=VoyageEmbedder(model="voyage-3-lite"))
+    same = Index.open(root, embedder=VoyageEmbedder(model="voyage-law-2"))
+    assert np.isclose(np.linalg.norm(same.query_embedder.embed_query("client money")), 1.0)
+
+
+def test_keyword_only_snapshots_warn_only_when_dense_search_is_asked_for(index):
+    assert index.search("client money", k=1).warnings == []
+    asked = index.search("client money", k=1, mode="hybrid")
+    assert asked.mode == "keyword"
+    assert asked.warnings == [
+        "hybrid search unavailable: this snapshot has no embeddings; keyword results only"
+    ]
