@@ -228,7 +228,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 def cmd_documents(args: argparse.Namespace) -> int:
     docs = Index.open(args.index).documents()
     if args.json:
-        print(json.dumps(docs))
+        print(json.dumps(docs, default=str))
         return 0
     for doc in docs:
         pages = f", {doc['page_count']} pages" if doc["page_count"] else ""
