@@ -21,7 +21,7 @@ from lexkb import snapshot as snap
 from lexkb.embedders import Embedder
 from lexkb.filters import DOCUMENT_FILTERS, FILTER_KEYS, document_ids
 from lexkb.graph import CitationGraph, Step
-from lexkb.refs import core_address, document_names, normalize_ref, ref_address
+from lexkb.refs import core_address, document_names, normalize_ref, ref_address, title_code
 from lexkb.snapshots import touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -489,9 +489,8 @@ class Index:
             names = document_names(
                 doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
             )
-            code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", doc["title"] or "")
-            if code:
-                names += [code.group(2), code.group(1)]
+            if code := title_code(doc["title"]):
+                names += [code[1], code[0]]
             for name in names:
                 aliases.setdefault(_alias_key(name), doc["document_id"])
         for name, key in self.snapshot.manifest.get("aliases", {}).items():

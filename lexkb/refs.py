@@ -91,6 +91,12 @@ def core_address(address: tuple[str, ...]) -> tuple[str, ...]:
     return address[start:]
 
 
+def title_code(title: str | None) -> tuple[str, str] | None:
+    """The series and number a standard's title starts with ("LSA 230 ..." -> ("LSA", "230"))."""
+    code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", title or "")
+    return (code.group(1), code.group(2)) if code else None
+
+
 def document_names(
     key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
 ) -> list[str]:
@@ -101,7 +107,6 @@ def document_names(
         # "Fund Rules (FUNDS)" is also cited as "Fund Rules" and as "FUNDS".
         if match := re.fullmatch(r"(.+?)\s*\(([A-Z][A-Za-z]{1,7})\)", name.strip()):
             names += [match.group(1), match.group(2)]
-    code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", title or "")
-    if code:
-        names.append(f"{code.group(1)} {code.group(2)}")
+    if code := title_code(title):
+        names.append(" ".join(code))
     return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]

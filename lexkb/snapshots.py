@@ -123,7 +123,8 @@ def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) ->
     current = current_version(root)
     now = time.time()
     deleted = []
-    for version in versions(root)[: max(len(versions(root)) - keep, 0)]:
+    published = versions(root)
+    for version in published[: max(len(published) - keep, 0)]:
         lease = root / LEASES / version
         if version == current or (
             lease.is_file() and now - lease.stat().st_mtime < lease_minutes * 60

@@ -23,13 +23,13 @@ from dagster_dbt import (
     dbt_assets,
 )
 
+from assets.index import TABLE_DIR
 from pipelines.resources import REPO_ROOT, LexkbSettings
 from transforms.workdir import WorkDir
 
 DBT_PROJECT = DbtProject(project_dir=REPO_ROOT / "dbt_project", profiles_dir=REPO_ROOT)
 # The dbt installed beside this Python, whether or not its bin directory is on PATH.
 DBT_EXECUTABLE = str(Path(sys.executable).parent / "dbt")
-TABLE_DIR = "tables"
 
 
 def _ensure_manifest(project: DbtProject) -> Path:
@@ -85,8 +85,11 @@ def dbt_models(
     work = WorkDir(lexkb.root)
     tables = work.path / TABLE_DIR
     with _environment(LEXKB_DBT_DATABASE=str(work.path / "models.duckdb")):
+        # dbt's run artifacts go beside the models' database, not into the source tree.
         yield from dbt.cli(
-            ["build", "--vars", json.dumps({"tables_path": str(tables)})], context=context
+            ["build", "--vars", json.dumps({"tables_path": str(tables)})],
+            context=context,
+            target_path=work.path / "dbt-target",
         ).stream()
 
 

@@ -13,6 +13,17 @@ from pipelines.automation import daily_rebuild, reindex_job, source_changes, upd
 from pipelines.dbt import dbt_models, dbt_resource
 from pipelines.resources import EmbedderSettings, LexkbSettings, default_root, default_sources
 
+# Everything after the scan, in the order a build runs it.
+BUILD_ASSETS = [
+    document_elements_asset,
+    document_chunks,
+    search_tables,
+    citation_edges,
+    chunk_embeddings,
+    dbt_models,
+    published_snapshot,
+]
+
 scan_sources_job = dg.define_asset_job(
     "scan_sources",
     selection=[source_files],
@@ -21,30 +32,13 @@ scan_sources_job = dg.define_asset_job(
 
 build_index_job = dg.define_asset_job(
     "build_index",
-    selection=[
-        document_elements_asset,
-        document_chunks,
-        search_tables,
-        citation_edges,
-        chunk_embeddings,
-        dbt_models,
-        published_snapshot,
-    ],
+    selection=BUILD_ASSETS,
     description="Parse, structure and index the selected documents, check the tables (Great "
     "Expectations, dbt), then publish a snapshot.",
 )
 
 defs = dg.Definitions(
-    assets=[
-        source_files,
-        document_elements_asset,
-        document_chunks,
-        search_tables,
-        citation_edges,
-        chunk_embeddings,
-        dbt_models,
-        published_snapshot,
-    ],
+    assets=[source_files, *BUILD_ASSETS],
     asset_checks=TABLE_CHECKS,
     jobs=[scan_sources_job, build_index_job, update_index_job, reindex_job],
     sensors=[source_changes],

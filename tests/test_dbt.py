@@ -30,33 +30,22 @@ def test_dbt_models_are_published_with_the_snapshot(built_root, index):
     assert {"document_stats", "section_stats", "graph_by_document"} <= tables
 
 
+def _dbt_build(tmp_path, tables, database=None) -> subprocess.CompletedProcess:
+    """`dbt build --project-dir dbt_project` from the repository root, as a user runs it."""
+    env = {**os.environ, "LEXKB_TABLES": str(tables), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    if database is not None:
+        env["LEXKB_DBT_DATABASE"] = str(database)
+    command = [str(REPO / ".venv/bin/dbt"), "build", "--project-dir", "dbt_project"]
+    command += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+
+
 def test_dbt_build_on_its_own(built_root, tmp_path):
     tables = tmp_path / "tables"
     shutil.copytree(built_root / "work" / "tables", tables)
     (tables / "standards.parquet").unlink()
     database = tmp_path / "models.duckdb"
-    env = {
-        **os.environ,
-        "LEXKB_TABLES": str(tables),
-        "LEXKB_DBT_DATABASE": str(database),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
-    result = subprocess.run(
-        [
-            str(REPO / ".venv/bin/dbt"),
-            "build",
-            "--project-dir",
-            "dbt_project",
-            "--target-path",
-            str(tmp_path / "target"),
-            "--log-path",
-            str(tmp_path / "logs"),
-        ],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result = _dbt_build(tmp_path, tables, database)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout
     assert (tables / "standards.parquet").is_file()
@@ -89,21 +78,6 @@ def test_a_failing_dbt_test_is_reported(built_root, tmp_path):
     edges.with_columns(pl.lit("sideways").alias("reference_type")).write_parquet(
         tables / "edges.parquet"
     )
-    result = subprocess.run(
-        [
-            str(REPO / ".venv/bin/dbt"),
-            "build",
-            "--project-dir",
-            "dbt_project",
-            "--target-path",
-            str(tmp_path / "target"),
-            "--log-path",
-            str(tmp_path / "logs"),
-        ],
-        cwd=REPO,
-        env={**os.environ, "LEXKB_TABLES": str(tables), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-        capture_output=True,
-        text=True,
-    )
+    result = _dbt_build(tmp_path, tables)
     assert result.returncode != 0
     assert "accepted_values_stg_edges_reference_type" in result.stdout

@@ -59,29 +59,17 @@ def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def _written_names(documents: pl.DataFrame, extra: Mapping[str, str]) -> list[str]:
-    names = [
-        name
-        for doc in documents.iter_rows(named=True)
-        for name in document_names(
-            doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
-        )
-    ]
-    return [n for n in names + list(extra) if _usable(n)]
-
-
 def _usable(name: str) -> bool:
     return len(name) >= _MIN_ALIAS_CHARS and not name.replace(".", "").isdigit()
 
 
-def name_table(documents: pl.DataFrame, extra: Mapping[str, str]) -> dict[str, list[str]]:
-    """Every name a citation may use for a document -> the document ids it can mean.
+def document_name_pairs(documents: pl.DataFrame, extra: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(name as written, document id) for every name a citation may use for a document.
 
     Names come from the documents table (lexkb.refs.document_names: key, title, short name and
     the aliases the catalog and sidecars give) and from the catalog's alias table (`extra`: name
-    -> document key). A name two documents share maps to both.
+    -> document key).
     """
-    names: dict[str, list[str]] = {}
     by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
     pairs = [
         (name, doc["document_id"])
@@ -91,9 +79,13 @@ def name_table(documents: pl.DataFrame, extra: Mapping[str, str]) -> dict[str, l
         )
     ]
     pairs += [(name, by_key[key]) for name, key in extra.items() if key in by_key]
+    return [(name, doc_id) for name, doc_id in pairs if _usable(name)]
+
+
+def name_table(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Name key -> the document ids it can mean; a name two documents share maps to both."""
+    names: dict[str, list[str]] = {}
     for name, doc_id in pairs:
-        if not _usable(name):
-            continue
         ids = names.setdefault(name_key(name), [])
         if doc_id not in ids:
             ids.append(doc_id)
@@ -106,8 +98,9 @@ def build_edges(
     extra_aliases: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     """The edges table (lexkb.schema.EDGES) for a snapshot's chunks."""
-    names = name_table(documents, extra_aliases or {})
-    parser = CitationParser(_written_names(documents, extra_aliases or {}))
+    pairs = document_name_pairs(documents, extra_aliases or {})
+    names = name_table(pairs)
+    parser = CitationParser(name for name, _ in pairs)
     resolver = _Resolver(chunks)
     by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
     refers_to = {
