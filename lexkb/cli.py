@@ -53,7 +53,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     # dbt's log lines go to stdout; keep stdout for the report (and for --json).
     chatter = sys.stderr if args.verbose else io.StringIO()
     with contextlib.redirect_stdout(chatter):
-        report = run_build(args.sources, args.out, log_level="INFO" if args.verbose else "WARNING")
+        report = run_build(
+            args.sources,
+            args.out,
+            log_level="INFO" if args.verbose else "WARNING",
+            embedder=args.embedder,
+        )
     if args.json:
         print(
             json.dumps(
@@ -282,6 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)"
     )
     build.add_argument("--out", required=True, help="index root: receives snapshots/ and CURRENT")
+    build.add_argument(
+        "--embedder",
+        choices=("auto", "local", "voyage", "none"),
+        help="dense vectors from: auto (Voyage AI when VOYAGE_API_KEY is set, else the local "
+        "model; the default, or LEXKB_EMBEDDER), local, voyage, none (keyword only)",
+    )
     build.add_argument("--verbose", action="store_true", help="show the pipeline's progress log")
     build.add_argument("--json", action="store_true")
     build.set_defaults(func=cmd_build)

@@ -22,7 +22,7 @@ from dagster._core.storage.tags import (  # noqa: E402
 from lexkb import snapshot as snap  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
-from pipelines.resources import LexkbSettings  # noqa: E402
+from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,10 @@ def run_build(
     root: str | Path,
     log_level: str = "WARNING",
     instance: dg.DagsterInstance | None = None,
+    embedder: str | None = None,
 ) -> BuildReport:
+    """`embedder`: auto, local, voyage or none (see EmbedderSettings); the definitions' default
+    when None."""
     settings = LexkbSettings(sources=[str(s) for s in sources], root=str(Path(root).resolve()))
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
     if instance is None:
@@ -90,7 +93,9 @@ def run_build(
             if os.environ.get("DAGSTER_HOME")
             else dg.DagsterInstance.ephemeral()
         )
-    resources = {"lexkb": settings}
+    resources: dict[str, object] = {"lexkb": settings}
+    if embedder is not None:
+        resources["embedder"] = EmbedderSettings(provider=embedder)
     defs.resolve_job_def("scan_sources").execute_in_process(
         run_config=run_config, instance=instance, resources=resources
     )

@@ -11,7 +11,13 @@ from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models, dbt_resource
-from pipelines.resources import EmbedderSettings, LexkbSettings, default_root, default_sources
+from pipelines.resources import (
+    EmbedderSettings,
+    LexkbSettings,
+    default_provider,
+    default_root,
+    default_sources,
+)
 
 # Everything after the scan, in the order a build runs it.
 BUILD_ASSETS = [
@@ -46,6 +52,6 @@ defs = dg.Definitions(
     resources={
         "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
         "dbt": dbt_resource,
-        "embedder": EmbedderSettings(),
+        "embedder": EmbedderSettings(provider=default_provider()),
     },
 )

@@ -32,20 +32,32 @@ class LexkbSettings(dg.ConfigurableResource):
         return Path(self.root)
 
 
+EMBEDDER_PROVIDERS = ("auto", "local", "voyage", "none")
+
+
+def default_provider() -> str:
+    return os.environ.get("LEXKB_EMBEDDER", "auto")
+
+
 class EmbedderSettings(dg.ConfigurableResource):
-    """Which embedder builds the dense vectors. `auto` uses Voyage AI when VOYAGE_API_KEY is set;
-    `voyage` requires it; `none` builds keyword-only snapshots."""
+    """Which embedder builds the dense vectors. `auto` uses Voyage AI when VOYAGE_API_KEY is set
+    and the local model otherwise; `local` and `voyage` force one; `none` builds keyword-only
+    snapshots. The default comes from LEXKB_EMBEDDER. `model` names the Voyage model."""
 
     provider: str = "auto"
     model: str = "voyage-law-2"
 
     def build(self):
-        from lexkb.embedders import VoyageEmbedder
+        from lexkb.embedders import LocalEmbedder, VoyageEmbedder
 
-        if self.provider not in ("auto", "voyage", "none"):
-            raise ValueError(f"unknown embedder provider {self.provider!r}: auto, voyage or none")
-        if self.provider == "none" or (
-            self.provider == "auto" and not os.environ.get("VOYAGE_API_KEY")
-        ):
+        if self.provider not in EMBEDDER_PROVIDERS:
+            raise ValueError(
+                f"unknown embedder provider {self.provider!r}: {', '.join(EMBEDDER_PROVIDERS)}"
+            )
+        if self.provider == "none":
             return None
-        return VoyageEmbedder(model=self.model)
+        if self.provider == "voyage" or (
+            self.provider == "auto" and os.environ.get("VOYAGE_API_KEY")
+        ):
+            return VoyageEmbedder(model=self.model)
+        return LocalEmbedder()

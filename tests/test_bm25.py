@@ -4,7 +4,7 @@ import bm25s
 import numpy as np
 
 from lexkb.tokenize import tokenize
-from transforms.bm25 import build_bm25
+from transforms.bm25 import BM25Params, build_bm25
 
 TEXTS = [
     "A firm must reconcile client money records every 25 business days under Rule 4.3.1.",
@@ -16,7 +16,7 @@ TEXTS = [
 
 
 def _scores(query: str) -> np.ndarray:
-    terms, postings = build_bm25(TEXTS)
+    terms, postings = build_bm25(TEXTS, BM25Params())
     ids = dict(zip(terms["term"], terms["term_id"], strict=True))
     wanted = [ids[t] for t in tokenize(query) if t in ids]
     scores = np.zeros(len(TEXTS))
@@ -26,7 +26,8 @@ def _scores(query: str) -> np.ndarray:
 
 
 def test_scores_match_bm25s_lucene_on_same_tokens():
-    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    params = BM25Params()
+    reference = bm25s.BM25(k1=params.k1, b=params.b, method="lucene")
     reference.index([tokenize(t) for t in TEXTS], show_progress=False)
     for query in ("client money reconciliation", "records kept six years", "4.3.1 auditor"):
         expected = reference.get_scores(tokenize(query))

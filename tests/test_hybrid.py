@@ -76,7 +76,11 @@ def test_a_query_embedder_of_another_model_is_refused(voyage, corpus_copy, tmp_p
     assert np.isclose(np.linalg.norm(same.query_embedder.embed_query("client money")), 1.0)
 
 
-def test_keyword_only_snapshots_warn_only_when_dense_search_is_asked_for(index):
+def test_keyword_only_snapshots_warn_only_when_dense_search_is_asked_for(corpus_copy, tmp_path):
+    root = tmp_path / "root"
+    run_build([corpus_copy], root, embedder="none")
+    assert snap.load(root).manifest["embedder"] is None
+    index = Index.open(root)
     assert index.search("client money", k=1).warnings == []
     asked = index.search("client money", k=1, mode="hybrid")
     assert asked.mode == "keyword"
