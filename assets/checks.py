@@ -101,13 +101,19 @@ def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
 @dg.asset_check(
     asset=dg.AssetKey("chunk_embeddings"),
     blocking=True,
-    description="Every chunk has a vector of the declared dimension and unit length.",
+    description="Every chunk has a vector, every line vector a paragraph; all of the declared "
+    "dimension and unit length.",
 )
 def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     out = WorkDir(lexkb.root).path / TABLE_DIR
     embedder = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     return _result(
-        tc.check_embeddings(_table(lexkb, "embeddings"), _table(lexkb, "chunks"), embedder)
+        tc.check_embeddings(
+            _table(lexkb, "embeddings"),
+            _table(lexkb, "line_embeddings"),
+            _table(lexkb, "chunks"),
+            embedder,
+        )
     )
 
 

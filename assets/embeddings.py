@@ -1,4 +1,5 @@
-"""Dense vectors of every chunk, from the configured embedder, cached across builds."""
+"""Dense vectors of every chunk and of the lines of multi-line paragraphs, from the configured
+embedder, cached across builds."""
 
 import json
 
@@ -7,7 +8,7 @@ import polars as pl
 
 from assets.index import TABLE_DIR, search_tables
 from pipelines.resources import EmbedderSettings, LexkbSettings
-from transforms.embeddings import embed_chunks
+from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks
 from transforms.workdir import WorkDir
 
 EMBEDDER_FILE = "embedder.json"
@@ -16,7 +17,8 @@ EMBEDDER_FILE = "embedder.json"
 @dg.asset(
     group_name="index",
     deps=[search_tables],
-    description="One vector per chunk (embeddings.parquet); empty when no embedder is set.",
+    description="One vector per chunk (embeddings.parquet) and per line of a multi-line paragraph "
+    "(line_embeddings.parquet); both empty when no embedder is set.",
 )
 def chunk_embeddings(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings, embedder: EmbedderSettings
@@ -24,19 +26,18 @@ def chunk_embeddings(
     work = WorkDir(lexkb.root)
     out = work.path / TABLE_DIR
     chunks = pl.read_parquet(
-        out / "chunks.parquet", columns=["chunk_id", "content", "content_hash"]
+        out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content", "content_hash"]
     )
     model = embedder.build()
     if model is None:
         context.log.warning("no embedder configured: the snapshot will be keyword-only")
-        table = pl.DataFrame(
-            schema={"chunk_id": pl.String, "model": pl.String, "vector": pl.List(pl.Float32)}
-        )
-        info, stats = None, {"embedded": 0, "reused": 0, "dimension": 0}
+        table, lines = pl.DataFrame(schema=CHUNK_VECTORS), pl.DataFrame(schema=LINE_VECTORS)
+        info, stats = None, {"embedded": 0, "reused": 0, "dimension": 0, "lines": 0}
     else:
-        table, stats = embed_chunks(chunks, model, work.path / "embeddings")
+        table, lines, stats = embed_chunks(chunks, model, work.path / "embeddings")
         info = {"name": model.name, "dimension": stats["dimension"], "normalized": True}
     table.write_parquet(out / "embeddings.parquet")
+    lines.write_parquet(out / "line_embeddings.parquet")
     (out / EMBEDDER_FILE).write_text(json.dumps(info), encoding="utf-8")
     return dg.MaterializeResult(
         metadata={"embedder": info["name"] if info else "none", **stats, "vectors": table.height}

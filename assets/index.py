@@ -46,8 +46,9 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     out.mkdir(parents=True, exist_ok=True)
     # Tables derived from older ones must not reach a snapshot of these: citation_edges,
     # chunk_embeddings and the dbt model `standards` write them again.
-    for derived in ("edges.parquet", "standards.parquet", "embeddings.parquet", "embedder.json"):
-        (out / derived).unlink(missing_ok=True)
+    derived = ("edges", "standards", "embeddings", "line_embeddings")
+    for name in [f"{table}.parquet" for table in derived] + ["embedder.json"]:
+        (out / name).unlink(missing_ok=True)
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
     settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]

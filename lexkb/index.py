@@ -30,7 +30,7 @@ MODES = ("hybrid", "keyword", "vector")
 # ObliQA it beats reciprocal rank fusion (k=60) on Recall@10 and MAP@10; the weight was chosen on
 # half the dev questions and checked on the other half (BENCHMARKS.md).
 FUSION_DEPTH = 200
-DENSE_WEIGHT = 0.8
+DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
@@ -198,6 +198,9 @@ class Index:
         self.query_embedder = self._query_embedder(embedder)
 
     def _load_vectors(self) -> tuple[str | None, np.ndarray | None]:
+        """The embedder's name and chunk vectors by row; line vectors go to `_line_vectors`,
+        sorted by the row that owns them (`_line_owners`, each from `_line_starts`)."""
+        self._line_owners = self._line_starts = np.zeros(0, dtype=np.int64)
         info = self.snapshot.manifest.get("embedder")
         if not info:
             return None, None
@@ -206,7 +209,27 @@ class Index:
         rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
+        lines = pl.read_parquet(self.snapshot.table_path("line_embeddings"))
+        owners = np.array([self._by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
+        order = np.argsort(owners, kind="stable")
+        self._line_vectors = (
+            np.ascontiguousarray(lines["vector"].to_numpy().astype(np.float32, copy=False)[order])
+            if owners.size
+            else np.zeros((0, info["dimension"]), dtype=np.float32)
+        )
+        self._line_owners, self._line_starts = np.unique(owners[order], return_index=True)
         return info["name"], vectors
+
+    def dense_scores(self, query: str) -> np.ndarray:
+        """Cosine similarity of every chunk row to `query`. A multi-line paragraph scores the best
+        of its whole text and each of its lines, so a question about one item of a list is not
+        diluted by the others (transforms.embeddings)."""
+        vector = self.query_embedder.embed_query(query)
+        scores = self._vectors @ vector
+        if self._line_owners.size:
+            best = np.maximum.reduceat(self._line_vectors @ vector, self._line_starts)
+            scores[self._line_owners] = np.maximum(scores[self._line_owners], best)
+        return scores
 
     def _query_embedder(self, embedder: Embedder | None) -> Embedder | None:
         """The embedder for queries: the one given, which must be the snapshot's, or the
@@ -272,8 +295,9 @@ class Index:
         if used == "keyword":
             scores = keyword
         else:
-            dense = self._vectors @ self.query_embedder.embed_query(query)
-            dense = np.where(keep, dense + 2.0, 0.0)  # shifted: positive wherever kept
+            dense = np.where(
+                keep, self.dense_scores(query) + 2.0, 0.0
+            )  # shifted: positive wherever kept
             scores = _fuse(keyword, dense) if used == "hybrid" else dense
         order = _top(scores, k)
         via: dict[int, int] = {}

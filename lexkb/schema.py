@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 
 DOCUMENTS = pa.schema(
     [
@@ -115,6 +115,16 @@ EMBEDDINGS = pa.schema(
     ]
 )
 
+# A vector per line of a paragraph that has more than one line of substance (a list's items, a
+# definition's limbs), so a question about one item can match it; same dimension as EMBEDDINGS.
+LINE_EMBEDDINGS = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("line", pa.int32()),
+        ("vector", pa.list_(pa.float32())),
+    ]
+)
+
 # Written by the dbt model `standards` (dbt_project/models/marts/standards.sql).
 STANDARDS = pa.schema(
     [
@@ -135,6 +145,7 @@ TABLES: dict[str, pa.Schema] = {
     "chunks": CHUNKS,
     "edges": EDGES,
     "embeddings": EMBEDDINGS,
+    "line_embeddings": LINE_EMBEDDINGS,
     "standards": STANDARDS,
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,

@@ -11,6 +11,8 @@ from lexkb import snapshot as snap
 from lexkb.embedders import VoyageEmbedder
 from pipelines.build import run_build
 from tests.voyage_fake import DIMENSION, KEY, FakeVoyage
+from transforms.embeddings import paragraph_lines
+from transforms.ids import sha256_text
 
 
 @pytest.fixture()
@@ -33,8 +35,15 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
     table = pl.read_parquet(loaded.table_path("embeddings"))
     assert table.height == first.chunks
     assert table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
+    # Every distinct text once: chunks, and the lines of multi-line paragraphs.
+    chunks = pl.read_parquet(loaded.table_path("chunks"))
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")["content"]
+    lines = [line for text in paragraphs for line in paragraph_lines(text)]
+    lines_table = pl.read_parquet(loaded.table_path("line_embeddings"))
+    assert lines and lines_table.height == len(lines)
+    assert lines_table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
     embedded = sum(len(r["input"]) for r in voyage.requests)
-    assert embedded == pl.read_parquet(loaded.table_path("chunks"))["content_hash"].n_unique()
+    assert embedded == len(set(chunks["content_hash"]) | {sha256_text(line) for line in lines})
 
     index = Index.open(root)
     results = index.search("how long are client money reconciliation records kept", k=5)

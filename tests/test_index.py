@@ -11,7 +11,7 @@ from lexkb import Index, SnapshotError
 
 def test_keyword_search_ranks_the_rule_first_with_a_citation(index):
     results = index.search(
-        "reconcile records of safe custody assets with custodian statements", k=5
+        "reconcile records of safe custody assets with custodian statements", k=5, mode="keyword"
     )
     assert results.mode == "keyword" and len(results) == 5
     top = results[0]

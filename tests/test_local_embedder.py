@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
 from lexkb import Index, embedders
@@ -11,6 +12,7 @@ from lexkb.embedders import EmbedderError, LocalEmbedder, VoyageEmbedder
 from lexkb.index import FUSION_DEPTH, _fuse
 from pipelines.resources import EmbedderSettings
 from tests.voyage_fake import KEY
+from transforms.embeddings import paragraph_lines
 
 PASSAGES = [
     "A PFP Operator offering an exit facility must tell its clients how the facility works.",
@@ -96,3 +98,27 @@ def test_fusion_standardises_each_ranking_over_their_candidates():
     assert int(np.argmax(fused)) == 5
     # Outside both candidate lists nothing scores, however good its other score.
     assert fused[250] == 0 and keyword[250] > 0
+
+
+def test_only_paragraphs_of_several_substantial_lines_are_split():
+    listed = "A firm must give:\n(a)\tthe fees it charges for custody;\n(b)\tits complaints policy."
+    assert paragraph_lines(listed) == [
+        "(a)\tthe fees it charges for custody;",
+        "(b)\tits complaints policy.",
+    ]
+    assert paragraph_lines("One line of text that is long enough.") == []
+    assert paragraph_lines("Heading\n(a)\nThe only line of substance here.") == []
+
+
+def test_a_list_paragraph_scores_its_best_line(built_root, index):
+    lines = pl.read_parquet(snap.load(built_root).table_path("line_embeddings"))
+    chunk_id = lines["chunk_id"][0]
+    hit = index.lookup(chunk_id).hit
+    line = paragraph_lines(hit.text)[1]
+    scores = index.dense_scores(line)
+    whole = float(
+        index.query_embedder.embed_documents([hit.text])[0] @ index.query_embedder.embed_query(line)
+    )
+    # The paragraph scores as its line (the same text: cosine 1), well above its whole vector.
+    assert scores[index._by_id[chunk_id]] == pytest.approx(1.0, abs=1e-3)
+    assert whole < 0.95

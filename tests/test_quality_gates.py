@@ -47,6 +47,18 @@ def _lose_a_document(tables):
     )
 
 
+def _give_a_section_line_vectors(tables):
+    chunks = pl.read_parquet(tables / "chunks.parquet")
+    section = chunks.filter(pl.col("chunk_level") == "section")["chunk_id"][0]
+    lines = pl.read_parquet(tables / "line_embeddings.parquet")
+    lines.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0)
+        .then(pl.lit(section))
+        .otherwise(pl.col("chunk_id"))
+        .alias("chunk_id")
+    ).write_parquet(tables / "line_embeddings.parquet")
+
+
 @pytest.mark.parametrize(
     ("corrupt", "check"),
     [
@@ -54,6 +66,7 @@ def _lose_a_document(tables):
         (_break_a_hash, "chunks_are_sound"),
         (_dangle_an_edge, "edges_are_sound"),
         (_lose_a_document, "no_document_lost"),
+        (_give_a_section_line_vectors, "embeddings_are_sound"),
     ],
 )
 def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt, check):
@@ -64,7 +77,7 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
     corrupt(root / "work" / "tables")
     selection = dg.AssetSelection.assets(
         "published_snapshot"
-    ) | dg.AssetSelection.checks_for_assets("search_tables", "citation_edges")
+    ) | dg.AssetSelection.checks_for_assets("search_tables", "citation_edges", "chunk_embeddings")
     result = dg.materialize(
         [*defs.assets, *defs.asset_checks],
         instance=dg.DagsterInstance.ephemeral(),

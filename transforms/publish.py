@@ -33,8 +33,11 @@ class Published:
 
 
 def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
-    """Hash of what a reader can observe: chunk ids and hashes, documents, edges, settings."""
+    """Hash of what a reader can observe: the snapshot format, chunk ids and hashes, documents,
+    edges, which lines have vectors, settings (the embedder among them)."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    digest.update(f"format {SNAPSHOT_FORMAT}".encode())
+    digest.update(tables["line_embeddings"].select("chunk_id", "line").write_csv().encode())
     chunks = tables["chunks"].select("chunk_id", "content_hash", "ref", "document_key", "page")
     digest.update(chunks.write_csv().encode())
     digest.update(tables["documents"].write_json().encode())
@@ -58,7 +61,7 @@ def _write_duckdb(directory: Path, names: list[str]) -> None:
 def _schema(name: str, schema: pa.Schema, settings: dict) -> pa.Schema:
     """Embeddings are stored as fixed-size vectors of the embedder's dimension."""
     embedder = settings.get("embedder")
-    if name != "embeddings" or not embedder:
+    if name not in ("embeddings", "line_embeddings") or not embedder:
         return schema
     vector = pa.field("vector", pa.list_(pa.float32(), embedder["dimension"]))
     return schema.set(schema.get_field_index("vector"), vector)

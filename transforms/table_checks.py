@@ -281,23 +281,30 @@ def check_continuity(
 
 
 def check_embeddings(
-    embeddings: pl.DataFrame, chunks: pl.DataFrame, embedder: dict | None
+    embeddings: pl.DataFrame, lines: pl.DataFrame, chunks: pl.DataFrame, embedder: dict | None
 ) -> SuiteResult:
-    """One vector per chunk, of the declared dimension, unit length when declared normalized."""
+    """One vector per chunk, line vectors only for paragraphs, all of the declared dimension and
+    unit length when declared normalized. Rows are chunks (line 0) and then lines."""
     dimension = embedder["dimension"] if embedder else 0
-    frame = chunks.select("chunk_id").join(
-        embeddings.select(
-            "chunk_id",
-            pl.col("vector").list.len().alias("dimension"),
-            (pl.col("vector").list.eval(pl.element() ** 2).list.sum().sqrt()).alias("norm"),
-        ),
-        on="chunk_id",
-        how="left",
+
+    measured = [
+        pl.col("vector").list.len().alias("dimension"),
+        (pl.col("vector").list.eval(pl.element() ** 2).list.sum().sqrt()).alias("norm"),
+    ]
+    whole = chunks.select(
+        "chunk_id", pl.lit(0, pl.Int32).alias("line"), pl.lit(True).alias("owner")
+    ).join(embeddings.select("chunk_id", *measured), on="chunk_id", how="left")
+    levels = chunks.select("chunk_id", (pl.col("chunk_level") == "paragraph").alias("owner"))
+    parts = (
+        lines.select("chunk_id", "line", *measured)
+        .join(levels, on="chunk_id", how="left")
+        .with_columns(pl.col("owner").fill_null(False))
     )
+    frame = pl.concat([whole, parts.select(whole.columns)], how="vertical_relaxed")
     if embedder is None:
         return run_suite(
             "embeddings",
-            embeddings.select("chunk_id"),
+            pl.concat([embeddings.select("chunk_id"), lines.select("chunk_id")]),
             [("no vectors without an embedder", lambda e: e.ExpectTableRowCountToEqual(value=0))],
             ["chunk_id"],
         )
@@ -305,6 +312,10 @@ def check_embeddings(
         (
             "every chunk has a vector",
             lambda e: e.ExpectColumnValuesToNotBeNull(column="dimension"),
+        ),
+        (
+            "every line vector belongs to a paragraph",
+            lambda e: e.ExpectColumnValuesToBeInSet(column="owner", value_set=[True]),
         ),
         (
             f"every vector has {dimension} dimensions",
@@ -322,4 +333,4 @@ def check_embeddings(
                 ),
             )
         )
-    return run_suite("embeddings", frame, expectations, ["chunk_id", "dimension", "norm"])
+    return run_suite("embeddings", frame, expectations, ["chunk_id", "line", "dimension", "norm"])
