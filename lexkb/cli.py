@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from lexkb.embedders import PROVIDERS
 from lexkb.index import MODES, Hit, Index
 from lexkb.snapshot import SnapshotError
 
@@ -289,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", required=True, help="index root: receives snapshots/ and CURRENT")
     build.add_argument(
         "--embedder",
-        choices=("auto", "local", "voyage", "none"),
+        choices=PROVIDERS,
         help="dense vectors from: auto (Voyage AI when VOYAGE_API_KEY is set, else the local "
         "model; the default, or LEXKB_EMBEDDER), local, voyage, none (keyword only)",
     )

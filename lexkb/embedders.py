@@ -25,6 +25,8 @@ from typing import Protocol
 
 import numpy as np
 
+# Who computes a build's vectors (pipelines.resources.EmbedderSettings, `lexkb build --embedder`).
+PROVIDERS = ("auto", "local", "voyage", "none")
 VOYAGE_MAX_TEXTS = 1000
 # Per-request token budgets published by Voyage AI (docs.voyageai.com/docs/embeddings).
 VOYAGE_MAX_TOKENS = {"voyage-law-2": 120_000, "voyage-3": 120_000, "voyage-3-lite": 1_000_000}

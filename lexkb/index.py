@@ -295,9 +295,8 @@ class Index:
         if used == "keyword":
             scores = keyword
         else:
-            dense = np.where(
-                keep, self.dense_scores(query) + 2.0, 0.0
-            )  # shifted: positive wherever kept
+            # Shifted by 2: positive wherever kept, as `_top` expects.
+            dense = np.where(keep, self.dense_scores(query) + 2.0, 0.0)
             scores = _fuse(keyword, dense) if used == "hybrid" else dense
         order = _top(scores, k)
         via: dict[int, int] = {}

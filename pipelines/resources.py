@@ -32,9 +32,6 @@ class LexkbSettings(dg.ConfigurableResource):
         return Path(self.root)
 
 
-EMBEDDER_PROVIDERS = ("auto", "local", "voyage", "none")
-
-
 def default_provider() -> str:
     return os.environ.get("LEXKB_EMBEDDER", "auto")
 
@@ -48,12 +45,10 @@ class EmbedderSettings(dg.ConfigurableResource):
     model: str = "voyage-law-2"
 
     def build(self):
-        from lexkb.embedders import LocalEmbedder, VoyageEmbedder
+        from lexkb.embedders import PROVIDERS, LocalEmbedder, VoyageEmbedder
 
-        if self.provider not in EMBEDDER_PROVIDERS:
-            raise ValueError(
-                f"unknown embedder provider {self.provider!r}: {', '.join(EMBEDDER_PROVIDERS)}"
-            )
+        if self.provider not in PROVIDERS:
+            raise ValueError(f"unknown embedder provider {self.provider!r}: {', '.join(PROVIDERS)}")
         if self.provider == "none":
             return None
         if self.provider == "voyage" or (
