@@ -9,7 +9,7 @@ by any date filter.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import polars as pl
 
@@ -42,19 +42,25 @@ def _values(value: object) -> list[str]:
     return [value] if isinstance(value, str) else [str(v) for v in value]  # type: ignore[union-attr]
 
 
-def _day(value: object, name: str) -> date:
+def as_date(value: object, what: str) -> date:
+    """A day from a date, a datetime or ISO text ("2024-05-01"); `what` names it in the error.
+    Shared by search filters and catalog metadata so both read dates alike."""
+    if isinstance(value, datetime):
+        return value.date()
     if isinstance(value, date):
         return value
     try:
         return date.fromisoformat(str(value))
     except ValueError as exc:
-        raise ValueError(f"filter {name!r} needs a date such as 2024-05-01, not {value!r}") from exc
+        raise ValueError(f"{what} needs a date such as 2024-05-01, not {value!r}") from exc
 
 
 def date_range(filters: Mapping[str, object], today: date) -> tuple[date | None, date | None]:
     """The window `start`, `end` and `period` leave open (the narrowest of them)."""
-    start = _day(filters["start"], "start") if filters.get("start") is not None else None
-    end = _day(filters["end"], "end") if filters.get("end") is not None else None
+    start = (
+        as_date(filters["start"], "filter 'start'") if filters.get("start") is not None else None
+    )
+    end = as_date(filters["end"], "filter 'end'") if filters.get("end") is not None else None
     if (period := filters.get("period")) is not None:
         if period not in PERIODS:
             raise ValueError(f"unknown period {period!r}; known: {', '.join(PERIODS)}")

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 import polars as pl
 import yaml
+
+from lexkb.filters import as_date
 
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
@@ -101,17 +103,6 @@ def _read(path: Path) -> object:
     return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
 
 
-def _date(value: object, where: str) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value))
-    except ValueError as exc:
-        raise ValueError(f"{where} must be a date such as 2024-05-01, not {value!r}") from exc
-
-
 def _entry(raw: object, where: str) -> DocumentMetadata:
     if not isinstance(raw, dict):
         raise ValueError(f"{where} must be a mapping of {', '.join(FIELDS)}")
@@ -131,7 +122,7 @@ def _entry(raw: object, where: str) -> DocumentMetadata:
             values[name] = str(raw[name])
     for name in DATE_FIELDS:
         if raw.get(name) is not None:
-            values[name] = _date(raw[name], f"{where}: {name}")
+            values[name] = as_date(raw[name], f"{where}: {name}")
     if raw.get("deprecated") is not None:
         if not isinstance(raw["deprecated"], bool):
             raise ValueError(f"{where}: deprecated must be true or false")

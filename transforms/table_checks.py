@@ -285,7 +285,14 @@ def check_embeddings(
 ) -> SuiteResult:
     """One vector per chunk, line vectors only for paragraphs, all of the declared dimension and
     unit length when declared normalized. Rows are chunks (line 0) and then lines."""
-    dimension = embedder["dimension"] if embedder else 0
+    if embedder is None:
+        return run_suite(
+            "embeddings",
+            pl.concat([embeddings.select("chunk_id"), lines.select("chunk_id")]),
+            [("no vectors without an embedder", lambda e: e.ExpectTableRowCountToEqual(value=0))],
+            ["chunk_id"],
+        )
+    dimension = embedder["dimension"]
 
     measured = [
         pl.col("vector").list.len().alias("dimension"),
@@ -301,13 +308,6 @@ def check_embeddings(
         .with_columns(pl.col("owner").fill_null(False))
     )
     frame = pl.concat([whole, parts.select(whole.columns)], how="vertical_relaxed")
-    if embedder is None:
-        return run_suite(
-            "embeddings",
-            pl.concat([embeddings.select("chunk_id"), lines.select("chunk_id")]),
-            [("no vectors without an embedder", lambda e: e.ExpectTableRowCountToEqual(value=0))],
-            ["chunk_id"],
-        )
     expectations = [
         (
             "every chunk has a vector",
