@@ -1,7 +1,7 @@
-"""Per-document work: parse with unstructured, then recover sections and paragraph chunks.
+"""Per-document work: parse each file in a worker process, then recover sections and chunks.
 
-One partition per source file. Every partition of a run is attempted; a file that cannot be read
-is recorded with its reason and left out of the index instead of failing the whole build.
+One partition per source file. Every partition of a run is attempted; a file that cannot be read,
+or that breaks a limit, is quarantined with its reason instead of failing the whole build.
 """
 
 import time
@@ -13,7 +13,8 @@ from assets.sources import source_files
 from pipelines.partitions import documents_partitions
 from pipelines.resources import LexkbSettings
 from transforms import sources as src
-from transforms.elements import SourceError, document_elements
+from transforms.isolation import Outcome, parse_all
+from transforms.quarantine import SourceError
 from transforms.structure import structure_document
 from transforms.workdir import WorkDir
 
@@ -28,7 +29,8 @@ def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:
     deps=[source_files],
     partitions_def=documents_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
-    description="unstructured elements of each source file, cached by file hash.",
+    description="Elements of each source file, parsed in worker processes within limits and "
+    "cached by file hash.",
 )
 def document_elements_asset(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings
@@ -36,8 +38,8 @@ def document_elements_asset(
     work = WorkDir(lexkb.root)
     by_key = _sources_by_key(work)
     keys = context.partition_keys
-    parsed, cached, failed = 0, 0, {}
-    for number, key in enumerate(keys, start=1):
+    cached, failed, jobs = 0, {}, []
+    for key in keys:
         source = by_key.get(key)
         if source is None:
             failed[key] = "not among the current source files; materialize source_files"
@@ -46,29 +48,35 @@ def document_elements_asset(
         if target.is_file():
             cached += 1
             work.clear_error(key)
-            continue
-        started = time.perf_counter()
-        try:
-            frame = document_elements(source)
-        except SourceError as exc:
-            work.record_error(key, str(exc))
-            failed[key] = str(exc)
-            context.log.warning(f"[{number}/{len(keys)}] {key}: skipped: {exc}")
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        frame.write_parquet(target)
-        work.clear_error(key)
-        parsed += 1
-        context.log.info(
-            f"[{number}/{len(keys)}] {key}: {frame.height} elements "
-            f"in {time.perf_counter() - started:.1f}s"
-        )
+        else:
+            jobs.append((source, target))
+    started = time.perf_counter()
+    done: list[Outcome] = []
+
+    def report(outcome: Outcome) -> None:
+        done.append(outcome)
+        key = outcome.source.key
+        where = f"[{len(done)}/{len(jobs)}] {key}"
+        if outcome.error is None:
+            work.clear_error(key)
+            context.log.info(f"{where}: {outcome.rows} elements in {outcome.seconds:.1f}s")
+        else:
+            work.record_error(key, outcome.error, outcome.source.sha256)
+            failed[key] = outcome.error.reason
+            context.log.warning(f"{where}: quarantined: {outcome.error.reason}")
+
+    parse_all(jobs, lexkb.limits, report)
+    slowest = max(done, key=lambda o: o.seconds, default=None)
     return dg.MaterializeResult(
         metadata={
-            "parsed": parsed,
+            "parsed": sum(1 for o in done if o.error is None),
             "cached": cached,
-            "failed": len(failed),
+            "quarantined": len(failed),
             "failures": dg.MetadataValue.json(failed),
+            "seconds": round(time.perf_counter() - started, 2),
+            "slowest_file": slowest.source.key if slowest else "",
+            "slowest_seconds": round(slowest.seconds, 2) if slowest else 0.0,
+            "peak_worker_mb": round(max((o.peak_mb for o in done), default=0.0), 1),
         }
     )
 
@@ -94,13 +102,29 @@ def document_chunks(
         if source is None or error is not None or not work.elements(source.sha256).is_file():
             skipped[key] = error or "no parsed elements"
             continue
-        parts = structure_document(source, pl.read_parquet(work.elements(source.sha256)))
+        try:
+            parts = structure_document(source, pl.read_parquet(work.elements(source.sha256)))
+        except Exception as exc:  # a structure bug on one odd file must not stop the others
+            failure = SourceError(
+                f"{type(exc).__name__} while recovering its structure: {exc}"[:400],
+                stage="structure",
+                kind=type(exc).__name__,
+            )
+            work.record_error(key, failure, source.sha256)
+            skipped[key] = failure.reason
+            context.log.warning(f"{key}: quarantined: {failure.reason}")
+            continue
         if not (parts[2]["chunk_level"] == "paragraph").any():
             # A file that parses to nothing is a bad file, reported like one, not an empty
             # document in the index.
-            skipped[key] = "no paragraph of text could be read from this file"
-            work.record_error(key, skipped[key])
-            context.log.warning(f"{key}: skipped: {skipped[key]}")
+            failure = SourceError(
+                "no paragraph of text could be read from this file",
+                stage="structure",
+                kind="no_text",
+            )
+            work.record_error(key, failure, source.sha256)
+            skipped[key] = failure.reason
+            context.log.warning(f"{key}: quarantined: {failure.reason}")
             continue
         work.write_part(key, parts)
         for name, frame in zip(totals, parts, strict=True):
@@ -111,7 +135,7 @@ def document_chunks(
     return dg.MaterializeResult(
         metadata={
             **totals,
-            "skipped": dg.MetadataValue.json(skipped),
+            "quarantined": dg.MetadataValue.json(skipped),
             "min_extraction_quality": min(quality.values(), default=None),
             "lowest_extraction_quality": dg.MetadataValue.md(
                 "| document | quality |\n| --- | --- |\n"

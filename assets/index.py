@@ -7,11 +7,13 @@ import polars as pl
 
 from assets.documents import document_chunks
 from assets.sources import source_files
+from lexkb import root_lock
 from pipelines.resources import LexkbSettings
 from transforms import edges as graph
-from transforms import metadata
+from transforms import metadata, table_checks
 from transforms import sources as src
 from transforms.publish import publish
+from transforms.quarantine import quarantine_frame
 from transforms.tables import assemble
 from transforms.workdir import WorkDir
 
@@ -21,16 +23,17 @@ TABLE_DIR = "tables"
 @dg.asset(
     group_name="index",
     deps=[source_files, document_chunks],
-    description="Documents, sections and chunks of every source, with BM25 terms and postings.",
+    description="Documents, sections and chunks of every source, with BM25 terms and postings, "
+    "and the quarantine: every source left out, and why.",
 )
 def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     work = WorkDir(lexkb.root)
     sources = src.from_frame(pl.read_parquet(work.sources))
-    parts, skipped = [], {}
+    parts, quarantined = [], []
     for source in sources:
-        error = work.error(source.key)
-        if error is not None:
-            skipped[source.key] = error
+        record = work.error_record(source.key)
+        if record is not None:
+            quarantined.append(record)
             continue
         part = work.read_part(source.key)
         if part is None:
@@ -38,10 +41,39 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
                 f"{source.key} has no chunks yet: materialize document_chunks for its partition",
             )
         parts.append(part)
+    scan = json.loads(work.scan_report.read_text(encoding="utf-8"))
+    quarantined += [
+        {
+            "source": r["key"],
+            "sha256": None,
+            "stage": "scan",
+            "kind": r["kind"],
+            "error": r["reason"],
+        }
+        for r in scan["refused"]
+    ]
+    parts, failing = _plausible(parts, {s.key: s.sha256 for s in sources})
+    quarantined += failing
+    for record in failing:
+        context.log.warning(f"quarantined {record['source']}: {record['error']}")
+    if not parts:
+        summary = "; ".join(f"{r['source']}: {r['error']}" for r in quarantined[:20])
+        raise dg.Failure(
+            f"nothing to publish: every source file was quarantined ({len(quarantined)}): "
+            f"{summary or 'no source files'}",
+            metadata={"quarantined": dg.MetadataValue.json(quarantined)},
+        )
     catalog = metadata.load(lexkb.sources, [s.path for s in sources])
     for file, reason in catalog.errors.items():
         context.log.warning(f"metadata ignored: {file}: {reason}")
     tables, settings = assemble(parts, catalog)
+    duplicates = {s.key: list(s.duplicates) for s in sources}
+    tables["documents"] = tables["documents"].with_columns(
+        pl.col("source_name")
+        .replace_strict(duplicates, default=[], return_dtype=pl.List(pl.String))
+        .alias("duplicate_sources")
+    )
+    tables["quarantine"] = quarantine_frame(quarantined)
     out = work.path / TABLE_DIR
     out.mkdir(parents=True, exist_ok=True)
     # Tables derived from older ones must not reach a snapshot of these: citation_edges,
@@ -52,12 +84,16 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
     settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]
-    settings["skipped_sources"] = skipped
+    settings["quarantined"] = {r["source"]: r["error"] for r in quarantined}
+    settings["ignored_files"] = scan["ignored"]
     settings["metadata_errors"] = catalog.errors
     (out / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
     paragraphs = tables["chunks"].filter(pl.col("chunk_level") == "paragraph")
     lengths = paragraphs["content"].str.len_chars()
-    context.log.info(f"{tables['chunks'].height} chunks from {len(parts)} sources")
+    context.log.info(
+        f"{tables['chunks'].height} chunks from {len(parts)} sources, "
+        f"{len(quarantined)} quarantined"
+    )
     return dg.MaterializeResult(
         metadata={
             "documents": tables["documents"].height,
@@ -69,10 +105,52 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
             "by_chunk_level": dg.MetadataValue.json(
                 dict(tables["chunks"].group_by("chunk_level").len().sort("chunk_level").rows())
             ),
-            "skipped_sources": dg.MetadataValue.json(skipped),
+            "quarantined": len(quarantined),
+            "quarantine": dg.MetadataValue.md(quarantine_table(quarantined)),
+            "ignored_files": dg.MetadataValue.json(scan["ignored"]),
             "metadata_errors": dg.MetadataValue.json(catalog.errors),
         }
     )
+
+
+def _plausible(
+    parts: list[tuple[pl.DataFrame, ...]], shas: dict[str, str]
+) -> tuple[list[tuple[pl.DataFrame, ...]], list[dict]]:
+    """Parts whose documents pass the per-document checks, and quarantine records for the
+    others: a check about one document quarantines that document, never the build."""
+    if not parts:
+        return parts, []
+    documents = pl.concat([p[0] for p in parts])
+    chunks = pl.concat([p[2].select("document_id", "chunk_level", "content") for p in parts])
+    failing = table_checks.implausible_documents(documents, chunks)
+    if not failing:
+        return parts, []
+    kept, records = [], []
+    for part in parts:
+        bad = [doc for doc in part[0]["document_id"] if doc in failing]
+        if not bad:
+            kept.append(part)
+            continue
+        name = part[0]["source_name"][0]
+        records.append(
+            {
+                "source": name,
+                "sha256": shas.get(name),
+                "stage": "check",
+                "kind": "implausible",
+                "error": failing[bad[0]],
+            }
+        )
+    return kept, records
+
+
+def quarantine_table(records: list[dict], limit: int = 50) -> str:
+    """The quarantine as a Markdown table for the asset view."""
+    rows = ["| file | stage | reason |", "| --- | --- | --- |"]
+    rows += [f"| {r['source']} | {r['stage']} | {r['error']} |" for r in records[:limit]]
+    if len(records) > limit:
+        rows.append(f"| … {len(records) - limit} more | | |")
+    return "\n".join(rows)
 
 
 LENGTH_BUCKETS = (0, 100, 250, 500, 1000, 1500, 3000)
@@ -138,7 +216,8 @@ def published_snapshot(
     sources = settings.pop("sources")
     settings["embedder"] = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
-    result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
+    with root_lock.hold(lexkb.root_path, wait_seconds=600, purpose="publish"):
+        result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
     if result.created:
         context.log.info(f"published {result.version}")
     else:
@@ -149,6 +228,8 @@ def published_snapshot(
             "path": dg.MetadataValue.path(str(result.path)),
             "published_new": result.created,
             "chunks": tables["chunks"].height,
-            "skipped_sources": dg.MetadataValue.json(settings["skipped_sources"]),
+            "documents": tables["documents"].height,
+            "quarantined": dg.MetadataValue.json(settings["quarantined"]),
+            "ignored_files": dg.MetadataValue.json(settings["ignored_files"]),
         }
     )

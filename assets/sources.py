@@ -1,5 +1,7 @@
 """The list of source files, which also keeps the `documents` partitions in step with it."""
 
+import json
+
 import dagster as dg
 
 from pipelines.partitions import documents_partitions
@@ -8,12 +10,22 @@ from transforms import sources as src
 from transforms.workdir import WorkDir
 
 
-@dg.asset(group_name="ingest", description="Supported files found under the configured sources.")
+@dg.asset(
+    group_name="ingest",
+    description="Supported files found under the configured sources; what was refused (links "
+    "out of the folder, loops, oversized files) or ignored (unsupported types), and why.",
+)
 def source_files(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    found = src.discover(lexkb.sources)
+    scan = src.scan(lexkb.sources, lexkb.follow_symlinks, lexkb.max_file_mb)
+    found = scan.sources
     work = WorkDir(lexkb.root)
     work.path.mkdir(parents=True, exist_ok=True)
     src.to_frame(found).write_parquet(work.sources)
+    report = {
+        "refused": [vars(item) for item in scan.refused],
+        "ignored": scan.ignored,
+    }
+    work.scan_report.write_text(json.dumps(report, indent=1), encoding="utf-8")
     keys = [s.key for s in found]
     existing = set(context.instance.get_dynamic_partitions(documents_partitions.name))
     added = [k for k in keys if k not in existing]
@@ -25,11 +37,18 @@ def source_files(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.
     formats: dict[str, int] = {}
     for s in found:
         formats[s.format] = formats.get(s.format, 0) + 1
+    for item in scan.refused:
+        context.log.warning(f"refused {item.key}: {item.reason}")
     return dg.MaterializeResult(
         metadata={
             "files": len(found),
             "added": len(added),
             "removed": len(removed),
             "by_format": dg.MetadataValue.json(formats),
+            "duplicates": dg.MetadataValue.json(
+                {s.key: list(s.duplicates) for s in found if s.duplicates}
+            ),
+            "refused": dg.MetadataValue.json({i.key: i.reason for i in scan.refused}),
+            "ignored": dg.MetadataValue.json(scan.ignored),
         }
     )

@@ -51,7 +51,16 @@ def build(sources: Path, root: Path) -> dict:
     if root.exists():
         shutil.rmtree(root)
     out = subprocess.run(
-        [str(REPO / ".venv/bin/lexkb"), "build", str(sources), "--out", str(root), "--json"],
+        [
+            str(REPO / ".venv/bin/lexkb"),
+            "build",
+            str(sources),
+            "--out",
+            str(root),
+            "--embedder",
+            "none",
+            "--json",
+        ],
         check=True,
         capture_output=True,
         text=True,

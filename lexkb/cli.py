@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -25,14 +26,23 @@ def _default_index() -> str:
     return os.environ.get("LEXKB_ROOT", "var/index")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """Document text as a terminal may show it: control characters (escape sequences that
+    would move the cursor, recolour or retitle the terminal) become visible codes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _print_hit(hit: Hit, number: int | None = None) -> None:
     lead = f"{number}. " if number is not None else ""
     score = f"  score {hit.score:.3f}" if hit.score is not None else ""
-    print(f"{lead}[{hit.citation}]{score}")
+    print(f"{lead}[{safe(hit.citation)}]{score}")
     if hit.section_path:
-        print(f"   {' > '.join(hit.section_path)}")
+        print(f"   {safe(' > '.join(hit.section_path))}")
     text = " ".join(hit.text.split())
-    print(f"   {text[:400]}{'…' if len(text) > 400 else ''}")
+    print(f"   {safe(text[:400])}{'…' if len(text) > 400 else ''}")
 
 
 def _progress(done: int, total: int, started: float) -> None:
@@ -48,18 +58,28 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipelines.build import run_build
+    from lexkb.root_lock import RootBusy
+    from pipelines.build import NothingPublished, run_build
 
     started = time.perf_counter()
     # dbt's log lines go to stdout; keep stdout for the report (and for --json).
     chatter = sys.stderr if args.verbose else io.StringIO()
-    with contextlib.redirect_stdout(chatter):
-        report = run_build(
-            args.sources,
-            args.out,
-            log_level="INFO" if args.verbose else "WARNING",
-            embedder=args.embedder,
-        )
+    try:
+        with contextlib.redirect_stdout(chatter):
+            report = run_build(
+                args.sources,
+                args.out,
+                log_level="INFO" if args.verbose else "ERROR",
+                embedder=args.embedder,
+                wait_seconds=args.wait,
+                follow_symlinks=args.follow_symlinks,
+            )
+    except (NothingPublished, RootBusy) as exc:
+        if args.json:
+            print(json.dumps({"published_new": False, "error": str(exc)}))
+        else:
+            print(f"lexkb: not published: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(
             json.dumps(
@@ -67,8 +87,10 @@ def cmd_build(args: argparse.Namespace) -> int:
                     "version": report.version,
                     "path": str(report.path) if report.path else None,
                     "published_new": report.published_new,
+                    "documents": report.documents,
                     "chunks": report.chunks,
-                    "skipped": report.skipped,
+                    "quarantined": report.quarantined,
+                    "ignored": report.ignored,
                     "blocked": report.blocked,
                 }
             )
@@ -82,11 +104,15 @@ def cmd_build(args: argparse.Namespace) -> int:
         return 1
     state = "published" if report.published_new else "unchanged, still"
     print(
-        f"{state} {report.version}: {report.chunks} chunks ({time.perf_counter() - started:.1f}s)"
+        f"{state} {report.version}: {report.documents} documents, {report.chunks} chunks "
+        f"({time.perf_counter() - started:.1f}s)"
     )
     print(f"  {report.path}")
-    for key, reason in report.skipped.items():
-        print(f"  skipped {key}: {reason}", file=sys.stderr)
+    if not args.quiet:
+        for key, reason in report.quarantined.items():
+            print(f"  quarantined {key}: {reason}", file=sys.stderr)
+        for key, reason in report.ignored.items():
+            print(f"  ignored {key}: {reason}", file=sys.stderr)
     return 0
 
 
@@ -95,6 +121,7 @@ _FILTER_FLAGS = {
     "document_type": "type",
     "authority_level": "authority",
     "tags": "tag",
+    "party": "party",
     "author": "author",
     "source": "source",
     "start": "start",
@@ -191,6 +218,7 @@ def cmd_hop(args: argparse.Namespace) -> int:
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
     from lexkb import snapshots
+    from lexkb.diff import diff
 
     root = Path(args.index)
     if args.action == "list":
@@ -209,25 +237,66 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         return 0
     if args.action == "rollback":
         if len(args.versions) != 1:
-            raise ValueError("rollback takes one VERSION")
+            raise ValueError("rollback takes one VERSION (a version, a prefix, or previous)")
         loaded = snapshots.rollback(root, args.versions[0])
-        print(f"CURRENT now names {loaded.version} (every file verified)")
+        if args.json:
+            print(json.dumps({"current": loaded.version, "verified": True}))
+        else:
+            print(f"CURRENT now names {loaded.version} (every file verified)")
         return 0
     if args.action == "prune":
-        deleted = snapshots.prune(root, keep=args.keep)
-        print(f"deleted {len(deleted)} snapshot(s)" + "".join(f"\n  {v}" for v in deleted))
+        pruned = snapshots.prune(root, keep=args.keep)
+        if args.json:
+            print(json.dumps({"deleted": pruned.deleted, "kept": pruned.kept}))
+            return 0
+        print(f"deleted {len(pruned.deleted)} snapshot(s)")
+        for version in pruned.deleted:
+            print(f"  - {version}")
+        for version, why in pruned.kept.items():
+            print(f"  kept {version}: {why}")
         return 0
-    if len(args.versions) != 2:
-        raise ValueError("diff takes two versions: OLD NEW")
-    change = snapshots.diff(root, *args.versions)
+    if args.action == "verify":
+        if len(args.versions) > 1:
+            raise ValueError("verify takes at most one VERSION (default: CURRENT)")
+        checked = snapshots.verify(root, args.versions[0] if args.versions else "CURRENT")
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "version": checked.version,
+                        "files": checked.files,
+                        "tables": checked.tables,
+                        "ok": True,
+                    }
+                )
+            )
+        else:
+            rows = sum(checked.tables.values())
+            print(
+                f"{checked.version}: {checked.files} files match their SHA-256, "
+                f"{len(checked.tables)} tables hold the {rows:,} rows the manifest lists"
+            )
+        return 0
+    if len(args.versions) not in (1, 2):
+        raise ValueError("diff takes OLD [NEW] (versions, prefixes, previous or CURRENT)")
+    old, new = args.versions if len(args.versions) == 2 else ("previous", args.versions[0])
+    change = diff(root, old, new)
     if args.json:
-        print(json.dumps(vars(change)))
+        print(json.dumps(change.to_dict()))
         return 0
     print(f"{change.old} -> {change.new}")
     for name, count in change.summary().items():
         print(f"  {name.replace('_', ' ')}: {count}")
-        for item in getattr(change, name)[: args.show]:
-            print(f"      {item}")
+        items = getattr(change, name)
+        shown = list(items.items()) if isinstance(items, dict) else list(items)
+        for item in shown[: args.show]:
+            if isinstance(item, tuple):
+                fields = "; ".join(f"{k}: {v[0]!r} -> {v[1]!r}" for k, v in item[1].items())
+                print(f"      {safe(item[0])}: {safe(fields)}")
+            elif hasattr(item, "changes"):
+                print(f"      {safe(item.chunk)}: {safe('; '.join(item.changes))}")
+            else:
+                print(f"      {safe(item)}")
     return 0
 
 
@@ -261,9 +330,15 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                     f"{args.queries} line {number}: expected {{qid, query}} ({exc})"
                 ) from exc
     started = time.perf_counter()
+    failed = 0
     with Path(args.out).open("w", encoding="utf-8") as out:
         for done, (qid, query) in enumerate(queries, start=1):
-            results = index.search(query, k=args.k, mode=args.mode, expand=args.expand)
+            try:
+                results = index.search(query, k=args.k, mode=args.mode, expand=args.expand)
+            except ValueError as exc:  # one bad query costs its own line, not the batch
+                failed += 1
+                out.write(json.dumps({"qid": qid, "error": str(exc), "hits": []}) + "\n")
+                continue
             hits = [
                 {
                     "chunk_id": h.chunk_id,
@@ -276,6 +351,11 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
             out.write(json.dumps({"qid": qid, "hits": hits}) + "\n")
             if done % 50 == 0 or done == len(queries):
                 _progress(done, len(queries), started)
+    if failed:
+        print(
+            f"lexkb: {failed} of {len(queries)} queries failed (see their error)", file=sys.stderr
+        )
+        return 1
     return 0
 
 
@@ -295,6 +375,18 @@ def build_parser() -> argparse.ArgumentParser:
         "model; the default, or LEXKB_EMBEDDER), local, voyage, none (keyword only)",
     )
     build.add_argument("--verbose", action="store_true", help="show the pipeline's progress log")
+    build.add_argument("--quiet", action="store_true", help="print only the result line")
+    build.add_argument(
+        "--wait",
+        type=float,
+        default=60.0,
+        help="seconds to wait while another build holds the index root (default: %(default)s)",
+    )
+    build.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="follow symbolic links that lead out of the source folders (default: refuse them)",
+    )
     build.add_argument("--json", action="store_true")
     build.set_defaults(func=cmd_build)
 
@@ -311,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--authority", action="append", help="authority level (repeatable)")
     search.add_argument("--tag", action="append", help="documents carrying this tag (all given)")
     search.add_argument("--author", action="append", help="issuing body (repeatable)")
+    search.add_argument(
+        "--party", action="append", help="a contract's party, by part of its name (repeatable)"
+    )
     search.add_argument("--source", action="append", help="source URL or file name prefix")
     search.add_argument("--start", help="documents dated on or after (YYYY-MM-DD)")
     search.add_argument("--end", help="documents dated on or before (YYYY-MM-DD)")
@@ -338,9 +433,16 @@ def build_parser() -> argparse.ArgumentParser:
     manage = sub.add_parser(
         "snapshots", help="list, roll back, compare or prune the snapshots of an index root"
     )
-    manage.add_argument("action", choices=["list", "rollback", "diff", "prune"])
-    manage.add_argument("versions", nargs="*", help="rollback VERSION | diff OLD NEW")
-    manage.add_argument("--keep", type=int, default=5, help="prune: snapshots to keep")
+    manage.add_argument("action", choices=["list", "rollback", "diff", "prune", "verify"])
+    manage.add_argument(
+        "versions",
+        nargs="*",
+        help="rollback VERSION | diff OLD [NEW] | verify [VERSION]; a version may be CURRENT, "
+        "previous, or a unique prefix",
+    )
+    manage.add_argument(
+        "--keep", type=int, default=5, help="prune: newest snapshots to keep (default: %(default)s)"
+    )
     manage.add_argument("--show", type=int, default=10, help="diff: names listed per change")
     with_index(manage)
     manage.set_defaults(func=cmd_snapshots)

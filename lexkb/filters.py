@@ -18,6 +18,7 @@ DOCUMENT_FILTERS = (
     "document_type",
     "authority_level",
     "tags",
+    "party",
     "author",
     "source",
     "start",
@@ -38,8 +39,49 @@ PERIODS = {
 }
 
 
+TEXT_FILTERS = ("document", "document_type", "authority_level", "tags", "party", "author",
+                "source", "section", "chunk_level")  # fmt: skip
+MAX_FILTER_VALUES = 200
+
+
 def _values(value: object) -> list[str]:
-    return [value] if isinstance(value, str) else [str(v) for v in value]  # type: ignore[union-attr]
+    return [value] if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+
+
+def validate(filters: object) -> dict:
+    """The filters as a dict of checked values: a mapping of known keys; text filters take text
+    or a list of text; `deprecated` a bool; `period` one of PERIODS; dates a date or ISO text.
+    Anything else is a ValueError that says what is wanted ("false" is not a bool)."""
+    if not isinstance(filters, Mapping):
+        raise ValueError(f"filters must be a mapping of filter names to values, not {filters!r}")
+    unknown = set(filters) - set(FILTER_KEYS)
+    if unknown:
+        raise ValueError(f"unknown filter(s) {sorted(map(str, unknown))}; known: {FILTER_KEYS}")
+    checked: dict = {}
+    for key, value in filters.items():
+        if value is None:
+            continue
+        if key in TEXT_FILTERS:
+            values = _values(value) if isinstance(value, str | list | tuple) else None
+            if not values or not all(isinstance(v, str) and v.strip() for v in values):
+                raise ValueError(f"filter {key!r} takes text or a list of text, not {value!r}")
+            if len(values) > MAX_FILTER_VALUES:
+                raise ValueError(
+                    f"filter {key!r} lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
+                )
+        elif key == "deprecated" and not isinstance(value, bool):
+            raise ValueError(f"filter 'deprecated' takes true or false, not {value!r}")
+        elif key == "period" and (not isinstance(value, str) or value not in PERIODS):
+            raise ValueError(f"unknown period {value!r}; known: {', '.join(PERIODS)}")
+        elif key in ("start", "end"):
+            as_date(value, f"filter {key!r}")
+        checked[key] = value
+    if "period" in checked and ("start" in checked or "end" in checked):
+        raise ValueError(
+            "conflicting filters: 'period' counts back from today, 'start'/'end' give dates; "
+            "use one or the other"
+        )
+    return checked
 
 
 def as_date(value: object, what: str) -> date:
@@ -56,17 +98,14 @@ def as_date(value: object, what: str) -> date:
 
 
 def date_range(filters: Mapping[str, object], today: date) -> tuple[date | None, date | None]:
-    """The window `start`, `end` and `period` leave open (the narrowest of them)."""
+    """The window `start` and `end`, or `period` counted back from `today`, leave open."""
+    if (period := filters.get("period")) is not None:
+        back_start, back_end = PERIODS[str(period)]
+        return today - timedelta(days=back_start), today - timedelta(days=back_end)
     start = (
         as_date(filters["start"], "filter 'start'") if filters.get("start") is not None else None
     )
     end = as_date(filters["end"], "filter 'end'") if filters.get("end") is not None else None
-    if (period := filters.get("period")) is not None:
-        if period not in PERIODS:
-            raise ValueError(f"unknown period {period!r}; known: {', '.join(PERIODS)}")
-        back_start, back_end = PERIODS[str(period)]
-        start = max(filter(None, [start, today - timedelta(days=back_start)]))
-        end = min(filter(None, [end, today - timedelta(days=back_end)]))
     return start, end
 
 
@@ -90,6 +129,19 @@ def document_ids(
                 .list.eval(pl.element().str.to_lowercase())
                 .list.contains(tag.casefold())
             )
+    if (party := filters.get("party")) is not None:
+        # A contract's party, by any part of its name ("Acme" finds "Acme Corp., Inc.").
+        expr &= pl.any_horizontal(
+            [
+                pl.col("parties")
+                .list.eval(
+                    pl.element().str.to_lowercase().str.contains(name.casefold(), literal=True)
+                )
+                .list.any()
+                .fill_null(False)
+                for name in _values(party)
+            ]
+        )
     if (source := filters.get("source")) is not None:
         prefixes = [s.casefold() for s in _values(source)]
         expr &= pl.any_horizontal(

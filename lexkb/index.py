@@ -8,6 +8,7 @@ operations over the postings of its terms. Nothing here imports Dagster or unstr
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
@@ -16,12 +17,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lexkb import limits as check
 from lexkb import snapshot as snap
 from lexkb.embedders import Embedder, embedder_for
-from lexkb.filters import DOCUMENT_FILTERS, FILTER_KEYS, document_ids
+from lexkb.filters import DOCUMENT_FILTERS, document_ids
+from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
 from lexkb.refs import core_address, document_names, normalize_ref, ref_address, title_code
-from lexkb.snapshots import touch_lease
+from lexkb.snapshots import LEASE_MINUTES, touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
 MODES = ("hybrid", "keyword", "vector")
@@ -35,6 +38,10 @@ CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
 _POINT_SUFFIX = re.compile(r"\s*\([a-z0-9]{1,4}\)$", re.IGNORECASE)
+# A reference names at most this many nested points ("Article 5(1)(a)(i)(A)" has three), and a
+# document name is at most this long: both keep a lookup linear in its text.
+MAX_POINT_LEVELS = 6
+MAX_NAME_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -134,8 +141,15 @@ class SearchResults:
 class Index:
     """Open with `Index.open(root_or_snapshot)`; safe to share between threads for reading."""
 
-    def __init__(self, snapshot: snap.Snapshot, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: snap.Snapshot,
+        embedder: Embedder | None = None,
+        limits: check.QueryLimits = check.DEFAULT_LIMITS,
+    ) -> None:
         self.snapshot = snapshot
+        self.limits = limits
+        self._lease_touched = time.monotonic()
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
         if tokenizer != TOKENIZER_VERSION:
             raise snap.SnapshotError(
@@ -186,6 +200,7 @@ class Index:
                 "authority_level",
                 "author",
                 "tags",
+                "parties",
                 "published",
                 "effective",
                 "version",
@@ -193,6 +208,12 @@ class Index:
             ).to_dicts()
         }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
+        # Read now, like every other table: after open the index needs no file of its snapshot,
+        # so a prune or rollback can never take one from under a long-lived reader.
+        self._standards = pl.read_parquet(
+            snapshot.table_path("standards"),
+            columns=["document_id", "number", "version", "paragraph_count"],
+        )
         self.graph = CitationGraph(self._edges, self._by_id, len(self))
         self.embedder_name, self._vectors = self._load_vectors()
         self.query_embedder = self._query_embedder(embedder)
@@ -247,14 +268,26 @@ class Index:
 
     @classmethod
     def open(
-        cls, location: str | Path, verify: bool = False, embedder: Embedder | None = None
+        cls,
+        location: str | Path,
+        verify: bool = False,
+        embedder: Embedder | None = None,
+        limits: check.QueryLimits = check.DEFAULT_LIMITS,
     ) -> Index:
         """`location` is an index root (follows CURRENT) or one snapshot directory. Opening
-        leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot for a while.
-        `embedder` embeds queries; it must be the one the snapshot was built with."""
+        leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot while the
+        index is in use (queries renew it). `embedder` embeds queries; it must be the one the
+        snapshot was built with. `limits` bound every argument (lexkb.limits)."""
         snapshot = snap.load(location, verify=verify)
         touch_lease(snapshot.path)
-        return cls(snapshot, embedder)
+        return cls(snapshot, embedder, limits)
+
+    def _renew_lease(self) -> None:
+        """Queries renew the lease, at most once a minute, so `snapshots list` and prune see a
+        snapshot in use for as long as a service queries it."""
+        if time.monotonic() - self._lease_touched > min(60.0, LEASE_MINUTES * 30):
+            self._lease_touched = time.monotonic()
+            touch_lease(self.snapshot.path)
 
     @property
     def version(self) -> str:
@@ -283,10 +316,15 @@ class Index:
         similarity, `keyword` by BM25. The default is hybrid when the snapshot has embeddings
         and a query embedder is available. A dense mode that cannot run falls back to keyword
         with a warning in the results."""
+        limits = self.limits
+        query = check.text(query, "query", limits.max_query_chars)
+        k = check.count(k, "k", 1, limits.max_k)
         if mode is not None and mode not in MODES:
-            raise ValueError(f"unknown search mode {mode!r}; modes are {MODES}")
-        if k < 1:
-            raise ValueError("k must be at least 1")
+            raise check.QueryError(f"unknown search mode {mode!r}; modes are {MODES}")
+        if expand:
+            decay = check.fraction(decay, "decay")
+        filters = validate_filters(filters) if filters is not None else None
+        self._renew_lease()
         keep = self._filter_mask(filters, today) if filters else self._paragraph_mask
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
@@ -343,9 +381,6 @@ class Index:
         return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
 
     def _filter_mask(self, filters: Mapping[str, object], today: date | None = None) -> np.ndarray:
-        unknown = set(filters) - set(FILTER_KEYS)
-        if unknown:
-            raise ValueError(f"unknown filter(s) {sorted(unknown)}; known: {FILTER_KEYS}")
         expr = pl.lit(True)
         if any(filters.get(key) is not None for key in DOCUMENT_FILTERS):
             ids = document_ids(
@@ -353,7 +388,13 @@ class Index:
             )
             expr &= pl.col("document_id").is_in(ids)
         if (level := filters.get("chunk_level")) is not None:
-            expr &= pl.col("chunk_level").is_in([level] if isinstance(level, str) else list(level))
+            levels = [level] if isinstance(level, str) else list(level)
+            unknown = set(levels) - set(CHUNK_LEVELS)
+            if unknown:
+                raise check.QueryError(
+                    f"unknown chunk_level {sorted(unknown)}; levels are {CHUNK_LEVELS}"
+                )
+            expr &= pl.col("chunk_level").is_in(levels)
         if (section := filters.get("section")) is not None:
             prefix = str(section).casefold()
             expr &= (
@@ -417,6 +458,13 @@ class Index:
         """Chunks reachable from `chunk_id` (or a reference) along citations in both
         directions, best first: each edge multiplies the score by decay x its weight, paths stop
         below `min_score` or after `max_hops` edges. Each result says how it was reached."""
+        limits = self.limits
+        chunk_id = check.text(chunk_id, "start", limits.max_reference_chars)
+        max_hops = check.count(max_hops, "max_hops", 1, limits.max_hops)
+        decay = check.fraction(decay, "decay")
+        min_score = check.fraction(min_score, "min_score", low_open=False)
+        k = check.count(k, "k", 1, limits.max_k)
+        self._renew_lease()
         if chunk_id not in self._by_id:
             matches = self.resolve(chunk_id)
             if not matches:
@@ -437,14 +485,15 @@ class Index:
     def resolve(self, identifier: str) -> list[Hit]:
         """Every paragraph (or section) the identifier can mean, in document order. A point
         inside a paragraph ("Article 6(1)(a)") resolves to the paragraph that holds it."""
-        text = identifier.strip()
+        text = check.text(identifier, "reference", self.limits.max_reference_chars).strip()
+        self._renew_lease()
         if text in self._by_id:
             return [self._hit(self._by_id[text], None)]
-        while text:
+        for _ in range(MAX_POINT_LEVELS + 1):
             if rows := self._rows_for(text):
                 return [self._hit(row, None) for row in rows]
             shorter = _POINT_SUFFIX.sub("", text)
-            if shorter == text:
+            if shorter == text or not shorter:
                 break
             text = shorter
         return []
@@ -472,13 +521,9 @@ class Index:
     def documents(self) -> list[dict]:
         """Every indexed document with its catalog entry from the dbt model `standards`: number
         ("LSA 230", a short name, or the key), title, version, paragraph count."""
-        standards = pl.read_parquet(
-            self.snapshot.table_path("standards"),
-            columns=["document_id", "number", "version", "paragraph_count"],
-        )
         return (
             self._documents.drop("version")
-            .join(standards, on="document_id", how="left")
+            .join(self._standards, on="document_id", how="left")
             .sort("document_key")
             .to_dicts()
         )
@@ -561,6 +606,7 @@ def _alias_key(name: str) -> str:
 
 
 def _splits(text: str) -> Sequence[tuple[str, str]]:
-    """Ways to read "GDPR Article 6(1)" or "315.12(a)" as document name + reference."""
-    cuts = [m.start() for m in re.finditer(r"[\s.]", text)]
+    """Ways to read "GDPR Article 6(1)" or "315.12(a)" as document name + reference. A name is
+    at most MAX_NAME_CHARS long, which keeps this linear in the length of the text."""
+    cuts = [m.start() for m in re.finditer(r"[\s.]", text[: MAX_NAME_CHARS + 1])]
     return [(text[:cut], text[cut + 1 :]) for cut in cuts if text[:cut] and text[cut + 1 :].strip()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 
 DOCUMENTS = pa.schema(
     [
@@ -20,6 +20,10 @@ DOCUMENTS = pa.schema(
         ("aliases", pa.list_(pa.string())),
         ("refers_to", pa.list_(pa.string())),
         ("tags", pa.list_(pa.string())),
+        # A contract's parties as its preamble names them (transforms.contracts).
+        ("parties", pa.list_(pa.string())),
+        # Other names under which the same bytes were found; the document is indexed once.
+        ("duplicate_sources", pa.list_(pa.string())),
         ("published", pa.date32()),
         ("effective", pa.date32()),
         ("deprecated", pa.bool_()),
@@ -139,6 +143,19 @@ STANDARDS = pa.schema(
     ]
 )
 
+# A source file left out of the snapshot, and why: a person reads `reason` ("encrypted PDF: a
+# password is needed"); `kind` is a stable short name of the fault; `stage` is where it was found
+# (scan, parse, structure, check). `sha256` is null when the file could not be read at all.
+QUARANTINE = pa.schema(
+    [
+        ("source_name", pa.string()),
+        ("sha256", pa.string()),
+        ("stage", pa.string()),
+        ("kind", pa.string()),
+        ("reason", pa.string()),
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "documents": DOCUMENTS,
     "sections": SECTIONS,
@@ -149,4 +166,5 @@ TABLES: dict[str, pa.Schema] = {
     "standards": STANDARDS,
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,
+    "quarantine": QUARANTINE,
 }

@@ -9,14 +9,17 @@ they open it (`Index.open` does); a root they cannot write to simply has no leas
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
 
+from lexkb import root_lock
 from lexkb import snapshot as snap
 
 LEASES = "leases"
@@ -45,20 +48,58 @@ def fsync(path: Path) -> None:
 
 
 def versions(root: Path) -> list[str]:
-    """Published versions, oldest first (versions sort by their UTC timestamp)."""
+    """Published versions, oldest first (versions sort by their UTC timestamp). Only real
+    folders with a version's name and a manifest count."""
     directory = Path(root) / snap.SNAPSHOTS
     if not directory.is_dir():
         return []
     return sorted(
         p.name
         for p in directory.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and (p / snap.MANIFEST).is_file()
+        if snap.VERSION.match(p.name)
+        and not p.is_symlink()
+        and p.is_dir()
+        and (p / snap.MANIFEST).is_file()
     )
 
 
 def current_version(root: Path) -> str | None:
+    """The version CURRENT names, or None when there is no CURRENT (or it names no version)."""
     pointer = Path(root) / snap.CURRENT
-    return pointer.read_text(encoding="utf-8").strip() if pointer.is_file() else None
+    if not pointer.is_file():
+        return None
+    version = pointer.read_text(encoding="utf-8").strip()
+    return version if snap.VERSION.match(version) else None
+
+
+def resolve_version(root: Path, name: str) -> str:
+    """A version from what a person types: "CURRENT", "previous" (the one before CURRENT), a
+    full version, or a prefix of exactly one version."""
+    known = versions(root)
+    if not isinstance(name, str) or not name.strip():
+        raise snap.SnapshotError("a version is needed (CURRENT, previous, or a version prefix)")
+    name = name.strip()
+    current = current_version(root)
+    if name.upper() == "CURRENT":
+        if current is None:
+            raise snap.SnapshotError(f"{root} has no CURRENT snapshot")
+        return current
+    if name.casefold() == "previous":
+        older = [v for v in known if current is None or v < current]
+        if not older:
+            raise snap.SnapshotError(f"{root} has no snapshot before CURRENT")
+        return older[-1]
+    if name in known:
+        return name
+    matches = (
+        [v for v in known if v.startswith(name)] if re.fullmatch(r"[0-9TZa-f-]+", name) else []
+    )
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise snap.SnapshotError(f"{name!r} matches {len(matches)} snapshots: {', '.join(matches)}")
+    listed = ", ".join(known[-5:]) or "none"
+    raise snap.SnapshotError(f"no snapshot {name!r} under {root}; newest: {listed}")
 
 
 def list_snapshots(root: Path) -> list[SnapshotInfo]:
@@ -83,6 +124,7 @@ def list_snapshots(root: Path) -> list[SnapshotInfo]:
 
 def switch_current(root: Path, version: str) -> None:
     """Point CURRENT at `version`: write a temporary file, fsync it, rename it over CURRENT."""
+    snap.check_version(version)
     root = Path(root)
     pointer = root / f"{snap.CURRENT}.tmp-{uuid.uuid4().hex[:8]}"
     pointer.write_text(version + "\n", encoding="utf-8")
@@ -92,13 +134,13 @@ def switch_current(root: Path, version: str) -> None:
 
 
 def rollback(root: Path, version: str) -> snap.Snapshot:
-    """Make an older snapshot current again, after verifying every file's SHA-256."""
-    path = Path(root) / snap.SNAPSHOTS / version
-    if version not in versions(root):
-        known = ", ".join(versions(root)) or "none"
-        raise snap.SnapshotError(f"no snapshot {version!r} under {root}; snapshots: {known}")
-    loaded = snap.load(path, verify=True)
-    switch_current(root, version)
+    """Make an older snapshot current again, after verifying every file's SHA-256. `version`
+    may be "previous" or a prefix (see resolve_version); the folder must be a real snapshot."""
+    with root_lock.hold(root, wait_seconds=60, purpose="rollback"):
+        version = resolve_version(root, version)
+        path = snap.snapshot_dir(root, version)
+        loaded = snap.load(path, verify=True)
+        switch_current(root, version)
     return loaded
 
 
@@ -115,116 +157,82 @@ def touch_lease(snapshot_path: Path) -> None:
         pass
 
 
-def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) -> list[str]:
-    """Delete all but the newest `keep` snapshots, sparing CURRENT's and any opened within
-    `lease_minutes`; also clear what crashed publishes left behind. Returns deleted versions."""
+@dataclass(frozen=True)
+class Pruned:
+    """What prune did: the versions deleted, and each kept one with its reason."""
+
+    deleted: list[str]
+    kept: dict[str, str]
+
+
+def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) -> Pruned:
+    """Delete all but the newest `keep` snapshots (at least one), sparing CURRENT's and any a
+    reader opened or used within `lease_minutes`; also clear what crashed publishes left
+    behind and symbolic links that are no snapshots. Holds the root's writer lock."""
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise ValueError(f"keep must be a whole number of at least 1, not {keep!r}")
     root = Path(root)
-    directory = root / snap.SNAPSHOTS
-    current = current_version(root)
-    now = time.time()
-    deleted = []
-    published = versions(root)
-    for version in published[: max(len(published) - keep, 0)]:
-        lease = root / LEASES / version
-        if version == current or (
-            lease.is_file() and now - lease.stat().st_mtime < lease_minutes * 60
-        ):
-            continue
-        # Rename first so a half-deleted snapshot is never listed as one.
-        doomed = directory / f".deleting-{version}-{uuid.uuid4().hex[:8]}"
-        os.rename(directory / version, doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
-        lease.unlink(missing_ok=True)
-        deleted.append(version)
-    clear_leftovers(root)
-    return deleted
+    with root_lock.hold(root, wait_seconds=60, purpose="prune"):
+        directory = root / snap.SNAPSHOTS
+        current = current_version(root)
+        now = time.time()
+        deleted, kept = [], {}
+        published = versions(root)
+        newest = set(published[-keep:])
+        for version in published:
+            lease = root / LEASES / version
+            leased_until = lease.stat().st_mtime + lease_minutes * 60 if lease.is_file() else 0
+            if version == current:
+                kept[version] = "CURRENT"
+            elif version in newest:
+                kept[version] = f"among the newest {keep}"
+            elif leased_until > now:
+                until = datetime.fromtimestamp(leased_until, UTC).isoformat(timespec="seconds")
+                kept[version] = f"in use by a reader (leased until {until})"
+            else:
+                # Rename first so a half-deleted snapshot is never listed as one.
+                doomed = directory / f".deleting-{version}-{uuid.uuid4().hex[:8]}"
+                os.rename(directory / version, doomed)
+                shutil.rmtree(doomed, ignore_errors=True)
+                lease.unlink(missing_ok=True)
+                deleted.append(version)
+        clear_leftovers(root)
+    return Pruned(deleted, kept)
 
 
 def clear_leftovers(root: Path) -> None:
-    """Staging directories and pointer files of publishes that were killed, and deletions that
-    did not finish. Only one build publishes into a root at a time."""
+    """Staging directories and pointer files of publishes that were killed, deletions that did
+    not finish, and symbolic links in the snapshots folder (removed, never followed). Call it
+    holding the root's writer lock: another publish's staging folder looks the same."""
     directory = Path(root) / snap.SNAPSHOTS
     if directory.is_dir():
         for path in directory.iterdir():
-            if path.name.startswith((".tmp-", ".deleting-")):
+            if path.is_symlink():
+                path.unlink()
+            elif path.name.startswith((".tmp-", ".deleting-")):
                 shutil.rmtree(path, ignore_errors=True)
     for pointer in Path(root).glob(f"{snap.CURRENT}.tmp-*"):
         pointer.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
-class Diff:
-    old: str
-    new: str
-    documents_added: list[str]
-    documents_removed: list[str]
-    documents_changed: list[str]
-    chunks_added: list[str]
-    chunks_removed: list[str]
-    chunks_changed: list[str]
+class Verified:
+    version: str
+    files: int
+    tables: dict[str, int]
 
-    def summary(self) -> dict[str, int]:
-        return {
-            name: len(getattr(self, name))
-            for name in (
-                "documents_added",
-                "documents_removed",
-                "documents_changed",
-                "chunks_added",
-                "chunks_removed",
-                "chunks_changed",
+
+def verify(root: Path, version: str = "CURRENT") -> Verified:
+    """Check a snapshot whole: every file's size and SHA-256 against the manifest, and every
+    table's row count read back. Raises SnapshotError naming the first thing that differs."""
+    version = resolve_version(root, version)
+    loaded = snap.load(snap.snapshot_dir(root, version), verify=True)
+    rows = {}
+    for name, entry in loaded.manifest["tables"].items():
+        found = pl.scan_parquet(loaded.table_path(name)).select(pl.len()).collect().item()
+        if found != entry["rows"]:
+            raise snap.SnapshotError(
+                f"{name}.parquet of {version} has {found} rows, the manifest says {entry['rows']}"
             )
-        }
-
-
-def diff(root: Path, old: str, new: str) -> Diff:
-    """Documents and chunks added, removed and changed between two snapshots. A chunk is named
-    "document_key ref" (or its id when it has no ref); it changed when its text hash did, and a
-    document changed when any of its chunks or its source file did."""
-
-    def tables(version: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-        loaded = snap.load(Path(root) / snap.SNAPSHOTS / version)
-        documents = pl.read_parquet(
-            loaded.table_path("documents"), columns=["document_key", "source_sha256"]
-        )
-        chunks = pl.read_parquet(
-            loaded.table_path("chunks"),
-            columns=["chunk_id", "document_key", "chunk_level", "ref", "content_hash"],
-        ).with_columns(
-            pl.coalesce(
-                pl.col("document_key") + " " + pl.col("chunk_level") + " " + pl.col("ref"),
-                pl.col("chunk_id"),
-            ).alias("name")
-        )
-        return documents, chunks
-
-    old_docs, old_chunks = tables(old)
-    new_docs, new_chunks = tables(new)
-    a = dict(zip(old_chunks["chunk_id"], old_chunks["content_hash"], strict=True))
-    b = dict(zip(new_chunks["chunk_id"], new_chunks["content_hash"], strict=True))
-    names = dict(zip(old_chunks["chunk_id"], old_chunks["name"], strict=True)) | dict(
-        zip(new_chunks["chunk_id"], new_chunks["name"], strict=True)
-    )
-    changed_ids = {cid for cid in a.keys() & b.keys() if a[cid] != b[cid]}
-    touched = {
-        key
-        for key, cid in zip(
-            pl.concat([old_chunks, new_chunks])["document_key"],
-            pl.concat([old_chunks, new_chunks])["chunk_id"],
-            strict=True,
-        )
-        if cid in changed_ids or (cid in a) != (cid in b)
-    }
-    old_src = dict(zip(old_docs["document_key"], old_docs["source_sha256"], strict=True))
-    new_src = dict(zip(new_docs["document_key"], new_docs["source_sha256"], strict=True))
-    both = old_src.keys() & new_src.keys()
-    return Diff(
-        old=old,
-        new=new,
-        documents_added=sorted(new_src.keys() - old_src.keys()),
-        documents_removed=sorted(old_src.keys() - new_src.keys()),
-        documents_changed=sorted(k for k in both if old_src[k] != new_src[k] or k in touched),
-        chunks_added=sorted(names[c] for c in b.keys() - a.keys()),
-        chunks_removed=sorted(names[c] for c in a.keys() - b.keys()),
-        chunks_changed=sorted(names[c] for c in changed_ids),
-    )
+        rows[name] = found
+    return Verified(version, len(loaded.manifest["files"]), rows)

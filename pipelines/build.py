@@ -19,6 +19,7 @@ from dagster._core.storage.tags import (  # noqa: E402
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
+from lexkb import root_lock  # noqa: E402
 from lexkb import snapshot as snap  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
@@ -28,14 +29,22 @@ from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
 @dataclass(frozen=True)
 class BuildReport:
     """What a build did. When a blocking check failed, nothing was published: `blocked` names the
-    failed checks, and `version`/`path` are those CURRENT still points at (None on a first build)."""
+    failed checks, and `version`/`path` are those CURRENT still points at (None on a first build).
+    `quarantined` maps each source left out to its reason; `ignored` lists files of types lexkb
+    does not read."""
 
     version: str | None
     path: Path | None
     published_new: bool
     chunks: int
-    skipped: dict[str, str]
+    quarantined: dict[str, str]
+    ignored: dict[str, str] = field(default_factory=dict)
     blocked: dict[str, str] = field(default_factory=dict)
+    documents: int = 0
+
+
+class NothingPublished(RuntimeError):
+    """Every source file was quarantined (or there were none): the message lists why."""
 
 
 def failed_checks(result: dg.ExecuteInProcessResult) -> dict[str, str]:
@@ -82,10 +91,29 @@ def run_build(
     log_level: str = "WARNING",
     instance: dg.DagsterInstance | None = None,
     embedder: str | None = None,
+    wait_seconds: float = 60.0,
+    **settings_fields: object,
 ) -> BuildReport:
     """`embedder`: auto, local, voyage or none (see EmbedderSettings); the definitions' default
-    when None."""
-    settings = LexkbSettings(sources=[str(s) for s in sources], root=str(Path(root).resolve()))
+    when None. The root's writer lock is held for the whole build; another writer waits up to
+    `wait_seconds` (RootBusy past it). `settings_fields` set LexkbSettings (limits, symlinks)."""
+    for source in sources:
+        if not Path(source).exists():
+            raise ValueError(f"source path does not exist: {source}")
+    root = Path(root).resolve()
+    with root_lock.hold(root, wait_seconds, purpose="lexkb build"):
+        return _run(sources, root, log_level, instance, embedder, settings_fields)
+
+
+def _run(
+    sources: list[str | Path],
+    root: Path,
+    log_level: str,
+    instance: dg.DagsterInstance | None,
+    embedder: str | None,
+    settings_fields: dict,
+) -> BuildReport:
+    settings = LexkbSettings(sources=[str(s) for s in sources], root=str(root), **settings_fields)
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
     if instance is None:
         instance = (
@@ -117,12 +145,15 @@ def run_build(
             path=current.path if current else None,
             published_new=False,
             chunks=0,
-            skipped={},
+            quarantined={},
             blocked=blocked,
         )
     if not result.success:
         failure = next((e for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None)
         message = failure.event_specific_data.error.message if failure else "the run failed"
+        message = message.strip().splitlines()[-1] if message.strip() else message
+        if "nothing to publish" in message:
+            raise NothingPublished(message.split("Failure: ", 1)[-1])
         raise RuntimeError(f"build failed in {failure.step_key if failure else '?'}: {message}")
     published = materialized_metadata(result, "published_snapshot")
     return BuildReport(
@@ -130,5 +161,7 @@ def run_build(
         path=Path(published["path"]),
         published_new=published["published_new"],
         chunks=published["chunks"],
-        skipped=published["skipped_sources"],
+        quarantined=published["quarantined"],
+        ignored=published["ignored_files"],
+        documents=published["documents"],
     )

@@ -1,12 +1,12 @@
 """The dbt project as Dagster assets: each model an asset, each dbt test an asset check.
 
-dbt reads the tables the build stages in ROOT/work/tables (its `lexkb` source, mapped to the
-`search_tables` and `citation_edges` assets) and writes `standards.parquet` back beside them, so
-the catalog it computes is published with the snapshot. A failing dbt test fails the step, and
+dbt reads the tables the build stages in ROOT/work/tables, loaded into its database first (its
+`lexkb` source, mapped to the `search_tables` and `citation_edges` assets; see
+pipelines.dbt_sources), and `standards.parquet` is written back beside them, so the catalog it
+computes is published with the snapshot. A failing dbt test fails the step, and
 `published_snapshot`, which depends on `standards`, is not materialized.
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -24,6 +24,7 @@ from dagster_dbt import (
 )
 
 from assets.index import TABLE_DIR
+from pipelines.dbt_sources import export_standards, load_sources
 from pipelines.resources import REPO_ROOT, LexkbSettings
 from transforms.workdir import WorkDir
 
@@ -84,13 +85,14 @@ def dbt_models(
 ) -> Iterator:
     work = WorkDir(lexkb.root)
     tables = work.path / TABLE_DIR
-    with _environment(LEXKB_DBT_DATABASE=str(work.path / "models.duckdb")):
+    database = work.path / "models.duckdb"
+    load_sources(tables, database)
+    with _environment(LEXKB_DBT_DATABASE=str(database)):
         # dbt's run artifacts go beside the models' database, not into the source tree.
-        yield from dbt.cli(
-            ["build", "--vars", json.dumps({"tables_path": str(tables)})],
-            context=context,
-            target_path=work.path / "dbt-target",
-        ).stream()
+        invocation = dbt.cli(["build"], context=context, target_path=work.path / "dbt-target")
+        yield from invocation.stream()
+    if invocation.is_successful():
+        export_standards(database, tables)
 
 
 dbt_resource = DbtCliResource(project_dir=DBT_PROJECT, dbt_executable=DBT_EXECUTABLE)

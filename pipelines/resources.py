@@ -7,6 +7,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from transforms.limits import ParseLimits
+from transforms.sources import MAX_FILE_MB
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -20,16 +23,37 @@ def default_root() -> str:
 
 
 class LexkbSettings(dg.ConfigurableResource):
-    """Source files or folders to index, the index root that receives snapshots, and how many
-    snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless)."""
+    """Source files or folders to index, the index root that receives snapshots, how many
+    snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless), and the
+    limits one source file may cost (see transforms.limits; a file past one is quarantined)."""
 
     sources: list[str]
     root: str
     keep_snapshots: int = 5
+    follow_symlinks: bool = False
+    max_file_mb: float = MAX_FILE_MB
+    parse_timeout_seconds: float = ParseLimits.timeout_seconds
+    parse_memory_mb: float = ParseLimits.memory_mb
+    max_pages: int = ParseLimits.max_pages
+    max_unzipped_mb: float = ParseLimits.max_unzipped_mb
+    max_chars: int = ParseLimits.max_chars
+    # Files parsed at once, each in its own process: the machine's cores, up to four.
+    parse_workers: int = max(1, min(4, os.cpu_count() or 1))
 
     @property
     def root_path(self) -> Path:
         return Path(self.root)
+
+    @property
+    def limits(self) -> ParseLimits:
+        return ParseLimits(
+            timeout_seconds=self.parse_timeout_seconds,
+            memory_mb=self.parse_memory_mb,
+            max_pages=self.max_pages,
+            max_unzipped_mb=self.max_unzipped_mb,
+            max_chars=self.max_chars,
+            workers=self.parse_workers,
+        )
 
 
 def default_provider() -> str:

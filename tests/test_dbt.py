@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from lexkb import snapshot as snap
+from pipelines.dbt_sources import export_standards, load_sources
 from tests.conftest import REPO
 
 
@@ -31,10 +32,12 @@ def test_dbt_models_are_published_with_the_snapshot(built_root, index):
 
 
 def _dbt_build(tmp_path, tables, database=None) -> subprocess.CompletedProcess:
-    """`dbt build --project-dir dbt_project` from the repository root, as a user runs it."""
-    env = {**os.environ, "LEXKB_TABLES": str(tables), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    if database is not None:
-        env["LEXKB_DBT_DATABASE"] = str(database)
+    """`dbt build --project-dir dbt_project` from the repository root, as a user runs it, after
+    loading the build's tables into the models' database (pipelines.dbt_sources)."""
+    database = database or tmp_path / "models.duckdb"
+    load_sources(tables, database)
+    env = {**os.environ, "LEXKB_DBT_DATABASE": str(database)}
+    env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     command = [str(REPO / ".venv/bin/dbt"), "build", "--project-dir", "dbt_project"]
     command += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
@@ -48,7 +51,8 @@ def test_dbt_build_on_its_own(built_root, tmp_path):
     result = _dbt_build(tmp_path, tables, database)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout
-    assert (tables / "standards.parquet").is_file()
+    export_standards(database, tables)
+    assert pl.read_parquet(tables / "standards.parquet").height == 5
     with duckdb.connect(str(database), read_only=True) as con:
         summary = pl.from_arrow(con.sql("select * from graph_by_document").arrow())
     edges = pl.read_parquet(tables / "edges.parquet")

@@ -53,7 +53,7 @@ def test_passage_file_objects_become_elements(tmp_path):
     [
         ("broken.pdf", b"%PDF-1.7 this is not really a pdf", ""),
         ("broken.docx", b"PK\x03\x04 not a zip", ""),
-        ("bad.json", b'[{"text": ', "not JSON"),
+        ("bad.json", b'[{"text": ', "invalid JSON at line 1"),
         ("bad.jsonl", b'{"text": "a"}\n{oops}\n', "line 2"),
         ("empty.md", b"   \n", "no text"),
     ],

@@ -29,7 +29,10 @@ def test_hop_walks_both_directions_with_decaying_scores_and_paths(index):
     direct = by_ref["lrb-chapter-4-client-assets:4.3.1"]
     assert direct.hops == 1 and direct.score == pytest.approx(0.7)
     assert direct.path[0].direction == "cites"
-    assert by_ref["lsa-230-audit-documentation:A6"].path[0].direction == "cited-by"
+    # 8 ends "(Ref: Para. A6)" and A6 cites "paragraph 8": both directions, one step either way.
+    assert by_ref["lsa-230-audit-documentation:A6"].hops == 1
+    found = index.get("LSA 230 paragraph 8")
+    assert "A6" in {h.ref for h in found.cites} and "A6" in {h.ref for h in found.cited_by}
     two = by_ref["LKB-FAQ:Q1"]  # 8 cites 4.3.1, which the FAQ's Q1 cites
     assert two.hops == 2 and two.score == pytest.approx(0.49)
     assert [s.ref for s in two.path] == ["4.3.1", "Q1"]

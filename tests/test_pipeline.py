@@ -104,9 +104,13 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
 def test_broken_file_is_skipped_and_reported_while_the_rest_publishes(corpus_copy, tmp_path):
     (corpus_copy / "scanned.pdf").write_bytes(b"%PDF-1.4 garbage")
     report = run_build([corpus_copy], tmp_path / "root")
-    assert set(report.skipped) == {"scanned.pdf"} and report.skipped["scanned.pdf"]
-    manifest = snap.load(tmp_path / "root", verify=True).manifest
-    assert "scanned.pdf" in manifest["skipped_sources"]
+    assert set(report.quarantined) == {"scanned.pdf"}
+    assert "truncated PDF" in report.quarantined["scanned.pdf"]
+    snapshot = snap.load(tmp_path / "root", verify=True)
+    assert "scanned.pdf" in snapshot.manifest["quarantined"]
+    quarantine = pl.read_parquet(snapshot.table_path("quarantine"))
+    assert quarantine.select("source_name", "stage").rows() == [("scanned.pdf", "parse")]
+    assert quarantine["kind"][0] in ("damaged_pdf", "truncated")
     assert _chunks(tmp_path / "root")["document_key"].n_unique() == 5
 
 

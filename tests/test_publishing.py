@@ -17,6 +17,7 @@ import pytest
 from lexkb import Index, snapshots
 from lexkb import snapshot as snap
 from lexkb.cli import main
+from lexkb.diff import diff
 from pipelines.build import run_build
 from tests.conftest import REPO
 from transforms.publish import publish
@@ -78,11 +79,14 @@ def test_rollback_and_diff(corpus_copy, tmp_path, capsys):
     text.write_text(text.read_text().replace("seven years", "eight years"), encoding="utf-8")
     (corpus_copy / "client-assets-faq.jsonl").unlink()
     second = run_build([corpus_copy], root).version
-    change = snapshots.diff(root, first, second)
+    change = diff(root, first, second)
     assert change.documents_removed == ["LKB-FAQ"]
     assert change.documents_changed == ["records-retention-act"]
-    assert "records-retention-act paragraph § 103(b)" in change.chunks_changed
+    changed = {c.chunk: c.changes for c in change.chunks_changed}
+    assert changed["records-retention-act § 103(b)"] == ['"seven" -> "eight"']
     assert len(change.chunks_removed) == 3 and not change.chunks_added
+    # The FAQ's citations went with it.
+    assert change.edges_removed and all("LKB-FAQ" in e for e in change.edges_removed)
 
     assert main(["snapshots", "rollback", first, "--index", str(root)]) == 0
     assert snap.load(root).version == first

@@ -62,7 +62,7 @@ def _give_a_section_line_vectors(tables):
 @pytest.mark.parametrize(
     ("corrupt", "check"),
     [
-        (_drop_a_paragraph, "documents_have_plausible_chunks"),
+        (_drop_a_paragraph, "documents_are_sound"),
         (_break_a_hash, "chunks_are_sound"),
         (_dangle_an_edge, "edges_are_sound"),
         (_lose_a_document, "no_document_lost"),
@@ -99,12 +99,32 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
     assert len(Index.open(root, verify=True)) == good.chunks
 
 
-def test_a_source_that_stops_parsing_keeps_the_last_good_snapshot(corpus_copy, tmp_path):
+def test_a_file_that_breaks_is_quarantined_and_the_rest_publishes(corpus_copy, tmp_path):
     root = tmp_path / "root"
     good = run_build([corpus_copy], root)
-    (corpus_copy / "records-retention-act.txt").write_bytes(b"\xff\xfe\x00broken")
+    pdf = corpus_copy / "lsa-230-audit-documentation.pdf"
+    pdf.write_bytes(pdf.read_bytes()[: len(pdf.read_bytes()) // 3])
     report = run_build([corpus_copy], root)
-    assert report.blocked and "no_document_lost" in report.blocked
-    assert "records-retention-act" in report.blocked["no_document_lost"]
-    assert report.version == good.version and not report.published_new
-    assert snap.load(root).version == good.version
+    assert not report.blocked and report.published_new and report.version != good.version
+    assert "truncated PDF" in report.quarantined["lsa-230-audit-documentation.pdf"]
+    index = Index.open(root)
+    keys = {d["document_key"] for d in index.documents()}
+    assert "lsa-230-audit-documentation" not in keys and len(keys) == 4
+    quarantine = pl.read_parquet(index.snapshot.table_path("quarantine"))
+    assert quarantine["source_name"].to_list() == ["lsa-230-audit-documentation.pdf"]
+
+
+def test_one_implausible_document_is_quarantined_not_the_build(corpus_copy, tmp_path):
+    # Ten megabytes without a line break used to fail the paragraph-length check and block
+    # every publish; it is cut into paragraphs now. A file of only bullets and digits still
+    # makes no paragraph worth indexing and is quarantined by the per-document check.
+    (corpus_copy / "one-line.txt").write_text("The rule applies. " * 30000, encoding="utf-8")
+    (corpus_copy / "dots.md").write_text("\n\n".join(["1."] * 40), encoding="utf-8")
+    report = run_build([corpus_copy], tmp_path / "root", embedder="none")
+    assert not report.blocked and report.documents == 6
+    assert report.quarantined["dots.md"].startswith(("failed the check", "no paragraph"))
+    chunks = pl.read_parquet(snap.load(tmp_path / "root").table_path("chunks"))
+    lengths = chunks.filter(
+        (pl.col("document_key") == "one-line") & (pl.col("chunk_level") == "paragraph")
+    )["content"].str.len_chars()
+    assert lengths.len() > 100 and lengths.max() <= 4000

@@ -48,6 +48,8 @@ def split_notes(text: str) -> tuple[str, list[str]]:
     cleaned = _OJ_NOTE.sub("", text)
     # "...of the Council(OJ ...)." leaves "Council." or "Council ." behind: keep one sentence end.
     cleaned = re.sub(r"\.\.(?=\s|$)", ".", cleaned)
+    # A note that ended a line leaves its sentence broken there: "the Council\nseeks to".
+    cleaned = re.sub(r"(?<=[A-Za-z,])\n(?=[a-z])", " ", cleaned)
     return re.sub(r"[ \t]{2,}", " ", cleaned), notes
 
 

@@ -179,29 +179,30 @@ def load(paths: list[str | Path], source_files: list[Path]) -> Catalog:
 
 
 def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
-    """The documents table with the catalog's and sidecars' fields filled in."""
+    """The documents table with the catalog's and sidecars' fields filled in. What the document
+    itself states (a contract's title, type and dates) stays where the catalog says nothing."""
     metas = [
         catalog.for_document(key, source) or DocumentMetadata()
         for key, source in documents.select("document_key", "source_name").rows()
     ]
-    found_titles = documents["title"].to_list()
+
+    def pick(name: str) -> list:
+        found = (
+            documents[name].to_list() if name in documents.columns else [None] * documents.height
+        )
+        return [
+            getattr(m, name) if getattr(m, name) is not None else own
+            for m, own in zip(metas, found, strict=True)
+        ]
+
     columns = [
-        pl.Series(
-            "title",
-            [m.title or t for m, t in zip(metas, found_titles, strict=True)],
-            dtype=pl.String,
-        ),
+        pl.Series("title", pick("title"), dtype=pl.String),
         pl.Series("deprecated", [bool(m.deprecated) for m in metas], dtype=pl.Boolean),
     ]
-    columns += [
-        pl.Series(name, [getattr(m, name) for m in metas], dtype=pl.String)
-        for name in TEXT_FIELDS[1:]
-    ]
+    columns += [pl.Series(name, pick(name), dtype=pl.String) for name in TEXT_FIELDS[1:]]
     columns += [
         pl.Series(name, [list(getattr(m, name)) for m in metas], dtype=pl.List(pl.String))
         for name in LIST_FIELDS
     ]
-    columns += [
-        pl.Series(name, [getattr(m, name) for m in metas], dtype=pl.Date) for name in DATE_FIELDS
-    ]
+    columns += [pl.Series(name, pick(name), dtype=pl.Date) for name in DATE_FIELDS]
     return documents.with_columns(columns)

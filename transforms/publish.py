@@ -20,6 +20,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from lexkb import root_lock
 from lexkb import snapshot as snap
 from lexkb.schema import SNAPSHOT_FORMAT, TABLES
 from lexkb.snapshots import KEEP, clear_leftovers, fsync, prune, switch_current
@@ -91,7 +92,20 @@ def publish(
     now: datetime | None = None,
     keep: int = KEEP,
 ) -> Published:
-    """Write, verify and switch to a new snapshot, then prune old ones beyond `keep`."""
+    """Write, verify and switch to a new snapshot, then prune old ones beyond `keep`; all under
+    the root's writer lock (re-entrant: a build that holds it already goes straight on)."""
+    with root_lock.hold(root, wait_seconds=600, purpose="publish"):
+        return _publish(root, tables, settings, sources, now, keep)
+
+
+def _publish(
+    root: Path,
+    tables: dict[str, pl.DataFrame],
+    settings: dict,
+    sources: list[dict],
+    now: datetime | None,
+    keep: int,
+) -> Published:
     missing = set(TABLES) - set(tables)
     if missing:
         raise ValueError(f"tables missing from the snapshot: {sorted(missing)}")

@@ -59,9 +59,11 @@ def run_suite(
     frame: pl.DataFrame,
     expectations: list[tuple[str, Callable]],
     id_columns: list[str],
+    max_rows: int | None = MAX_FAILING_ROWS,
 ) -> SuiteResult:
     """Validate `frame` with GX; `expectations` pairs a description with a factory taking the
-    `gx.expectations` module. Failing rows are reported by their `id_columns`."""
+    `gx.expectations` module. Failing rows are reported by their `id_columns`, at most
+    `max_rows` of them (None: all)."""
     gx, context = _gx()
     data = frame.to_pandas()
     source = context.data_sources.add_pandas(f"{name}_source")
@@ -78,9 +80,7 @@ def run_suite(
     results = []
     for (description, _), result in zip(expectations, outcome.results, strict=True):
         indices = (result.result or {}).get("unexpected_index_list") or []
-        rows = (
-            frame.select(id_columns)[list(indices)[:MAX_FAILING_ROWS]].to_dicts() if indices else []
-        )
+        rows = frame.select(id_columns)[list(indices)[:max_rows]].to_dicts() if indices else []
         count = (result.result or {}).get("unexpected_count")
         results.append(
             Expectation(
@@ -159,9 +159,7 @@ def check_sections(sections: pl.DataFrame) -> SuiteResult:
     )
 
 
-def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
-    """Chunk counts within bounds of each document's size: every paragraph it counts present in
-    the chunks table, at least one, and an average paragraph length a legal text can have."""
+def _document_sizes(documents: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
     sizes = (
         chunks.filter(pl.col("chunk_level") == "paragraph")
         .group_by("document_id")
@@ -170,7 +168,7 @@ def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResul
             pl.col("content").str.len_chars().sum().alias("paragraph_chars"),
         )
     )
-    frame = (
+    return (
         documents.select("document_id", "document_key", pl.col("chunk_count").cast(pl.Int64))
         .join(sizes, on="document_id", how="left")
         .with_columns(
@@ -180,7 +178,13 @@ def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResul
             ),
         )
     )
-    low, high = CHARS_PER_PARAGRAPH
+
+
+def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
+    """Index-wide: document ids unique, every paragraph a document counts present in the chunks
+    table, and no document without one. A document that reads implausibly is quarantined
+    before this check (`implausible_documents`), so one odd file never blocks a publish."""
+    frame = _document_sizes(documents, chunks)
     return run_suite(
         "documents",
         frame,
@@ -199,15 +203,42 @@ def check_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResul
                 "every document has a paragraph",
                 lambda e: e.ExpectColumnValuesToBeBetween(column="chunk_count", min_value=1),
             ),
+        ],
+        ["document_id", "document_key", "chunk_count"],
+    )
+
+
+def implausible_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> dict[str, str]:
+    """document_id -> the expectation it fails, for documents whose paragraphs cannot be right
+    (none at all, or averaging fewer than 8 or more than 50,000 characters)."""
+    frame = _document_sizes(documents, chunks)
+    low, high = CHARS_PER_PARAGRAPH
+    result = run_suite(
+        "document_plausibility",
+        frame,
+        [
             (
-                f"paragraphs average {low} to {high} characters",
+                "the document has a paragraph",
+                lambda e: e.ExpectColumnValuesToBeBetween(column="chunk_count", min_value=1),
+            ),
+            (
+                f"its paragraphs average {low} to {high} characters",
                 lambda e: e.ExpectColumnValuesToBeBetween(
                     column="chars_per_paragraph", min_value=low, max_value=high
                 ),
             ),
         ],
-        ["document_id", "document_key", "chunk_count"],
+        ["document_id", "document_key", "chars_per_paragraph"],
+        max_rows=None,
     )
+    failed: dict[str, str] = {}
+    for expectation in result.failures():
+        for row in expectation.failing_rows:
+            average = row.get("chars_per_paragraph")
+            detail = f" (it averages {average:,.0f})" if average is not None else ""
+            reason = f"failed the check: {expectation.description}{detail}"
+            failed.setdefault(row["document_id"], reason)
+    return failed
 
 
 def check_edges(edges: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
@@ -245,23 +276,39 @@ def check_edges(edges: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
 
 
 def check_continuity(
-    previous: pl.DataFrame | None, documents: pl.DataFrame, source_keys: set[str]
+    previous: pl.DataFrame | None,
+    documents: pl.DataFrame,
+    sources: dict[str, str],
+    quarantined: set[str] = frozenset(),
 ) -> SuiteResult:
     """No document of the previous snapshot may disappear while its source file is still there
-    (a file that stopped parsing, a structure that lost a document)."""
-    rows = [] if previous is None else previous.select("document_key", "source_name").to_dicts()
+    with the same bytes (a parser or structure regression). `sources` maps source key to SHA-256;
+    a document whose file changed and now fails is quarantined, which is accounted for."""
+    rows = (
+        []
+        if previous is None
+        else previous.select("document_key", "source_name", "source_sha256").to_dicts()
+    )
     present = set(documents["document_key"])
-    status = [
-        "present"
-        if row["document_key"] in present
-        else ("source removed" if row["source_name"] not in source_keys else "lost")
-        for row in rows
-    ]
+
+    def status(row: dict) -> str:
+        if row["document_key"] in present:
+            return "present"
+        if row["source_name"] not in sources:
+            return "source removed"
+        if (
+            row["source_name"] in quarantined
+            and sources[row["source_name"]] != row["source_sha256"]
+        ):
+            return "changed and quarantined"
+        return "lost"
+
+    statuses = [status(row) for row in rows]
     frame = pl.DataFrame(
         {
             "document_key": [r["document_key"] for r in rows],
             "source_name": [r["source_name"] for r in rows],
-            "status": status,
+            "status": statuses,
         },
         schema={"document_key": pl.String, "source_name": pl.String, "status": pl.String},
     )
@@ -272,7 +319,8 @@ def check_continuity(
             (
                 "no document lost while its source file remains",
                 lambda e: e.ExpectColumnValuesToBeInSet(
-                    column="status", value_set=["present", "source removed"]
+                    column="status",
+                    value_set=["present", "source removed", "changed and quarantined"],
                 ),
             )
         ],

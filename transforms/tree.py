@@ -91,6 +91,8 @@ def document_row(
         "aliases": [],
         "refers_to": [],
         "tags": [],
+        "parties": [],
+        "duplicate_sources": list(source.duplicates),
         "published": None,
         "effective": None,
         "deprecated": False,

@@ -1,18 +1,30 @@
 """Where intermediate tables live between pipeline steps (ROOT/work).
 
 Parsed elements are cached by the source file's SHA-256, so an unchanged file is never parsed
-twice, whichever partition or run asks for it. Per-source parts are stored by source key.
+twice, whichever partition or run asks for it. Per-source parts and quarantine records are
+stored by source key, under a name derived from a hash of the key: a source nested forty folders
+deep must not make a file name longer than the file system allows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
-from urllib.parse import quote
 
 import polars as pl
 
+from transforms.quarantine import SourceError
+
 PART_TABLES = ("documents", "sections", "chunks")
+
+
+def _name(key: str) -> str:
+    """A short, safe and unique file name for a source key."""
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", key)[-60:]
+    return f"{digest}-{readable}"
 
 
 class WorkDir:
@@ -23,14 +35,21 @@ class WorkDir:
     def sources(self) -> Path:
         return self.path / "sources.parquet"
 
+    @property
+    def scan_report(self) -> Path:
+        """What the last scan refused or ignored (scan.json)."""
+        return self.path / "scan.json"
+
     def elements(self, sha256: str) -> Path:
-        return self.path / "elements" / f"{sha256}.parquet"
+        from transforms.elements import PARSER_VERSION
+
+        return self.path / "elements" / f"v{PARSER_VERSION}" / f"{sha256}.parquet"
 
     def part_dir(self, key: str) -> Path:
-        return self.path / "parts" / quote(key, safe="")
+        return self.path / "parts" / _name(key)
 
     def error_file(self, key: str) -> Path:
-        return self.path / "errors" / f"{quote(key, safe='')}.json"
+        return self.path / "errors" / f"{_name(key)}.json"
 
     def write_part(self, key: str, frames: tuple[pl.DataFrame, ...]) -> None:
         directory = self.part_dir(key)
@@ -44,14 +63,26 @@ class WorkDir:
             return None
         return tuple(pl.read_parquet(directory / f"{name}.parquet") for name in PART_TABLES)
 
-    def record_error(self, key: str, reason: str) -> None:
+    def record_error(self, key: str, error: SourceError, sha256: str | None = None) -> None:
+        """Quarantine `key` (until it parses again): why, at which stage, for which bytes."""
         file = self.error_file(key)
         file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(json.dumps({"source": key, "error": reason}), encoding="utf-8")
+        record = {
+            "source": key,
+            "sha256": sha256,
+            "stage": error.stage,
+            "kind": error.kind,
+            "error": error.reason,
+        }
+        file.write_text(json.dumps(record), encoding="utf-8")
 
     def clear_error(self, key: str) -> None:
         self.error_file(key).unlink(missing_ok=True)
 
-    def error(self, key: str) -> str | None:
+    def error_record(self, key: str) -> dict | None:
         file = self.error_file(key)
-        return json.loads(file.read_text(encoding="utf-8"))["error"] if file.is_file() else None
+        return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else None
+
+    def error(self, key: str) -> str | None:
+        record = self.error_record(key)
+        return record["error"] if record else None

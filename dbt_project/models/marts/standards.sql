@@ -1,10 +1,7 @@
 -- The catalog of indexed texts that `Index.documents()` serves: each document's number (its
 -- short name, or the code its title starts with, such as "LSA 230"), title, version and size.
--- Written as standards.parquet beside the other tables, so it is published in the snapshot.
-{{ config(
-    materialized='external',
-    location=var('tables_path', env_var('LEXKB_TABLES', 'var/index/work/tables')) ~ '/standards.parquet'
-) }}
+-- The build exports it as standards.parquet beside the other tables (pipelines.dbt_sources), so
+-- it is published in the snapshot.
 select
     document_id,
     document_key,

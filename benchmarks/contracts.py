@@ -1,0 +1,269 @@
+"""Contracts (CUAD) built from PDF and from TXT, next to unstructured's raw elements, in one run.
+
+    .venv/bin/python benchmarks/contracts.py [--data ../shared/data] [--work benchmarks/out/contracts]
+        [--skip-baseline] [--reuse]
+
+For each source kind (the 255 TXT contracts, the 43 PDFs), `lexkb build --embedder none` once,
+then, over its paragraph chunks (from the snapshot, or from the staged tables when a check
+blocked the publish):
+- documents published, paragraphs per contract, paragraph length p50 / p90 / p99, contracts
+  with a paragraph over 5,000 characters;
+- clause localisation against the lawyer-marked clauses of `master_clauses-dev.csv` (spans of
+  at least 40 characters): the share held whole by one paragraph, the median of clause length
+  over the length of the paragraph holding it, and the share "localised" (held, and at least
+  25% of its paragraph). Texts are compared with whitespace collapsed, without case or typographic quotes.
+- word F1 of the PDF build against the TXT CUAD ships for the same contract (bags of lower-cased
+  words; the build's words are its paragraphs, headings and title);
+- pages per second of the PDF build (wall clock of the whole `lexkb build`).
+
+The baseline is unstructured's own elements, each taken as a paragraph: `partition_text` on the
+TXT and `partition_pdf(strategy="fast")` on the PDF, as installed (with lexkb's offline spaCy
+stand-in, without which the fast strategy returns nothing here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cuad_data  # noqa: E402
+
+LONG = 5000
+MIN_CLAUSE = 40
+LOCALISED = 0.25
+_WORD = re.compile(r"\w+")
+# What lexkb puts before a contract heading's printed number: an attachment's name and
+# "Section" ("Exhibit F Section 1.2" is printed "1.2").
+_ADDED_LABEL = re.compile(
+    r"^(?:(?:Schedule|Exhibit|Annex|Appendix|Attachment|Addendum) \S+ (?=Section|Article))?"
+    r"(?:Section (?=\d))?"
+)
+
+
+def build(sources: Path, root: Path, reuse: bool) -> tuple[dict, float]:
+    if reuse and (root / "CURRENT").is_file():
+        return {"reused": True}, float("nan")
+    if root.exists():
+        shutil.rmtree(root)
+    started = time.perf_counter()
+    out = subprocess.run(
+        [
+            str(REPO / ".venv/bin/lexkb"),
+            "build",
+            str(sources),
+            "--out",
+            str(root),
+            "--embedder",
+            "none",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    try:
+        return json.loads(out.stdout.strip().splitlines()[-1]), seconds
+    except (json.JSONDecodeError, IndexError):
+        return {"error": (out.stderr or out.stdout)[-2000:]}, seconds
+
+
+def built_units(root: Path) -> tuple[dict[str, list[str]], dict[str, list[str]], int]:
+    """contract_key -> paragraph texts, contract_key -> headings and title, pages; from the
+    published snapshot, else from the tables the build staged."""
+    from lexkb import Index
+
+    try:
+        snapshot = Index.open(root).snapshot
+        read = lambda name: pl.read_parquet(snapshot.table_path(name))  # noqa: E731
+    except Exception:
+        staged = root / "work" / "tables"
+        read = lambda name: pl.read_parquet(staged / f"{name}.parquet")  # noqa: E731
+    return units_from_tables(read("documents"), read("sections"), read("chunks"))
+
+
+def units_from_tables(
+    documents: pl.DataFrame, sections: pl.DataFrame, chunks: pl.DataFrame
+) -> tuple[dict[str, list[str]], dict[str, list[str]], int]:
+    key_of = {
+        d: cuad_data.contract_key(s)
+        for d, s in documents.select("document_id", "source_name").rows()
+    }
+    paragraphs: dict[str, list[str]] = {}
+    for doc, content in (
+        chunks.filter(pl.col("chunk_level") == "paragraph").select("document_id", "content").rows()
+    ):
+        paragraphs.setdefault(key_of[doc], []).append(content)
+    # Headings as the page prints them: the number (without the "Section " lexkb adds to a
+    # bare "2.1") and the title. The document's title counts when no heading holds it.
+    other: dict[str, list[str]] = {}
+    for doc, number, title in sections.select("document_id", "section_number", "title").rows():
+        printed = re.sub(_ADDED_LABEL, "", number or "")
+        other.setdefault(key_of[doc], []).append(f"{printed} {title or ''}")
+    for doc, title in documents.select("document_id", "title").rows():
+        if not any(title in heading for heading in other.get(key_of[doc], [])):
+            other.setdefault(key_of[doc], []).append(title)
+    pages = int(documents["page_count"].fill_null(0).sum())
+    return paragraphs, other, pages
+
+
+def raw_units(files: dict[str, Path]) -> dict[str, list[str]]:
+    from transforms import offline_nlp
+
+    offline_nlp.install()
+    from unstructured.partition.pdf import partition_pdf
+    from unstructured.partition.text import partition_text
+
+    units = {}
+    for key, path in files.items():
+        if path.suffix.lower() == ".pdf":
+            elements = partition_pdf(str(path), strategy="fast", languages=["eng"])
+        else:
+            elements = partition_text(filename=str(path))
+        units[key] = [e.text for e in elements if e.text and e.text.strip()]
+    return units
+
+
+def shape(paragraphs: dict[str, list[str]]) -> dict:
+    lengths = sorted(len(p) for texts in paragraphs.values() for p in texts)
+    if not lengths:
+        return {}
+
+    def pct(q: float) -> int:
+        return lengths[min(len(lengths) - 1, int(q * len(lengths)))]
+
+    counts = [len(texts) for texts in paragraphs.values()]
+    return {
+        "contracts": len(paragraphs),
+        "paragraphs_median": statistics.median(counts),
+        "paragraphs_mean": round(statistics.mean(counts), 1),
+        "p50": pct(0.5),
+        "p90": pct(0.9),
+        "p99": pct(0.99),
+        "with_long": sum(1 for texts in paragraphs.values() if any(len(p) > LONG for p in texts)),
+    }
+
+
+def localisation(paragraphs: dict[str, list[str]], clauses: list[cuad_data.Clause]) -> dict:
+    squeezed = {key: [cuad_data.squeeze(p) for p in texts] for key, texts in paragraphs.items()}
+    ratios, held, total = [], 0, 0
+    localised = 0
+    for clause in clauses:
+        if clause.contract not in squeezed:
+            continue
+        total += 1
+        needle = cuad_data.squeeze(clause.text)
+        holders = [p for p in squeezed[clause.contract] if needle in p]
+        if not holders:
+            continue
+        held += 1
+        ratio = len(needle) / min(len(p) for p in holders)
+        ratios.append(ratio)
+        localised += ratio >= LOCALISED
+    return {
+        "clauses": total,
+        "held": round(held / total, 3) if total else None,
+        "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
+        "localised": round(localised / total, 3) if total else None,
+    }
+
+
+def words(texts: list[str]) -> Counter:
+    return Counter(w.casefold() for text in texts for w in _WORD.findall(text))
+
+
+def word_f1(ours: dict[str, list[str]], reference: dict[str, str]) -> dict:
+    tp = got = want = 0
+    per = []
+    for key, text in reference.items():
+        a, b = words(ours.get(key, [])), words([text])
+        overlap = sum((a & b).values())
+        tp, got, want = tp + overlap, got + sum(a.values()), want + sum(b.values())
+        per.append(2 * overlap / (sum(a.values()) + sum(b.values()) or 1))
+    return {
+        "micro_f1": round(2 * tp / (got + want), 4) if got + want else None,
+        "mean_f1": round(statistics.mean(per), 4) if per else None,
+        "worst_f1": round(min(per), 4) if per else None,
+    }
+
+
+def row(name: str, published: str, s: dict, loc: dict, f1: str, speed: str) -> str:
+    return (
+        f"| {name} | {published} | {s.get('paragraphs_median', '–')} / "
+        f"{s.get('paragraphs_mean', '–')} | {s.get('p50', '–')} / {s.get('p90', '–')} / "
+        f"{s.get('p99', '–')} | {s.get('with_long', '–')} of {s.get('contracts', '–')} "
+        f"| {loc.get('held')} | {loc.get('median_ratio')} | {loc.get('localised')} | {f1} "
+        f"| {speed} |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "contracts")
+    parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--reuse", action="store_true", help="reuse built roots under --work")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    clauses = cuad_data.clauses(args.data, MIN_CLAUSE)
+    txt_files = cuad_data.files(args.data, "txt")
+    pdf_files = cuad_data.files(args.data, "pdf")
+    reference = {
+        key: txt_files[key].read_text(encoding="utf-8", errors="replace") for key in pdf_files
+    }
+
+    print("| system | published | paragraphs per contract (median / mean) | length p50 / p90 / "
+          "p99 | contracts with a paragraph > 5,000 | clauses held by one paragraph | median "
+          "clause / paragraph | localised (>= 25%) | word F1 vs TXT (micro / mean / worst) "
+          "| build |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for kind, files in (("TXT", txt_files), ("PDF", pdf_files)):
+        root = args.work / f"index-{kind.lower()}"
+        report, seconds = build(args.data / "cuad" / kind.lower(), root, args.reuse)
+        paragraphs, other, pages = built_units(root)
+        published = (
+            "reused" if report.get("reused") else
+            f"{len(paragraphs)} of {len(files)}" + (
+                f", BLOCKED: {', '.join(report['blocked'])}" if report.get("blocked") else ""
+            ) + (f", ERROR {report['error'][-300:]!r}" if report.get("error") else "")
+        )
+        quarantined = report.get("quarantined") or report.get("skipped") or {}
+        if quarantined:
+            published += f", {len(quarantined)} quarantined"
+        f1 = "–"
+        speed = f"{seconds:.0f} s"
+        if kind == "PDF":
+            merged = {k: paragraphs.get(k, []) + other.get(k, []) for k in files}
+            score = word_f1(merged, reference)
+            f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
+            speed += f", {pages / seconds:.1f} pages/s" if seconds == seconds else ""
+        print(row(f"lexkb, {kind}", published, shape(paragraphs), localisation(paragraphs,
+              clauses), f1, speed), flush=True)
+        if not args.skip_baseline:
+            started = time.perf_counter()
+            raw = raw_units(files)
+            seconds = time.perf_counter() - started
+            f1 = "–"
+            if kind == "PDF":
+                score = word_f1(raw, reference)
+                f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
+            print(row(f"unstructured raw, {kind}", "–", shape(raw), localisation(raw, clauses),
+                      f1, f"{seconds:.0f} s (partition only)"), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

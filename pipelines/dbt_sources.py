@@ -1,0 +1,51 @@
+"""The dbt project's inputs and outputs, moved between Parquet and DuckDB without SQL text.
+
+The tables a build stages are read with pyarrow and registered with DuckDB as Arrow tables, then
+copied into the schema `lexkb_source` of the models' database; dbt's source points at that
+schema. The `standards` model is read back as Arrow and written to Parquet by pyarrow. No path
+is ever part of a SQL string, so a root such as "/tmp/d')); COPY ..." is just a folder name.
+
+Run dbt on a build by hand:
+
+    .venv/bin/python -m pipelines.dbt_sources ROOT          # loads ROOT/work/tables
+    LEXKB_DBT_DATABASE=ROOT/work/models.duckdb .venv/bin/dbt build --project-dir dbt_project
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+SOURCE_SCHEMA = "lexkb_source"
+SOURCE_TABLES = ("documents", "sections", "chunks", "edges")
+# Identifiers are these constants, never input; DuckDB takes the data as a registered relation.
+_COPY = {name: f"CREATE OR REPLACE TABLE {SOURCE_SCHEMA}.{name} AS SELECT * FROM incoming"
+         for name in SOURCE_TABLES}  # fmt: skip
+
+
+def load_sources(tables: Path, database: Path) -> None:
+    """Copy the staged Parquet tables into `database`, schema lexkb_source."""
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {SOURCE_SCHEMA}")
+        for name in SOURCE_TABLES:
+            con.register("incoming", pq.read_table(tables / f"{name}.parquet"))
+            try:
+                con.execute(_COPY[name])
+            finally:
+                con.unregister("incoming")
+
+
+def export_standards(database: Path, tables: Path) -> None:
+    """Write the `standards` model to tables/standards.parquet."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        table = con.sql("SELECT * FROM main.standards ORDER BY document_key").to_arrow_table()
+    pq.write_table(table, tables / "standards.parquet")
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "var/index")
+    load_sources(root / "work" / "tables", root / "work" / "models.duckdb")
+    print(f"loaded {root / 'work' / 'tables'} into {root / 'work' / 'models.duckdb'}")

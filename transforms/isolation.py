@@ -1,0 +1,185 @@
+"""Parsing each source file in a worker process of its own, within limits.
+
+One hostile or broken file must never cost the others: a parser that hangs, eats memory or
+crashes the interpreter takes down only its worker. Each file is parsed in a process forked from
+a small server process (multiprocessing's forkserver, so no Dagster thread or lock is copied),
+watched by the parent: past `timeout_seconds` or `memory_mb` of resident memory it is killed and
+the file quarantined with that reason. Up to `workers` files parse at once, which also puts the
+machine's cores to work on a large corpus.
+
+The worker writes the element frame straight to its cache file and sends back only a status, so
+no frame is pickled across the pipe.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from transforms.limits import ParseLimits
+from transforms.quarantine import SourceError
+from transforms.sources import SourceFile
+
+POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How parsing one file ended: `error` is None when its elements were written."""
+
+    source: SourceFile
+    seconds: float
+    peak_mb: float
+    rows: int = 0
+    error: SourceError | None = None
+
+
+def _work(source: SourceFile, target: str, limits: ParseLimits, conn) -> None:
+    """Runs in the worker: parse, check, write the frame, report."""
+    try:
+        from transforms.elements import document_elements
+
+        _unchanged(source)
+        frame = document_elements(source, limits)
+        chars = int(frame["text"].str.len_chars().sum() or 0)
+        if chars > limits.max_chars:
+            raise SourceError(
+                f"{chars:,} characters of text, over the limit of {limits.max_chars:,}",
+                kind="too_large",
+            )
+        _unchanged(source)
+        partial = f"{target}.{os.getpid()}.partial"
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        frame.write_parquet(partial)
+        os.replace(partial, target)
+        conn.send(("ok", frame.height))
+    except SourceError as exc:
+        conn.send(("error", exc.stage, exc.kind, exc.reason))
+    except MemoryError:
+        conn.send(("error", "parse", "memory", "ran out of memory while parsing"))
+    except RecursionError:
+        conn.send(("error", "parse", "too_deep", "nested too deeply for the parser"))
+    except Exception as exc:  # any parser bug or odd file: reported, never fatal
+        last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        where = f" (in {Path(last.filename).name}:{last.lineno})" if last else ""
+        message = " ".join(str(exc).split())[:300]
+        conn.send(("error", "parse", type(exc).__name__, f"{type(exc).__name__}: {message}{where}"))
+    finally:
+        conn.close()
+
+
+def _unchanged(source: SourceFile) -> None:
+    from lexkb.snapshot import file_sha256
+
+    try:
+        sha = file_sha256(source.path)
+    except FileNotFoundError as exc:
+        raise SourceError(
+            "the file vanished during the build", stage="parse", kind="vanished"
+        ) from exc
+    if sha != source.sha256:
+        raise SourceError(
+            "the file changed during the build; the next build will read the new version",
+            stage="parse",
+            kind="changed",
+        )
+
+
+def _context():
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["transforms.elements", "polars", "pypdfium2"])
+    return context
+
+
+@dataclass
+class _Running:
+    source: SourceFile
+    process: multiprocessing.Process
+    conn: object
+    started: float
+    peak_mb: float = 0.0
+
+
+def parse_all(
+    jobs: Iterable[tuple[SourceFile, Path]],
+    limits: ParseLimits,
+    done: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Parse every (source, target) pair, `limits.workers` at a time; `done` hears of each."""
+    import psutil
+
+    context = _context()
+    pending = list(jobs)
+    pending.reverse()
+    running: list[_Running] = []
+    outcomes: list[Outcome] = []
+
+    def finish(item: _Running, outcome: Outcome) -> None:
+        running.remove(item)
+        item.process.join(timeout=5)
+        outcomes.append(outcome)
+        if done is not None:
+            done(outcome)
+
+    while pending or running:
+        while pending and len(running) < max(1, limits.workers):
+            source, target = pending.pop()
+            parent, child = context.Pipe(duplex=False)
+            process = context.Process(
+                target=_work, args=(source, str(target), limits, child), daemon=True
+            )
+            process.start()
+            child.close()
+            running.append(_Running(source, process, parent, time.perf_counter()))
+        time.sleep(POLL_SECONDS)
+        for item in list(running):
+            elapsed = time.perf_counter() - item.started
+            try:
+                rss = psutil.Process(item.process.pid).memory_info().rss / 1e6
+                item.peak_mb = max(item.peak_mb, rss)
+            except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+                rss = 0.0
+            if item.conn.poll():
+                try:
+                    message = item.conn.recv()
+                except EOFError:
+                    message = None
+                finish(item, _outcome(item, elapsed, message))
+            elif not item.process.is_alive():
+                finish(item, _outcome(item, elapsed, None))
+            elif rss > limits.memory_mb:
+                item.process.kill()
+                error = SourceError(
+                    f"parsing needed more than {limits.memory_mb} MB of memory (limit)",
+                    kind="memory",
+                )
+                finish(item, Outcome(item.source, elapsed, item.peak_mb, error=error))
+            elif elapsed > limits.timeout_seconds:
+                item.process.kill()
+                error = SourceError(
+                    f"parsing took longer than {limits.timeout_seconds:g} s (limit)",
+                    kind="timeout",
+                )
+                finish(item, Outcome(item.source, elapsed, item.peak_mb, error=error))
+    return outcomes
+
+
+def _outcome(item: _Running, elapsed: float, message: tuple | None) -> Outcome:
+    if message is None:
+        code = item.process.exitcode
+        reason = (
+            f"the parser crashed (signal {-code})" if code and code < 0 else "the parser crashed"
+        )
+        error = SourceError(reason, kind="crash")
+        return Outcome(item.source, elapsed, item.peak_mb, error=error)
+    if message[0] == "ok":
+        return Outcome(item.source, elapsed, item.peak_mb, rows=message[1])
+    _, stage, kind, reason = message
+    return Outcome(
+        item.source, elapsed, item.peak_mb, error=SourceError(reason, stage=stage, kind=kind)
+    )

@@ -1,0 +1,39 @@
+"""Why a source file is left out of the index, in words a person can act on.
+
+A file that cannot be read, or reads as something no index should hold, is quarantined: the rest
+of the build goes on and publishes, and the snapshot's `quarantine` table says which file, at
+which stage, and why ("encrypted PDF: a password is needed", "not a PDF (starts with PK: a ZIP
+or Office file)"). `kind` is a short stable name for the fault, for counting and filtering.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+
+from lexkb.schema import QUARANTINE
+
+
+class SourceError(Exception):
+    """A source file left out of the index; the message is the reason shown to the user."""
+
+    def __init__(self, reason: str, stage: str = "parse", kind: str = "unreadable") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.stage = stage
+        self.kind = kind
+
+
+def quarantine_frame(records: list[dict]) -> pl.DataFrame:
+    """Rows of the snapshot's `quarantine` table, sorted by source name."""
+    rows = [
+        {
+            "source_name": r["source"],
+            "sha256": r.get("sha256"),
+            "stage": r.get("stage", "parse"),
+            "kind": r.get("kind", "unreadable"),
+            "reason": r["error"],
+        }
+        for r in sorted(records, key=lambda r: r["source"])
+    ]
+    return pl.from_arrow(pa.Table.from_pylist(rows, schema=QUARANTINE))
