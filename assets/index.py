@@ -34,6 +34,15 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
         record = work.error_record(source.key)
         if record is not None:
             quarantined.append(record)
+            # Its byte-identical copies were never parsed; they fail for the same reason.
+            quarantined += [
+                {
+                    **record,
+                    "source": copy,
+                    "error": f"{record['error']} (same bytes as {source.key})",
+                }
+                for copy in source.duplicates
+            ]
             continue
         part = work.read_part(source.key)
         if part is None:

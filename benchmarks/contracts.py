@@ -225,20 +225,23 @@ def main() -> int:
         key: txt_files[key].read_text(encoding="utf-8", errors="replace") for key in pdf_files
     }
 
-    print("| system | published | paragraphs per contract (median / mean) | length p50 / p90 / "
-          "p99 | contracts with a paragraph > 5,000 | clauses held by one paragraph | median "
-          "clause / paragraph | localised (>= 25%) | word F1 vs TXT (micro / mean / worst) "
-          "| build |")
+    print(
+        "| system | published | paragraphs per contract (median / mean) | length p50 / p90 / "
+        "p99 | contracts with a paragraph > 5,000 | clauses held by one paragraph | median "
+        "clause / paragraph | localised (>= 25%) | word F1 vs TXT (micro / mean / worst) "
+        "| build |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for kind, files in (("TXT", txt_files), ("PDF", pdf_files)):
         root = args.work / f"index-{kind.lower()}"
         report, seconds = build(args.data / "cuad" / kind.lower(), root, args.reuse)
         paragraphs, other, pages = built_units(root)
         published = (
-            "reused" if report.get("reused") else
-            f"{len(paragraphs)} of {len(files)}" + (
-                f", BLOCKED: {', '.join(report['blocked'])}" if report.get("blocked") else ""
-            ) + (f", ERROR {report['error'][-300:]!r}" if report.get("error") else "")
+            "reused"
+            if report.get("reused")
+            else f"{len(paragraphs)} of {len(files)}"
+            + (f", BLOCKED: {', '.join(report['blocked'])}" if report.get("blocked") else "")
+            + (f", ERROR {report['error'][-300:]!r}" if report.get("error") else "")
         )
         quarantined = report.get("quarantined") or report.get("skipped") or {}
         if quarantined:
@@ -250,8 +253,17 @@ def main() -> int:
             score = word_f1(merged, reference)
             f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
             speed += f", {pages / seconds:.1f} pages/s" if seconds == seconds else ""
-        print(row(f"lexkb, {kind}", published, shape(paragraphs), localisation(paragraphs,
-              clauses), f1, speed), flush=True)
+        print(
+            row(
+                f"lexkb, {kind}",
+                published,
+                shape(paragraphs),
+                localisation(paragraphs, clauses),
+                f1,
+                speed,
+            ),
+            flush=True,
+        )
         if not args.skip_baseline:
             started = time.perf_counter()
             raw = raw_units(files)
@@ -260,8 +272,17 @@ def main() -> int:
             if kind == "PDF":
                 score = word_f1(raw, reference)
                 f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
-            print(row(f"unstructured raw, {kind}", "–", shape(raw), localisation(raw, clauses),
-                      f1, f"{seconds:.0f} s (partition only)"), flush=True)
+            print(
+                row(
+                    f"unstructured raw, {kind}",
+                    "–",
+                    shape(raw),
+                    localisation(raw, clauses),
+                    f1,
+                    f"{seconds:.0f} s (partition only)",
+                ),
+                flush=True,
+            )
     return 0
 
 

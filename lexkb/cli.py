@@ -168,31 +168,41 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_get(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
-    lookups = [index.lookup(hit.chunk_id) for hit in index.resolve(args.identifier)]
+    lookup = index.get(args.identifier)
+    ok = lookup.found or (lookup.match == "enclosing" and args.accept_enclosing)
     if args.json:
-        print(json.dumps([lookup.to_dict() for lookup in lookups]))
-        return 0 if lookups else 1
-    if not lookups:
-        print(f"no paragraph matches {args.identifier!r}", file=sys.stderr)
+        print(json.dumps(lookup.to_dict()))
+        return 0 if ok else 1
+    if lookup.hit is None:
+        print(f"{safe(lookup.asked)}: not found: {safe(lookup.reason)}", file=sys.stderr)
+        if lookup.closest:
+            print(f"  closest: {safe('; '.join(lookup.closest))}", file=sys.stderr)
         return 1
-    for lookup in lookups:
-        _print_hit(lookup.hit)
-        if lookup.section is not None:
-            print(f"   in {lookup.section.citation}")
-        around = [
-            f"{label} {hit.ref or hit.chunk_id}"
-            for label, hit in (("previous:", lookup.previous), ("next:", lookup.next))
-            if hit is not None
-        ]
-        if around:
-            print(f"   {'  '.join(around)}")
-        for label, hits in (("cites:", lookup.cites), ("cited by:", lookup.cited_by)):
-            if hits:
-                print(f"   {label} {'; '.join(hit.citation for hit in hits)}")
-        if lookup.unresolved:
-            texts = "; ".join(item["reference_text"] for item in lookup.unresolved)
-            print(f"   also cites (not in this index): {texts}")
-    return 0
+    if lookup.match != "exact":
+        stream = sys.stdout if ok else sys.stderr
+        print(f"{lookup.match}: {safe(lookup.reason)}", file=stream)
+    _print_hit(lookup.hit)
+    if lookup.section is not None:
+        print(f"   in {safe(lookup.section.citation)}")
+    around = [
+        f"{label} {hit.ref or hit.chunk_id}"
+        for label, hit in (("previous:", lookup.previous), ("next:", lookup.next))
+        if hit is not None
+    ]
+    if around:
+        print(f"   {safe('  '.join(around))}")
+    for label, hits in (("cites:", lookup.cites), ("cited by:", lookup.cited_by)):
+        if hits:
+            print(f"   {label} {safe('; '.join(hit.citation for hit in hits))}")
+    if lookup.unresolved:
+        texts = "; ".join(item["reference_text"] for item in lookup.unresolved)
+        print(f"   also cites (not in this index): {safe(texts)}")
+    if lookup.alternatives:
+        others = "; ".join(hit.citation for hit in lookup.alternatives)
+        print(f"   the reference also names: {safe(others)}")
+    if not ok:
+        print("   (not an exact match: pass --accept-enclosing to accept it)", file=sys.stderr)
+    return 0 if ok else 1
 
 
 def cmd_hop(args: argparse.Namespace) -> int:
@@ -201,6 +211,9 @@ def cmd_hop(args: argparse.Namespace) -> int:
         reached = index.hop(args.identifier, max_hops=args.max_hops, decay=args.decay, k=args.k)
     except KeyError as exc:
         print(f"lexkb: {exc.args[0]}", file=sys.stderr)
+        lookup = index.get(args.identifier)
+        if lookup.closest:
+            print(f"  closest: {safe('; '.join(lookup.closest))}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps([item.to_dict() for item in reached]))
@@ -417,8 +430,17 @@ def build_parser() -> argparse.ArgumentParser:
     with_index(search)
     search.set_defaults(func=cmd_search)
 
-    get = sub.add_parser("get", help="a paragraph by chunk id or reference, e.g. 'Article 6(1)'")
+    get = sub.add_parser(
+        "get",
+        help="a paragraph by chunk id or reference ('Article 6(1)', 'Rule 4.3.1 of the Lexkb "
+        "Rulebook', 'LSA 230, para. A8'), with how it matched",
+    )
     get.add_argument("identifier")
+    get.add_argument(
+        "--accept-enclosing",
+        action="store_true",
+        help="exit 0 when only the nearest enclosing unit exists (default: exit 1)",
+    )
     with_index(get)
     get.set_defaults(func=cmd_get)
 
@@ -466,9 +488,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (SnapshotError, ValueError, FileNotFoundError) as exc:
-        print(f"lexkb: error: {exc}", file=sys.stderr)
+    except (SnapshotError, ValueError, FileNotFoundError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"lexkb: error: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`lexkb search ... | head`): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -23,7 +23,8 @@ from lexkb.embedders import Embedder, embedder_for
 from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
-from lexkb.refs import core_address, document_names, normalize_ref, ref_address, title_code
+from lexkb.lookup import Resolver
+from lexkb.refs import document_names, title_code
 from lexkb.snapshots import LEASE_MINUTES, touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -37,11 +38,6 @@ DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
-_POINT_SUFFIX = re.compile(r"\s*\([a-z0-9]{1,4}\)$", re.IGNORECASE)
-# A reference names at most this many nested points ("Article 5(1)(a)(i)(A)" has three), and a
-# document name is at most this long: both keep a lookup linear in its text.
-MAX_POINT_LEVELS = 6
-MAX_NAME_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -75,27 +71,50 @@ class Hit:
 
 @dataclass(frozen=True)
 class Lookup:
-    """A paragraph with what a reader checks around it: the section it sits in (heading and
-    full text), the paragraphs before and after it, the paragraphs it cites and those citing it,
-    and the citations that point outside the index or were not found."""
+    """What a reference found, and how (`match`: exact, contains, enclosing, not_found; see
+    lexkb.lookup), with the reason in words. When something was found: the paragraph (`hit`),
+    the section it sits in, the paragraphs before and after it, those it cites and those citing
+    it, and its citations that point outside the index or were not found. When nothing was:
+    `closest` refs or document names. `alternatives` are further exact matches in other
+    documents of an ambiguous reference."""
 
-    hit: Hit
-    section: Hit | None
-    previous: Hit | None
-    next: Hit | None
+    asked: str
+    match: str
+    reason: str
+    hit: Hit | None = None
+    section: Hit | None = None
+    previous: Hit | None = None
+    next: Hit | None = None
     cites: list[Hit] = field(default_factory=list)
     cited_by: list[Hit] = field(default_factory=list)
     unresolved: list[dict] = field(default_factory=list)
+    closest: list[str] = field(default_factory=list)
+    alternatives: list[Hit] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        """The asked unit exists: exactly, or as a point inside the paragraph returned."""
+        return self.match in ("exact", "contains")
 
     def to_dict(self) -> dict:
+        def one(hit: Hit | None) -> dict | None:
+            return hit.to_dict() if hit else None
+
         return {
-            "hit": self.hit.to_dict(),
-            "section": self.section.to_dict() if self.section else None,
-            "previous": self.previous.to_dict() if self.previous else None,
-            "next": self.next.to_dict() if self.next else None,
+            "asked": self.asked,
+            "match": self.match,
+            "found": self.found,
+            "reason": self.reason,
+            "found_ref": self.hit.ref if self.hit else None,
+            "hit": one(self.hit),
+            "section": one(self.section),
+            "previous": one(self.previous),
+            "next": one(self.next),
             "cites": [h.to_dict() for h in self.cites],
             "cited_by": [h.to_dict() for h in self.cited_by],
             "unresolved": self.unresolved,
+            "closest": self.closest,
+            "alternatives": [h.to_dict() for h in self.alternatives],
         }
 
 
@@ -171,21 +190,10 @@ class Index:
         self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
         levels = self._chunks["chunk_level"].to_numpy()
-        refs = self._chunks["ref"].to_list()
-        self._by_ref: dict[str, list[int]] = {}
-        # The same refs by address, so "LSA 230 paragraph 8" or "FSMR section 58" find the
-        # paragraph stored as "8" or "Part 6.Chapter 1.58." (see lexkb.refs.ref_address).
-        self._by_address: dict[tuple[str, ...], list[int]] = {}
-        for level in _LOOKUP_LEVELS:
-            for row in np.flatnonzero(levels == level).tolist():
-                if ref := refs[row]:
-                    self._by_ref.setdefault(normalize_ref(ref), []).append(row)
-                    address = ref_address(ref)
-                    for key in dict.fromkeys([address, core_address(address)]):
-                        self._by_address.setdefault(key, []).append(row)
         self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
         self._paragraph_mask = levels == "paragraph"
         self._aliases = self._document_aliases()
+        self._resolver: Resolver | None = None
         self._document_ids = set(self._documents["document_id"])
         self._source_urls = dict(
             zip(self._documents["document_id"], self._documents["source_url"], strict=True)
@@ -403,13 +411,57 @@ class Index:
         return self._chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
     # lookup ---------------------------------------------------------------------------------
-    def get(self, identifier: str) -> Lookup | None:
-        """A paragraph by chunk id or reference ("Article 6(1)(a)", "GDPR Art. 6(1)", "315.A2"),
-        with its section and neighbours; the first match when the reference is ambiguous."""
-        matches = self.resolve(identifier)
-        return self.lookup(matches[0].chunk_id) if matches else None
+    def get(self, identifier: str) -> Lookup:
+        """A paragraph by chunk id or reference ("Article 6(1)(a)", "GDPR Art. 6(1)", "Rule
+        4.3.1 of the Lexkb Rulebook", "LSA 230, para. A8"), with its section and neighbours, and
+        how it matched (see Lookup). Never None: a reference that finds nothing comes back as
+        `not_found` with its reason and the closest references."""
+        text = check.text(identifier, "reference", self.limits.max_reference_chars).strip()
+        self._renew_lease()
+        if text in self._by_id:
+            return self.lookup(text)
+        found = self.resolver.find(text)
+        if not found.rows:
+            return Lookup(text, found.match, found.reason, closest=found.closest)
+        context = self.lookup(self._chunks["chunk_id"][found.rows[0]])
+        others = [self._hit(row, None) for row in found.rows[1:]]
+        return replace(
+            context, asked=text, match=found.match, reason=found.reason, alternatives=others
+        )
+
+    @property
+    def resolver(self) -> Resolver:
+        """Built on the first lookup: the reference grammar compiles the index's names."""
+        if self._resolver is None:
+            names: dict[str, list[str]] = {}
+            for doc in self._documents.iter_rows(named=True):
+                names[doc["document_id"]] = document_names(
+                    doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+                )
+            for name, key in self.snapshot.manifest.get("aliases", {}).items():
+                doc_id = self._aliases.get(_alias_key(key)) or self._aliases.get(_alias_key(name))
+                if doc_id:
+                    names.setdefault(doc_id, []).append(name)
+            display = {
+                doc["document_id"]: _display_name(doc)
+                for doc in self._documents.iter_rows(named=True)
+            }
+            self._resolver = Resolver(
+                self._chunks["ref"].to_list(),
+                self._chunks["chunk_level"].to_list(),
+                self._chunks["document_id"].to_list(),
+                self._chunks["content"].to_list(),
+                self._aliases,
+                names,
+                display,
+                _alias_key,
+            )
+        return self._resolver
 
     def lookup(self, chunk_id: str) -> Lookup:
+        """The chunk with this id and what surrounds it (match `exact`)."""
+        if chunk_id not in self._by_id:
+            raise KeyError(f"no chunk {chunk_id!r} in this index")
         row = self._by_id[chunk_id]
         level = self._chunks["chunk_level"][row]
         parent = self._chunks["parent_chunk_id"][row]
@@ -437,8 +489,12 @@ class Index:
             .select("reference_text", "reference_type", "cited_document")
             .to_dicts()
         )
+        hit = self._hit(row, None)
         return Lookup(
-            self._hit(row, None),
+            chunk_id,
+            "exact",
+            f"{chunk_id} is {hit.citation}",
+            hit,
             section,
             neighbour(position - 1),
             neighbour(position + 1),
@@ -469,6 +525,12 @@ class Index:
             matches = self.resolve(chunk_id)
             if not matches:
                 raise KeyError(f"no chunk or reference {chunk_id!r} in this index")
+            if len(matches) > 1:
+                listed = "; ".join(f"{h.citation} ({h.chunk_id})" for h in matches[:10])
+                raise check.QueryError(
+                    f"{chunk_id!r} is ambiguous: it names {len(matches)} paragraphs ({listed}); "
+                    "name the document or pass a chunk id"
+                )
             chunk_id = matches[0].chunk_id
         reached = self.graph.walk(self._by_id[chunk_id], max_hops, decay, min_score)
         ranked = sorted(reached.items(), key=lambda item: (-item[1][0], item[0]))[:k]
@@ -483,40 +545,17 @@ class Index:
         ]
 
     def resolve(self, identifier: str) -> list[Hit]:
-        """Every paragraph (or section) the identifier can mean, in document order. A point
-        inside a paragraph ("Article 6(1)(a)") resolves to the paragraph that holds it."""
+        """Every paragraph (or section) the identifier names, in document order: the exact units,
+        or the paragraph holding a point ("Article 6(1)(a)" -> Article 6(1)). Never a mere
+        neighbour: an enclosing unit is what `get` offers, marked as such."""
         text = check.text(identifier, "reference", self.limits.max_reference_chars).strip()
         self._renew_lease()
         if text in self._by_id:
             return [self._hit(self._by_id[text], None)]
-        for _ in range(MAX_POINT_LEVELS + 1):
-            if rows := self._rows_for(text):
-                return [self._hit(row, None) for row in rows]
-            shorter = _POINT_SUFFIX.sub("", text)
-            if shorter == text or not shorter:
-                break
-            text = shorter
-        return []
-
-    def _rows_for(self, text: str) -> list[int]:
-        rows = self._by_ref.get(normalize_ref(text))
-        if rows:
-            return rows
-        splits = _splits(text)
-        for by_address in (False, True):
-            for document_part, ref_part in splits:
-                doc_id = self._aliases.get(_alias_key(document_part))
-                if doc_id is None:
-                    continue
-                found = (
-                    self._by_address.get(ref_address(ref_part), [])
-                    if by_address
-                    else self._by_ref.get(normalize_ref(ref_part), [])
-                )
-                rows = [row for row in found if self._chunks["document_id"][row] == doc_id]
-                if rows:
-                    return rows
-        return self._by_address.get(ref_address(text), [])
+        found = self.resolver.find(text)
+        if found.match not in ("exact", "contains"):
+            return []
+        return [self._hit(row, None) for row in sorted(found.rows)]
 
     def documents(self) -> list[dict]:
         """Every indexed document with its catalog entry from the dbt model `standards`: number
@@ -605,8 +644,12 @@ def _alias_key(name: str) -> str:
     return re.sub(r"[\s._-]+", "", name.casefold())
 
 
-def _splits(text: str) -> Sequence[tuple[str, str]]:
-    """Ways to read "GDPR Article 6(1)" or "315.12(a)" as document name + reference. A name is
-    at most MAX_NAME_CHARS long, which keeps this linear in the length of the text."""
-    cuts = [m.start() for m in re.finditer(r"[\s.]", text[: MAX_NAME_CHARS + 1])]
-    return [(text[:cut], text[cut + 1 :]) for cut in cuts if text[:cut] and text[cut + 1 :].strip()]
+def _display_name(document: dict) -> str:
+    """How a citation names the document: its code or short name, else its title."""
+    code = title_code(document["title"])
+    return (
+        document["short_name"]
+        or (" ".join(code) if code else None)
+        or document["title"]
+        or document["document_key"]
+    )

@@ -101,7 +101,8 @@ def document_names(
     key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
 ) -> list[str]:
     """The names a document goes by: its key, title, short name and aliases, plus the code a
-    standard's title starts with ("LSA 230 Audit Documentation" -> "LSA 230")."""
+    standard's title starts with ("LSA 230 Audit Documentation" -> "LSA 230") or holds ("Guidance
+    Note GN-7: ..." -> "GN-7")."""
     names = [key, title or "", short_name or "", *aliases]
     for name in list(names):
         # "Fund Rules (FUNDS)" is also cited as "Fund Rules" and as "FUNDS".
@@ -109,4 +110,9 @@ def document_names(
             names += [match.group(1), match.group(2)]
     if code := title_code(title):
         names.append(" ".join(code))
+    # A code inside the title names the document too: "Guidance Note GN-7: Reconciliation".
+    names += _TITLE_CODE.findall(title or "")
     return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]
+
+
+_TITLE_CODE = re.compile(r"\b[A-Z]{2,6}-\d{1,4}[A-Za-z]?\b")

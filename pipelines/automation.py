@@ -11,7 +11,7 @@ from __future__ import annotations
 import dagster as dg
 import polars as pl
 
-from pipelines.partitions import documents_partitions
+from pipelines.partitions import WRITER_TAGS, documents_partitions
 from pipelines.resources import LexkbSettings
 from transforms import sources as src
 from transforms.workdir import WorkDir
@@ -19,8 +19,8 @@ from transforms.workdir import WorkDir
 update_index_job = dg.define_asset_job(
     "update_index",
     selection=dg.AssetSelection.all(),
-    partitions_def=documents_partitions,
     description="Rescan the sources, parse the selected documents, rebuild and publish the index.",
+    tags=WRITER_TAGS,
 )
 
 reindex_job = dg.define_asset_job(
@@ -28,6 +28,7 @@ reindex_job = dg.define_asset_job(
     selection=dg.AssetSelection.all()
     - dg.AssetSelection.assets("document_elements", "document_chunks"),
     description="Rescan the sources and rebuild the index from the parsed documents it has.",
+    tags=WRITER_TAGS,
 )
 
 

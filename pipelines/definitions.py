@@ -11,6 +11,7 @@ from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models, dbt_resource
+from pipelines.partitions import WRITER_TAGS
 from pipelines.resources import (
     EmbedderSettings,
     LexkbSettings,
@@ -34,6 +35,7 @@ scan_sources_job = dg.define_asset_job(
     "scan_sources",
     selection=[source_files],
     description="Find source files and register one `documents` partition per file.",
+    tags=WRITER_TAGS,
 )
 
 build_index_job = dg.define_asset_job(
@@ -41,6 +43,7 @@ build_index_job = dg.define_asset_job(
     selection=BUILD_ASSETS,
     description="Parse, structure and index the selected documents, check the tables (Great "
     "Expectations, dbt), then publish a snapshot.",
+    tags=WRITER_TAGS,
 )
 
 defs = dg.Definitions(

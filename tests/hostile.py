@@ -86,8 +86,12 @@ def bomb_docx(unzipped_mb: int) -> bytes:
     return out.getvalue()
 
 
-def make(folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7) -> Path:
-    """Write the hostile corpus into `folder`; `outside` receives a file the folder links to."""
+def make(
+    folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7, variant: str = ""
+) -> Path:
+    """Write the hostile corpus into `folder`; `outside` receives a file the folder links to.
+    `variant` makes the good documents of one copy differ from another's (so several copies
+    are several documents, not duplicates)."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     outside.mkdir(parents=True, exist_ok=True)
@@ -96,7 +100,7 @@ def make(folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7) 
         "Records must be kept in a durable medium and be available on request.",
     ]
     (folder / "good-rulebook.txt").write_text(
-        "Client Money Rules\n\n1.1 Application\n\n1.1.1 "
+        f"Client Money Rules{variant}\n\n1.1 Application\n\n1.1.1 "
         + GOOD_SENTENCES["good-rulebook.txt"]
         + "\n\n1.1.2 "
         + filler[0]
@@ -104,14 +108,18 @@ def make(folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7) 
         encoding="utf-8",
     )
     (folder / "good-guidance.md").write_text(
-        "# Archive Guidance\n\n## 2 Destruction\n\n2.1 "
+        f"# Archive Guidance{variant}\n\n## 2 Destruction\n\n2.1 "
         + GOOD_SENTENCES["good-guidance.md"]
         + "\n\n2.2 "
         + filler[1]
         + "\n",
         encoding="utf-8",
     )
-    standard = ["Sampling Standard", "1. " + GOOD_SENTENCES["good-standard.pdf"], "2. " + filler[1]]
+    standard = [
+        f"Sampling Standard{variant}",
+        "1. " + GOOD_SENTENCES["good-standard.pdf"],
+        "2. " + filler[1],
+    ]
     (folder / "good-standard.pdf").write_bytes(pdf_bytes(standard))
 
     for name in ("empty.pdf", "empty.txt", "empty.json"):
@@ -132,11 +140,11 @@ def make(folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7) 
     (folder / "no-text.json").write_text('[{"PassageID": "1"}]', encoding="utf-8")
     (folder / "copy-of-good-rulebook.txt").write_bytes((folder / "good-rulebook.txt").read_bytes())
     (folder / "cp1252.txt").write_bytes(
-        ("Licensing Notes\n\n4.1 " + ODD_SENTENCES["cp1252.txt"] + "\n").encode("cp1252")
+        (f"Licensing Notes{variant}\n\n4.1 " + ODD_SENTENCES["cp1252.txt"] + "\n").encode("cp1252")
     )
     depth = 20_000
     (folder / "nested.html").write_text(
-        "<html><body>"
+        f"<html><body><h1>Notice{variant}</h1>"
         + "<div>" * depth
         + "<p>"
         + ODD_SENTENCES["nested.html"]
@@ -148,7 +156,11 @@ def make(folder: Path, outside: Path, long_line_mb: float = 2.0, seed: int = 7) 
     sentence = "Each ledger entry must name the client and the date of the transfer. "
     repeats = int(long_line_mb * 1_000_000 / len(sentence))
     (folder / "long-line.txt").write_text(
-        sentence * (repeats // 2) + ODD_SENTENCES["long-line.txt"] + " " + sentence * (repeats // 2),
+        variant
+        + sentence * (repeats // 2)
+        + ODD_SENTENCES["long-line.txt"]
+        + " "
+        + sentence * (repeats // 2),
         encoding="utf-8",
     )
     (folder / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + rng.randbytes(64))

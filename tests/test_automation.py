@@ -93,3 +93,21 @@ def test_daily_schedule_rebuilds_every_partition(corpus_copy, tmp_path):
     assert request.tags["dagster/asset_partition_range_start"] == keys[0]
     assert request.tags["dagster/asset_partition_range_end"] == keys[-1]
     assert defs.get_schedule_def("daily_rebuild").cron_schedule == "0 3 * * *"
+
+
+def test_writer_runs_queue_one_at_a_time(tmp_path, monkeypatch):
+    import shutil
+
+    from pipelines.definitions import defs
+    from tests.conftest import REPO
+
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(REPO / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    with dg.DagsterInstance.get() as instance:
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        queue = instance.get_concurrency_config().run_queue_config
+        assert {"key": "lexkb/writer", "limit": 1} in queue.tag_concurrency_limits
+    for name in ("scan_sources", "build_index", "update_index", "reindex"):
+        assert defs.resolve_job_def(name).tags.get("lexkb/writer") == "index", name

@@ -49,8 +49,10 @@ def test_long_but_allowed_references_resolve_quickly(index):
         (lambda ix: ix.search("x", filters={"deprecated": "false"}), "true or false"),
         (lambda ix: ix.search("x", filters={"document": 5}), "takes text"),
         (lambda ix: ix.search("x", filters={"period": ["today"]}), "unknown period"),
-        (lambda ix: ix.search("x", filters={"period": "today", "start": "2026-01-01"}),
-         "conflicting filters"),  # fmt: skip
+        (
+            lambda ix: ix.search("x", filters={"period": "today", "start": "2026-01-01"}),
+            "conflicting filters",
+        ),  # fmt: skip
         (lambda ix: ix.search("x", filters={"chunk_level": "chapter"}), "unknown chunk_level"),
         (lambda ix: ix.search("x", filters="document=LSA"), "must be a mapping"),
     ],

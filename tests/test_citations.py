@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from lexkb.citations import CitationParser
 from transforms import metadata
-from transforms.citations import CitationParser
 from transforms.edges import build_edges
 
 
@@ -241,3 +241,45 @@ def test_sample_catalog_fills_document_names(index):
     assert "Lexkb Rulebook" in documents["lrb-chapter-4-client-assets"]["aliases"]
     assert documents["LKB-FAQ"]["refers_to"] == ["lrb-chapter-4-client-assets"]
     assert "catalog" not in documents
+
+
+def _two_documents(refers_to: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rows = [
+        ("g0", "note", "3.1", "Records of client money must be reconciled under Rule 3.1.1."),
+        ("g1", "note", "3.2", "Firms should keep reconciliation notes."),
+        ("r0", "book", "3.1.1", "A firm must reconcile client money daily."),
+        ("r1", "book", "3.1.2", "A firm must report differences."),
+    ]
+    chunks = pl.DataFrame(
+        {
+            "chunk_id": [r[0] for r in rows],
+            "document_id": [r[1] for r in rows],
+            "chunk_level": ["paragraph"] * len(rows),
+            "ref": [r[2] for r in rows],
+            "content": [r[3] for r in rows],
+        }
+    )
+    documents = metadata.apply(
+        pl.DataFrame(
+            {
+                "document_id": ["note", "book"],
+                "document_key": ["gn-7", "rulebook"],
+                "source_name": ["gn-7.html", "rulebook.txt"],
+                "title": ["Guidance Note GN-7", "Lexkb Rulebook"],
+            }
+        ),
+        metadata.Catalog(documents={"gn-7": metadata.DocumentMetadata(refers_to=tuple(refers_to))}),
+    )
+    return chunks, documents
+
+
+def test_an_unqualified_rule_goes_to_the_document_that_has_it_not_a_neighbour():
+    # The note has no 3.1.1; its own 3.1 is another numbering scheme, not an enclosing unit.
+    chunks, documents = _two_documents(refers_to=["rulebook"])
+    edges = build_edges(chunks, documents)
+    assert edges.select("source_chunk_id", "target_chunk_id", "match").rows() == [
+        ("g0", "r0", "exact")
+    ]
+    chunks, documents = _two_documents(refers_to=[])
+    edges = build_edges(chunks, documents)
+    assert edges.select("target_chunk_id", "reference_type").rows() == [(None, "unresolved")]

@@ -49,11 +49,12 @@ def test_search_json_and_document_filter(built_root):
 
 def test_get_and_documents(built_root):
     out = run("get", "Article 6(1)", "--index", str(built_root), "--json")
-    [found] = json.loads(out.stdout)
+    found = json.loads(out.stdout)
+    assert found["match"] == "exact" and found["asked"] == "Article 6(1)"
     assert found["hit"]["ref"] == "Article 6(1)" and found["next"]["ref"] == "Article 6(2)"
     assert found["section"]["ref"] == "Article 6"
     missing = run("get", "Article 77", "--index", str(built_root), check=False)
-    assert missing.returncode == 1 and "no paragraph" in missing.stderr
+    assert missing.returncode == 1 and "not found" in missing.stderr
     docs = json.loads(run("documents", "--index", str(built_root), "--json").stdout)
     assert len(docs) == 5
 

@@ -11,7 +11,6 @@ import polars as pl
 import pytest
 
 from tests.conftest import shared_file
-from tests.hostile import pdf_bytes
 from transforms.elements import document_elements
 from transforms.sources import discover
 from transforms.structure import structure_document

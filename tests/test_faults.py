@@ -117,9 +117,7 @@ def test_parsing_is_bounded_in_time_and_memory(tmp_path):
     )
     assert slow[0].error is not None and slow[0].error.kind == "timeout"
     assert "longer than 0.001 s" in slow[0].error.reason
-    hungry = parse_all(
-        [(sources[0], tmp_path / "b.parquet")], ParseLimits(memory_mb=1, workers=1)
-    )
+    hungry = parse_all([(sources[0], tmp_path / "b.parquet")], ParseLimits(memory_mb=1, workers=1))
     assert hungry[0].error is not None and hungry[0].error.kind == "memory"
     fine = parse_all([(sources[0], tmp_path / "c.parquet")], ParseLimits(workers=1))
     assert fine[0].error is None and (tmp_path / "c.parquet").is_file()

@@ -111,7 +111,9 @@ def test_bare_article_resolves_to_its_section(index):
 def test_get_by_chunk_id_and_unknown(index):
     hit = index.search("client account", k=1)[0]
     assert index.get(hit.chunk_id).hit.chunk_id == hit.chunk_id
-    assert index.get("Article 99(9)") is None
+    missing = index.get("Article 99(9)")
+    assert missing.match == "not_found" and not missing.found and missing.hit is None
+    assert missing.reason == "no document has a unit 'Article 99(9)'"
 
 
 def test_ambiguous_reference_lists_every_document(index):

@@ -17,7 +17,7 @@ import polars as pl
 
 from lexkb.refs import core_address, document_names, ref_address
 from lexkb.schema import EDGES
-from transforms.citations import Citation, CitationParser
+from lexkb.citations import Citation, CitationParser
 
 _SOURCE_LEVELS = ("paragraph", "note")
 _TARGET_LEVELS = ("paragraph", "section")
@@ -25,6 +25,7 @@ _TARGET_LEVELS = ("paragraph", "section")
 WEIGHTS = {"exact": 1.0, "enclosing": 0.7}
 EDGE_TYPES = ("internal", "external", "outside", "unresolved")
 _DEFINED_IN = re.compile(r"\b(?:defined|definitions?|meaning (?:given|assigned))\b[^.;]{0,60}$")
+_DOTTED_NUMBER = re.compile(r"\d+[A-Z]?(?:\.\d+[A-Z]?)+")
 # Names too generic to mark a citation as naming a document.
 _MIN_ALIAS_CHARS = 2
 
@@ -167,12 +168,17 @@ class _Resolver:
         self._ids = chunks["chunk_id"].to_list()
         self._doc_of = chunks["document_id"].to_list()
         self._tables: dict[str, tuple[_RefTable, _RefTable]] = {}
+        # The deepest dotted number each document uses ("18.5.1" is 3).
+        self._depth: dict[str, int] = {}
         levels = chunks["chunk_level"].to_list()
         for row, (doc_id, level, ref) in enumerate(
             chunks.select("document_id", "chunk_level", "ref").rows()
         ):
             if level not in _TARGET_LEVELS or not ref:
                 continue
+            if dotted := _DOTTED_NUMBER.search(ref):
+                depth = dotted.group().count(".") + 1
+                self._depth[doc_id] = max(self._depth.get(doc_id, 0), depth)
             paragraphs, section_table = self._tables.setdefault(doc_id, (_RefTable(), _RefTable()))
             (paragraphs if levels[row] == "paragraph" else section_table).add(ref_address(ref), row)
 
@@ -196,16 +202,36 @@ class _Resolver:
             documents = [doc_id]
         else:
             documents = list(dict.fromkeys([doc_id, *fallbacks]))
-        for document in documents:
-            found = self._find(citation, document, row, ref if document == doc_id else None)
-            if found is not None:
-                return self._ids[found.row], document, found.match
+        # Exact units first, in every document the citation may mean: a unit the paragraph's
+        # named documents or `refers_to` hold wins over a mere neighbour in the citing one.
+        for enclosing in (False, True):
+            for document in documents:
+                if enclosing and document == doc_id and self._foreign(citation, doc_id):
+                    continue
+                source_ref = ref if document == doc_id else None
+                found = self._find(citation, document, row, source_ref, enclosing)
+                if found is not None:
+                    return self._ids[found.row], document, found.match
         if citation.bare:
             return None  # an unnamed number that matches nothing is most likely not a reference
         return None, (documents[0] if citation.document else None), "none"
 
+    def _foreign(self, citation: Citation, doc_id: str) -> bool:
+        """True when an unqualified citation is numbered deeper than anything in the citing
+        document ("Rule 3.1.1" in a note numbered 3.1, 3.2): it belongs to another numbering
+        scheme, so the note's own 3.1 is no enclosing unit of it."""
+        if citation.document is not None or citation.relative:
+            return False
+        dotted = _DOTTED_NUMBER.search(citation.text)
+        return dotted is not None and dotted.group().count(".") + 1 > self._depth.get(doc_id, 0)
+
     def _find(
-        self, citation: Citation, doc_id: str, row: int, source_ref: str | None
+        self,
+        citation: Citation,
+        doc_id: str,
+        row: int,
+        source_ref: str | None,
+        enclosing: bool = True,
     ) -> _Target | None:
         tables = self._tables.get(doc_id)
         if tables is None or not citation.address:
@@ -217,10 +243,12 @@ class _Resolver:
             own = ref_address(source_ref)
             top = len(own) if citation.anchor == "point" else len(own) - 1
             candidates = [(cut, own[:cut] + citation.address) for cut in range(top, -1, -1)]
-        for _, address in candidates:
-            for variant in _variants(address):
-                if rows := _lookup(tables, variant):
-                    return _Target(self._nearest(rows, row), "exact")
+        if not enclosing:
+            for _, address in candidates:
+                for variant in _variants(address):
+                    if rows := _lookup(tables, variant):
+                        return _Target(self._nearest(rows, row), "exact")
+            return None
         # "18.5.1(a)" may land on 18.5.1 or 18.5, never on chapter 18; a relative citation never
         # climbs out of what it names, except that a point of the citing paragraph is the
         # paragraph itself.

@@ -1,0 +1,260 @@
+"""Hostile input, fuzzing and concurrent use, measured in one run.
+
+    .venv/bin/python benchmarks/faults.py [--work benchmarks/out/faults] [--copies 3]
+        [--long-line-mb 10] [--concurrency-seconds 90]
+
+1. A hostile corpus: `--copies` copies of tests/hostile.py's folder (every fault kind, each copy
+   with its own random bytes and good documents holding known sentences), built with
+   `lexkb build --embedder none`. Reported: files tried, quarantined with a reason naming
+   their real fault (the kind the generator expects), crashes, good sentences lost, and the
+   slowest file's parse time and the largest worker's memory against the limits (measured by
+   parsing every file again through transforms.isolation, as the build does).
+2. The fuzzers of tests/test_fuzz.py: examples run and failures.
+3. Concurrency: two builders alternating two corpora into one root, four reader processes
+   opening CURRENT and searching, and a pruner, all for `--concurrency-seconds`. Reported:
+   builds that published or waited for the lock (and how long), reader errors, snapshots that
+   fail verification afterwards. Then the SIGKILL-during-publish test's twenty kills.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests import hostile  # noqa: E402
+
+LEXKB = str(REPO / ".venv/bin/lexkb")
+PYTHON = sys.executable
+
+
+def hostile_corpus(work: Path, copies: int, long_line_mb: float) -> tuple[Path, dict[str, str]]:
+    corpus = work / "corpus"
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    expected = {}
+    for n in range(copies):
+        folder = hostile.make(
+            corpus / f"set{n}", work / "outside", long_line_mb, seed=100 + n, variant=f" {n}"
+        )
+        for name, kind in hostile.EXPECTED.items():
+            expected[f"set{n}/{name}"] = kind
+        del folder
+    return corpus, expected
+
+
+def build_hostile(work: Path, copies: int, long_line_mb: float) -> dict:
+    from lexkb import Index
+    from transforms.isolation import parse_all
+    from transforms.limits import ParseLimits
+    from transforms.sources import scan
+
+    corpus, expected = hostile_corpus(work, copies, long_line_mb)
+    root = work / "root"
+    shutil.rmtree(root, ignore_errors=True)
+    started = time.perf_counter()
+    run = subprocess.run(
+        [LEXKB, "build", str(corpus), "--out", str(root), "--embedder", "none", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    crashed = run.returncode != 0 or "Traceback" in run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else {}
+    quarantined = report.get("quarantined", {})
+    index = Index.open(root)
+    import polars as pl
+
+    quarantine = pl.read_parquet(index.snapshot.table_path("quarantine"))
+    kinds = dict(zip(quarantine["source_name"], quarantine["kind"], strict=True))
+    bad = {name: kind for name, kind in expected.items() if kind is not None}
+    right = sum(1 for name, kind in bad.items() if kinds.get(name) == kind)
+    wrongly = sorted(name for name in kinds if expected.get(name) is None)
+    sentences = [*hostile.GOOD_SENTENCES.values(), *hostile.ODD_SENTENCES.values()]
+    lost = 0
+    for sentence in sentences:
+        hits = index.search(sentence, k=3 * copies, mode="keyword")
+        found = sum(1 for hit in hits if sentence in " ".join(hit.text.split()))
+        lost += max(0, copies - found)
+    # Parse every file again through the build's own worker pool, to time each one.
+    limits = ParseLimits()
+    found_sources = scan([corpus]).sources
+    jobs = [(source, work / "timing" / f"{n}.parquet") for n, source in enumerate(found_sources)]
+    outcomes = parse_all(jobs, limits)
+    slowest = max(outcomes, key=lambda o: o.seconds)
+    files = sum(1 for p in corpus.rglob("*") if p.is_file() or p.is_symlink())
+    return {
+        "files": files,
+        "bad_files": len(bad),
+        "quarantined": len(quarantined),
+        "quarantined_right": right,
+        "wrongly_quarantined": wrongly,
+        "crashes": int(crashed),
+        "sentences": len(sentences) * copies,
+        "sentences_lost": lost,
+        "build_seconds": round(seconds, 1),
+        "slowest_file": slowest.source.key,
+        "slowest_seconds": round(slowest.seconds, 2),
+        "timeout_limit": limits.timeout_seconds,
+        "peak_worker_mb": round(max(o.peak_mb for o in outcomes), 1),
+        "memory_limit_mb": limits.memory_mb,
+    }
+
+
+def fuzz() -> dict:
+    run = subprocess.run(
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    tail = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-300:]
+    return {"fuzzers": 5, "examples": 5 * 200, "result": tail, "failures": int(run.returncode != 0)}
+
+
+READER = """
+import sys, time
+from lexkb import Index
+root, until = sys.argv[1], float(sys.argv[2])
+ok = errors = 0
+while time.time() < until:
+    try:
+        index = Index.open(root)
+        index.search("client money reconciliation", k=5, mode="keyword")
+        index.documents()
+        index.get("LSA 230 8")
+        ok += 1
+    except Exception as exc:
+        errors += 1
+        print("ERROR", type(exc).__name__, exc, file=sys.stderr, flush=True)
+print(ok, errors)
+"""
+
+PRUNER = """
+import sys, time
+from lexkb import snapshots
+root, until = sys.argv[1], float(sys.argv[2])
+pruned = 0
+while time.time() < until:
+    try:
+        pruned += len(snapshots.prune(root, keep=1, lease_minutes=0.05).deleted)
+    except Exception as exc:
+        print("ERROR", type(exc).__name__, exc, file=sys.stderr, flush=True)
+    time.sleep(2)
+print(pruned)
+"""
+
+
+def concurrency(work: Path, seconds: float) -> dict:
+    from lexkb import snapshot as snap
+    from lexkb import snapshots
+
+    root = work / "concurrent-root"
+    shutil.rmtree(root, ignore_errors=True)
+    corpora = []
+    for n in range(2):
+        folder = work / f"concurrent-corpus-{n}"
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(REPO / "examples" / "corpus", folder)
+        (folder / "extra.md").write_text(f"# Extra {n}\n\n1. Build {n} adds this rule.\n")
+        corpora.append(folder)
+    subprocess.run([LEXKB, "build", str(corpora[0]), "--out", str(root), "--embedder", "none",
+                    "--quiet"], check=True, capture_output=True)  # fmt: skip
+    until = time.time() + seconds
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    readers = [
+        subprocess.Popen([PYTHON, "-c", READER, str(root), str(until)], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]  # fmt: skip
+    pruner = subprocess.Popen([PYTHON, "-c", PRUNER, str(root), str(until)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    builds = {"published": 0, "unchanged": 0, "busy": 0, "failed": 0, "longest_wait_s": 0.0}
+
+    def builder(index: int) -> subprocess.Popen:
+        corpus = corpora[index % 2]
+        return subprocess.Popen(
+            [LEXKB, "build", str(corpus), "--out", str(root), "--embedder", "none", "--json",
+             "--wait", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    running = [(builder(0), time.time()), (builder(1), time.time())]
+    count = 2
+    while running:
+        time.sleep(0.5)
+        for item in list(running):
+            process, started = item
+            if process.poll() is None:
+                continue
+            running.remove(item)
+            out = process.stdout.read().strip().splitlines()
+            result = json.loads(out[-1]) if out else {}
+            elapsed = time.time() - started
+            if process.returncode == 0:
+                builds["published" if result.get("published_new") else "unchanged"] += 1
+            elif "another build holds" in result.get("error", ""):
+                builds["busy"] += 1
+            else:
+                builds["failed"] += 1
+            builds["longest_wait_s"] = max(builds["longest_wait_s"], round(elapsed, 1))
+            if time.time() < until:
+                running.append((builder(count), time.time()))
+                count += 1
+    reader_ok = reader_errors = 0
+    messages = []
+    for reader in readers:
+        out, err = reader.communicate()
+        ok, errors = map(int, out.split())
+        reader_ok, reader_errors = reader_ok + ok, reader_errors + errors
+        messages += err.strip().splitlines()[:3]
+    pruned = int(pruner.communicate()[0].strip() or 0)
+    corrupted = 0
+    for version in snapshots.versions(root):
+        try:
+            snap.load(root / "snapshots" / version, verify=True)
+        except snap.SnapshotError:
+            corrupted += 1
+    sigkill = subprocess.run(
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_publishing.py::test_sigkill_during_publishing_never_breaks_the_previous_snapshot"],
+        cwd=REPO, capture_output=True, text=True,
+    )  # fmt: skip
+    return {
+        "seconds": seconds,
+        "builds": builds,
+        "reader_queries": reader_ok,
+        "reader_errors": reader_errors,
+        "reader_error_examples": messages,
+        "pruned": pruned,
+        "corrupted_snapshots": corrupted,
+        "sigkill_test": sigkill.stdout.strip().splitlines()[-1] if sigkill.stdout else "",
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "faults")
+    parser.add_argument("--copies", type=int, default=3)
+    parser.add_argument("--long-line-mb", type=float, default=10.0)
+    parser.add_argument("--concurrency-seconds", type=float, default=90.0)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    print("## Hostile corpus\n")
+    print(json.dumps(build_hostile(args.work, args.copies, args.long_line_mb), indent=1))
+    print("\n## Fuzzers\n")
+    print(json.dumps(fuzz(), indent=1))
+    print("\n## Concurrency\n")
+    print(json.dumps(concurrency(args.work, args.concurrency_seconds), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
