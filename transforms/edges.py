@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from lexkb.citations import Citation, CitationParser
 from lexkb.refs import core_address, document_names, ref_address
 from lexkb.schema import EDGES
-from lexkb.citations import Citation, CitationParser
 
 _SOURCE_LEVELS = ("paragraph", "note")
 _TARGET_LEVELS = ("paragraph", "section")
