@@ -48,6 +48,16 @@ def _values(value: object) -> list[str]:
     return [value] if isinstance(value, str) else list(value)  # type: ignore[arg-type]
 
 
+def _known(present: list[str], wanted: list[str], what: str) -> None:
+    """An unknown value is an error that lists the known ones ("--type nosuch" is a typo, not
+    an empty result)."""
+    known = {value.casefold(): value for value in present}
+    for value in wanted:
+        if value.casefold() not in known:
+            listed = ", ".join(sorted(set(known.values()))[:30]) or "none"
+            raise ValueError(f"unknown {what} {value!r}; known: {listed}")
+
+
 def validate(filters: object) -> dict:
     """The filters as a dict of checked values: a mapping of known keys; text filters take text
     or a list of text; `deprecated` a bool; `period` one of PERIODS; dates a date or ISO text.
@@ -121,8 +131,10 @@ def document_ids(
         expr &= pl.col("document_id").is_in([resolve_document(n) for n in _values(names)])
     for column in ("document_type", "authority_level", "author"):
         if (wanted := filters.get(column)) is not None:
+            _known(documents[column].drop_nulls().to_list(), _values(wanted), column)
             expr &= pl.col(column).str.to_lowercase().is_in([v.casefold() for v in _values(wanted)])
     if (tags := filters.get("tags")) is not None:
+        _known([t for ts in documents["tags"].to_list() for t in ts or []], _values(tags), "tag")
         for tag in _values(tags):
             expr &= (
                 pl.col("tags")
@@ -130,6 +142,13 @@ def document_ids(
                 .list.contains(tag.casefold())
             )
     if (party := filters.get("party")) is not None:
+        parties = [p for ps in documents["parties"].to_list() for p in ps or []]
+        for name in _values(party):
+            if not any(name.casefold() in p.casefold() for p in parties):
+                raise ValueError(
+                    f"no document names a party like {name!r}; parties are: "
+                    + (", ".join(sorted(set(parties))[:30]) or "none (no contract is indexed)")
+                )
         # A contract's party, by any part of its name ("Acme" finds "Acme Corp., Inc.").
         expr &= pl.any_horizontal(
             [

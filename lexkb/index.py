@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -22,9 +22,10 @@ from lexkb import snapshot as snap
 from lexkb.embedders import Embedder, embedder_for
 from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
-from lexkb.graph import CitationGraph, Step
+from lexkb.graph import CitationGraph
 from lexkb.lookup import Resolver
 from lexkb.refs import document_names, title_code
+from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup, SearchResults
 from lexkb.snapshots import LEASE_MINUTES, touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -38,123 +39,6 @@ DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk_id: str
-    document_key: str
-    document_title: str
-    chunk_level: str
-    ref: str | None
-    section_path: list[str]
-    page: int | None
-    score: float | None
-    text: str
-    expanded_from: str | None = None
-    source_url: str | None = None
-    metadata: dict = field(default_factory=dict)
-
-    @property
-    def citation(self) -> str:
-        """What a person writes in a footnote: document, paragraph, page."""
-        parts = [self.document_title or self.document_key]
-        if self.ref:
-            parts.append(self.ref)
-        if self.page is not None:
-            parts.append(f"p. {self.page}")
-        return ", ".join(parts)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "citation": self.citation}
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """What a reference found, and how (`match`: exact, contains, enclosing, not_found; see
-    lexkb.lookup), with the reason in words. When something was found: the paragraph (`hit`),
-    the section it sits in, the paragraphs before and after it, those it cites and those citing
-    it, and its citations that point outside the index or were not found. When nothing was:
-    `closest` refs or document names. `alternatives` are further exact matches in other
-    documents of an ambiguous reference."""
-
-    asked: str
-    match: str
-    reason: str
-    hit: Hit | None = None
-    section: Hit | None = None
-    previous: Hit | None = None
-    next: Hit | None = None
-    cites: list[Hit] = field(default_factory=list)
-    cited_by: list[Hit] = field(default_factory=list)
-    unresolved: list[dict] = field(default_factory=list)
-    closest: list[str] = field(default_factory=list)
-    alternatives: list[Hit] = field(default_factory=list)
-
-    @property
-    def found(self) -> bool:
-        """The asked unit exists: exactly, or as a point inside the paragraph returned."""
-        return self.match in ("exact", "contains")
-
-    def to_dict(self) -> dict:
-        def one(hit: Hit | None) -> dict | None:
-            return hit.to_dict() if hit else None
-
-        return {
-            "asked": self.asked,
-            "match": self.match,
-            "found": self.found,
-            "reason": self.reason,
-            "found_ref": self.hit.ref if self.hit else None,
-            "hit": one(self.hit),
-            "section": one(self.section),
-            "previous": one(self.previous),
-            "next": one(self.next),
-            "cites": [h.to_dict() for h in self.cites],
-            "cited_by": [h.to_dict() for h in self.cited_by],
-            "unresolved": self.unresolved,
-            "closest": self.closest,
-            "alternatives": [h.to_dict() for h in self.alternatives],
-        }
-
-
-@dataclass(frozen=True)
-class GraphHit:
-    """A chunk reached from another along citations: its score (the product of decay x edge
-    weight along the path) and the path, one Step per edge."""
-
-    hit: Hit
-    score: float
-    path: list[Step]
-
-    @property
-    def hops(self) -> int:
-        return len(self.path)
-
-    def to_dict(self) -> dict:
-        return {
-            "hit": self.hit.to_dict(),
-            "score": self.score,
-            "hops": self.hops,
-            "path": [asdict(step) for step in self.path],
-        }
-
-
-@dataclass(frozen=True)
-class SearchResults:
-    query: str
-    mode: str
-    hits: list[Hit]
-    warnings: list[str] = field(default_factory=list)
-
-    def __iter__(self) -> Iterator[Hit]:
-        return iter(self.hits)
-
-    def __len__(self) -> int:
-        return len(self.hits)
-
-    def __getitem__(self, index: int) -> Hit:
-        return self.hits[index]
 
 
 class Index:
@@ -337,6 +221,11 @@ class Index:
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
         used, warnings = self._mode(mode)
+        if not any(term in self._term_ids for term in tokenize(query)):
+            # Nothing the query says occurs in this index: a dense ranking would still order
+            # every paragraph by similarity to noise, so no mode returns hits.
+            note = "none of the query's words occur in this index; no results"
+            return SearchResults(query, used, [], [*warnings, note], self.version)
         keyword = np.where(keep, self.keyword_scores(query), 0.0) if used != "vector" else None
         if used == "keyword":
             scores = keyword
@@ -362,7 +251,7 @@ class Index:
             if row in via:
                 hit = replace(hit, expanded_from=self._chunks["chunk_id"][via[row]])
             hits.append(hit)
-        return SearchResults(query, used, hits, warnings)
+        return SearchResults(query, used, hits, warnings, self.version)
 
     def _mode(self, mode: str | None) -> tuple[str, list[str]]:
         """The mode a search runs in, and why it is not the one asked for."""
@@ -404,10 +293,16 @@ class Index:
                 )
             expr &= pl.col("chunk_level").is_in(levels)
         if (section := filters.get("section")) is not None:
-            prefix = str(section).casefold()
+            # A heading path prefix ("4 CLIENT ASSETS > 4.3"), a heading, or a number ("4.3",
+            # "Article 5"): the section so numbered and everything under it.
+            prefix = str(section).casefold().strip()
+            path = pl.col("section_path").list.eval(pl.element().str.to_lowercase())
             expr &= (
-                pl.col("section_path").list.join(" > ").str.to_lowercase().str.starts_with(prefix)
-            )
+                path.list.join(" > ").str.starts_with(prefix)
+                | path.list.eval(
+                    (pl.element() == prefix) | pl.element().str.starts_with(prefix + " ")
+                ).list.any()
+            ).fill_null(False)
         return self._chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
     # lookup ---------------------------------------------------------------------------------
@@ -560,15 +455,18 @@ class Index:
     def documents(self) -> list[dict]:
         """Every indexed document with its catalog entry from the dbt model `standards`: number
         ("LSA 230", a short name, or the key), title, version, paragraph count."""
-        return (
+        rows = (
             self._documents.drop("version")
             .join(self._standards, on="document_id", how="left")
             .sort("document_key")
             .to_dicts()
         )
+        return [
+            {k: (v.isoformat() if isinstance(v, date) else v) for k, v in r.items()} for r in rows
+        ]
 
     # helpers --------------------------------------------------------------------------------
-    def _hit(self, row: int, score: float | None) -> Hit:
+    def _hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:
         chunk = self._chunks.row(row, named=True)
         return Hit(
             chunk_id=chunk["chunk_id"],
@@ -578,10 +476,14 @@ class Index:
             ref=chunk["ref"],
             section_path=list(chunk["section_path"] or []),
             page=chunk["page"],
-            score=score,
+            score=None if score is None else round(float(score), SCORE_DIGITS),
             text=chunk["content"],
             source_url=self._source_urls.get(chunk["document_id"]),
             metadata=self._metadata.get(chunk["document_id"], {}),
+            content_hash=chunk["content_hash"],
+            snapshot_version=self.version,
+            relevance=None if relevance is None else round(float(relevance), 4),
+            parent_chunk_id=chunk["parent_chunk_id"],
         )
 
     def _document_aliases(self) -> dict[str, str]:

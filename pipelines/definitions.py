@@ -10,7 +10,7 @@ from assets.embeddings import chunk_embeddings
 from assets.index import citation_edges, published_snapshot, search_tables
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
-from pipelines.dbt import dbt_models, dbt_resource
+from pipelines.dbt import dbt_models
 from pipelines.partitions import WRITER_TAGS
 from pipelines.resources import (
     EmbedderSettings,
@@ -54,7 +54,6 @@ defs = dg.Definitions(
     schedules=[daily_rebuild],
     resources={
         "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
-        "dbt": dbt_resource,
         "embedder": EmbedderSettings(provider=default_provider()),
     },
 )

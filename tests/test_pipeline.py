@@ -10,7 +10,6 @@ import polars as pl
 from lexkb import Index
 from lexkb import snapshot as snap
 from pipelines.build import materialized_metadata, run_build
-from pipelines.dbt import dbt_resource
 from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
 from pipelines.resources import EmbedderSettings, LexkbSettings
@@ -132,7 +131,6 @@ def test_partition_by_partition_materialization_gives_the_same_chunks(built_root
     instance = dg.DagsterInstance.ephemeral()
     resources = {
         "lexkb": LexkbSettings(sources=[str(CORPUS)], root=str(root)),
-        "dbt": dbt_resource,
         "embedder": EmbedderSettings(),
     }
     assets = defs.assets

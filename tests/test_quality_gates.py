@@ -9,7 +9,6 @@ import pytest
 from lexkb import Index
 from lexkb import snapshot as snap
 from pipelines.build import failed_checks, run_build
-from pipelines.dbt import dbt_resource
 from pipelines.definitions import defs
 from pipelines.resources import EmbedderSettings, LexkbSettings
 
@@ -83,7 +82,6 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
         instance=dg.DagsterInstance.ephemeral(),
         resources={
             "lexkb": LexkbSettings(sources=[str(corpus_copy)], root=str(root)),
-            "dbt": dbt_resource,
             "embedder": EmbedderSettings(),
         },
         selection=selection,

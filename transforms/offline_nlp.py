@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-_TELEMETRY_OFF = {
+TELEMETRY_OFF = {
     "DO_NOT_TRACK": "1",
     "SCARF_NO_ANALYTICS": "true",
     "UNSTRUCTURED_DISABLE_NOTICE": "1",
@@ -32,7 +32,7 @@ def _blank_english():
 
 def install() -> None:
     """Idempotent; call before any unstructured partition function."""
-    for name, value in _TELEMETRY_OFF.items():
+    for name, value in TELEMETRY_OFF.items():
         os.environ.setdefault(name, value)
     import unstructured.nlp.tokenize as unstructured_tokenize
 
