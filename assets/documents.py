@@ -11,6 +11,7 @@ import polars as pl
 
 from assets.sources import source_files
 from pipelines.partitions import documents_partitions
+from pipelines.progress import PARSED
 from pipelines.resources import LexkbSettings
 from transforms import sources as src
 from transforms.isolation import Outcome, parse_all
@@ -56,7 +57,7 @@ def document_elements_asset(
     def report(outcome: Outcome) -> None:
         done.append(outcome)
         key = outcome.source.key
-        where = f"[{len(done)}/{len(jobs)}] {key}"
+        where = f"{PARSED}[{len(done)}/{len(jobs)}] {key}"
         if outcome.error is None:
             work.clear_error(key)
             context.log.info(f"{where}: {outcome.rows} elements in {outcome.seconds:.1f}s")

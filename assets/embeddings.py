@@ -7,6 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.index import TABLE_DIR, search_tables
+from pipelines.progress import EMBEDDED
 from pipelines.resources import EmbedderSettings, LexkbSettings
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks
 from transforms.workdir import WorkDir
@@ -34,7 +35,12 @@ def chunk_embeddings(
         table, lines = pl.DataFrame(schema=CHUNK_VECTORS), pl.DataFrame(schema=LINE_VECTORS)
         info, stats = None, {"embedded": 0, "reused": 0, "dimension": 0, "lines": 0}
     else:
-        table, lines, stats = embed_chunks(chunks, model, work.path / "embeddings")
+        table, lines, stats = embed_chunks(
+            chunks,
+            model,
+            work.path / "embeddings",
+            lambda done, total: context.log.info(f"{EMBEDDED}{done}/{total} texts"),
+        )
         info = {"name": model.name, "dimension": stats["dimension"], "normalized": True}
     table.write_parquet(out / "embeddings.parquet")
     lines.write_parquet(out / "line_embeddings.parquet")

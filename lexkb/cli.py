@@ -1,5 +1,5 @@
-"""`lexkb` command line: build an index, search it, look up paragraphs, follow citations, run
-query batches.
+"""lexkb: build a citable index of legal, regulatory and standards documents, then search it,
+look up references, follow citations and export documents, with a snapshot behind every answer.
 
 Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
 query module, so it starts fast and works on a machine that only holds snapshots.
@@ -26,6 +26,12 @@ def _default_index() -> str:
     return os.environ.get("LEXKB_ROOT", "var/index")
 
 
+INDEX_HELP = (
+    "index root (follows CURRENT) or one snapshot folder; default $LEXKB_ROOT, else var/index "
+    "(here: %(default)s)"
+)
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -35,12 +41,19 @@ def safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def _print_hit(hit: Hit, number: int | None = None) -> None:
+def _print_hit(hit: Hit, number: int | None = None, full: bool = False) -> None:
     lead = f"{number}. " if number is not None else ""
     score = f"  score {hit.score:.3f}" if hit.score is not None else ""
-    print(f"{lead}[{safe(hit.citation)}]{score}")
+    relevance = f"  relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
+    print(f"{lead}[{safe(hit.citation)}]{score}{relevance}")
+    if hit.expanded_from:
+        print(f"   (joined through a citation from {safe(hit.expanded_from)})")
     if hit.section_path:
         print(f"   {safe(' > '.join(hit.section_path))}")
+    if full:
+        for line in hit.text.splitlines():
+            print(f"   {safe(line)}")
+        return
     text = " ".join(hit.text.split())
     print(f"   {safe(text[:400])}{'…' if len(text) > 400 else ''}")
 
@@ -72,6 +85,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 log_level="INFO" if args.verbose else "ERROR",
                 embedder=args.embedder,
                 wait_seconds=args.wait,
+                progress=not (args.quiet or args.json or args.verbose),
                 follow_symlinks=args.follow_symlinks,
             )
     except (NothingPublished, RootBusy) as exc:
@@ -92,6 +106,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                     "quarantined": report.quarantined,
                     "ignored": report.ignored,
                     "blocked": report.blocked,
+                    "seconds": round(time.perf_counter() - started, 1),
                 }
             )
         )
@@ -109,10 +124,15 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     print(f"  {report.path}")
     if not args.quiet:
+        print(
+            f"  files: {report.parsed} parsed, {report.cached} reused from cache, "
+            f"{len(report.quarantined)} quarantined, {len(report.ignored)} ignored",
+            file=sys.stderr,
+        )
         for key, reason in report.quarantined.items():
-            print(f"  quarantined {key}: {reason}", file=sys.stderr)
+            print(f"  quarantined {safe(key)}: {safe(reason)}", file=sys.stderr)
         for key, reason in report.ignored.items():
-            print(f"  ignored {key}: {reason}", file=sys.stderr)
+            print(f"  ignored {safe(key)}: {reason}", file=sys.stderr)
     return 0
 
 
@@ -146,23 +166,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         args.query, k=args.k, mode=args.mode, filters=_filters(args), expand=args.expand
     )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "query": args.query,
-                    "mode": results.mode,
-                    "warnings": results.warnings,
-                    "hits": [h.to_dict() for h in results],
-                }
-            )
-        )
+        print(json.dumps(results.to_dict()))
         return 0
     for warning in results.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not results.hits:
         print("no results")
     for number, hit in enumerate(results, start=1):
-        _print_hit(hit, number)
+        _print_hit(hit, number, args.full)
     return 0
 
 
@@ -316,15 +327,34 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 def cmd_documents(args: argparse.Namespace) -> int:
     docs = Index.open(args.index).documents()
     if args.json:
-        print(json.dumps(docs, default=str))
+        print(json.dumps(docs))
         return 0
     for doc in docs:
         pages = f", {doc['page_count']} pages" if doc["page_count"] else ""
         version = f", version {doc['version']}" if doc.get("version") else ""
+        quality = doc["extraction_quality"]
         print(
-            f"{doc['document_key']} [{doc['number']}]: {doc['title']} "
-            f"({doc['format']}{pages}, {doc['paragraph_count']} paragraphs{version})"
+            f"{safe(doc['document_key'])} [{safe(str(doc['number']))}]: {safe(doc['title'])} "
+            f"({doc['format']}{pages}, {doc['paragraph_count']} paragraphs{version}, "
+            f"extraction quality {quality:.2f})"
         )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from lexkb.export import to_markdown, to_tree
+
+    index = Index.open(args.index)
+    document, paragraphs = index.document_paragraphs(args.document)
+    if args.json:
+        text = json.dumps(to_tree(document, paragraphs, index.version))
+    else:
+        text = to_markdown(document, paragraphs, index.version)
+    if args.out:
+        Path(args.out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text, end="" if text.endswith("\n") else "\n")
     return 0
 
 
@@ -343,11 +373,14 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                     f"{args.queries} line {number}: expected {{qid, query}} ({exc})"
                 ) from exc
     started = time.perf_counter()
+    filters = _filters(args)
     failed = 0
     with Path(args.out).open("w", encoding="utf-8") as out:
         for done, (qid, query) in enumerate(queries, start=1):
             try:
-                results = index.search(query, k=args.k, mode=args.mode, expand=args.expand)
+                results = index.search(
+                    query, k=args.k, mode=args.mode, filters=filters, expand=args.expand
+                )
             except ValueError as exc:  # one bad query costs its own line, not the batch
                 failed += 1
                 out.write(json.dumps({"qid": qid, "error": str(exc), "hits": []}) + "\n")
@@ -357,11 +390,14 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                     "chunk_id": h.chunk_id,
                     "document_key": h.document_key,
                     "ref": h.ref,
+                    "citation": h.citation,
                     "score": h.score,
+                    "relevance": h.relevance,
+                    "text": h.text,
                 }
                 for h in results
             ]
-            out.write(json.dumps({"qid": qid, "hits": hits}) + "\n")
+            out.write(json.dumps({"qid": qid, "mode": results.mode, "hits": hits}) + "\n")
             if done % 50 == 0 or done == len(queries):
                 _progress(done, len(queries), started)
     if failed:
@@ -372,11 +408,56 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lexkb", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default when it has one worth showing (not unset, not off)."""
 
-    build = sub.add_parser("build", help="parse sources and publish a snapshot under --out")
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "%(default)" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action) or text
+
+
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    """The search filters, shared by `search` and `search-batch` (see lexkb.filters)."""
+    group = parser.add_argument_group("filters (combined with AND; repeat a flag for any of)")
+    group.add_argument("--document", action="append", help="a document key, title or code")
+    group.add_argument("--type", action="append", help="document type, e.g. rulebook, contract")
+    group.add_argument("--authority", action="append", help="authority level, e.g. primary")
+    group.add_argument("--tag", action="append", help="documents carrying this tag (all given)")
+    group.add_argument("--author", action="append", help="issuing body")
+    group.add_argument("--party", action="append", help="a contract's party, by part of its name")
+    group.add_argument("--source", action="append", help="prefix of the source URL or file name")
+    group.add_argument("--start", help="documents dated on or after this day (YYYY-MM-DD)")
+    group.add_argument("--end", help="documents dated on or before this day (YYYY-MM-DD)")
+    group.add_argument(
+        "--period", help="today, yesterday, last_7_days, last_30_days, last_90_days, last_365_days"
+    )
+    group.add_argument(
+        "--section", help="heading path prefix, heading or section number (e.g. 4.3, Article 5)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from lexkb import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="lexkb",
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lexkb {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    formatter = _Formatter
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, formatter_class=formatter)
+
+    def with_index(p: argparse.ArgumentParser, json_help: str = "print JSON") -> None:
+        p.add_argument("--index", default=_default_index(), help=INDEX_HELP)
+        p.add_argument("--json", action="store_true", help=json_help + " (docs/schemas/)")
+
+    build = command("build", "parse sources and publish a snapshot under --out")
     build.add_argument(
         "sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)"
     )
@@ -384,102 +465,93 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--embedder",
         choices=PROVIDERS,
+        default=None,
         help="dense vectors from: auto (Voyage AI when VOYAGE_API_KEY is set, else the local "
-        "model; the default, or LEXKB_EMBEDDER), local, voyage, none (keyword only)",
+        "model), local, voyage, none (keyword only); unset: $LEXKB_EMBEDDER, else auto",
     )
-    build.add_argument("--verbose", action="store_true", help="show the pipeline's progress log")
+    build.add_argument("--verbose", action="store_true", help="show the pipeline's full log")
     build.add_argument("--quiet", action="store_true", help="print only the result line")
     build.add_argument(
-        "--wait",
-        type=float,
-        default=60.0,
-        help="seconds to wait while another build holds the index root (default: %(default)s)",
+        "--wait", type=float, default=60.0, help="seconds to wait while another build holds --out"
     )
     build.add_argument(
         "--follow-symlinks",
         action="store_true",
-        help="follow symbolic links that lead out of the source folders (default: refuse them)",
+        help="follow symbolic links that lead out of the source folders (refused otherwise)",
     )
-    build.add_argument("--json", action="store_true")
+    build.add_argument("--json", action="store_true", help="print the result as JSON")
     build.set_defaults(func=cmd_build)
 
-    def with_index(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--index", default=_default_index(), help="index root or snapshot directory")
-        p.add_argument("--json", action="store_true", help="machine-readable output")
-
-    search = sub.add_parser("search", help="ranked paragraphs for a question")
+    search = command("search", "ranked paragraphs for a question, each a citation")
     search.add_argument("query")
-    search.add_argument("--k", type=int, default=10)
-    search.add_argument("--mode", choices=MODES, help="default: hybrid when the index has vectors")
-    search.add_argument("--document", action="append", help="only this document (repeatable)")
-    search.add_argument("--type", action="append", help="document type, e.g. rulebook (repeatable)")
-    search.add_argument("--authority", action="append", help="authority level (repeatable)")
-    search.add_argument("--tag", action="append", help="documents carrying this tag (all given)")
-    search.add_argument("--author", action="append", help="issuing body (repeatable)")
+    search.add_argument("--k", type=int, default=10, help="how many hits")
     search.add_argument(
-        "--party", action="append", help="a contract's party, by part of its name (repeatable)"
+        "--mode", choices=MODES, help="unset: hybrid when the index has vectors, else keyword"
     )
-    search.add_argument("--source", action="append", help="source URL or file name prefix")
-    search.add_argument("--start", help="documents dated on or after (YYYY-MM-DD)")
-    search.add_argument("--end", help="documents dated on or before (YYYY-MM-DD)")
-    search.add_argument("--period", help="yesterday, last_7_days, last_30_days, ...")
-    search.add_argument("--section", help="only paragraphs whose heading path starts with this")
     search.add_argument(
         "--expand", action="store_true", help="let paragraphs the hits cite join the ranking"
     )
+    search.add_argument("--full", action="store_true", help="print whole texts, not excerpts")
+    _add_filters(search)
     with_index(search)
     search.set_defaults(func=cmd_search)
 
-    get = sub.add_parser(
+    get = command(
         "get",
-        help="a paragraph by chunk id or reference ('Article 6(1)', 'Rule 4.3.1 of the Lexkb "
+        "a paragraph by chunk id or reference ('Article 6(1)', 'Rule 4.3.1 of the Lexkb "
         "Rulebook', 'LSA 230, para. A8'), with how it matched",
     )
     get.add_argument("identifier")
     get.add_argument(
         "--accept-enclosing",
         action="store_true",
-        help="exit 0 when only the nearest enclosing unit exists (default: exit 1)",
+        help="exit 0 when only the nearest enclosing unit exists (exit 1 otherwise)",
     )
     with_index(get)
     get.set_defaults(func=cmd_get)
 
-    hop = sub.add_parser("hop", help="paragraphs reached along citations, with their paths")
+    hop = command("hop", "paragraphs reached along citations in both directions, with paths")
     hop.add_argument("identifier", help="chunk id or reference")
-    hop.add_argument("--max-hops", type=int, default=3)
-    hop.add_argument("--decay", type=float, default=0.7)
-    hop.add_argument("--k", type=int, default=30)
+    hop.add_argument("--max-hops", type=int, default=3, help="edges at most (1 to 10)")
+    hop.add_argument("--decay", type=float, default=0.7, help="score kept per edge, in (0, 1]")
+    hop.add_argument("--k", type=int, default=30, help="how many paragraphs")
     with_index(hop)
     hop.set_defaults(func=cmd_hop)
 
-    manage = sub.add_parser(
-        "snapshots", help="list, roll back, compare or prune the snapshots of an index root"
-    )
-    manage.add_argument("action", choices=["list", "rollback", "diff", "prune", "verify"])
+    manage = command("snapshots", "list, verify, compare, roll back or prune an index's snapshots")
+    manage.add_argument("action", choices=["list", "verify", "diff", "rollback", "prune"])
     manage.add_argument(
         "versions",
         nargs="*",
         help="rollback VERSION | diff OLD [NEW] | verify [VERSION]; a version may be CURRENT, "
         "previous, or a unique prefix",
     )
-    manage.add_argument(
-        "--keep", type=int, default=5, help="prune: newest snapshots to keep (default: %(default)s)"
-    )
-    manage.add_argument("--show", type=int, default=10, help="diff: names listed per change")
+    manage.add_argument("--keep", type=int, default=5, help="prune: newest snapshots to keep")
+    manage.add_argument("--show", type=int, default=10, help="diff: items listed per change")
     with_index(manage)
     manage.set_defaults(func=cmd_snapshots)
 
-    documents = sub.add_parser("documents", help="list the indexed documents")
+    documents = command("documents", "the indexed documents with their catalog entries")
     with_index(documents)
     documents.set_defaults(func=cmd_documents)
 
-    batch = sub.add_parser("search-batch", help="run a JSONL file of {qid, query} and write hits")
-    batch.add_argument("--queries", required=True)
-    batch.add_argument("--out", required=True)
-    batch.add_argument("--k", type=int, default=10)
-    batch.add_argument("--mode", choices=MODES)
-    batch.add_argument("--expand", action="store_true")
-    batch.add_argument("--index", default=_default_index())
+    export = command(
+        "export", "one document as Markdown (headings, refs, pages) or as its section tree"
+    )
+    export.add_argument("document", help="document key, title or code")
+    export.add_argument("--markdown", action="store_true", help="Markdown (the default)")
+    export.add_argument("--out", help="write to this file instead of stdout")
+    with_index(export, "the section tree with its paragraphs as JSON")
+    export.set_defaults(func=cmd_export)
+
+    batch = command("search-batch", "run a JSONL file of {qid, query}; write hits as JSONL")
+    batch.add_argument("--queries", required=True, help="input: one {qid, query} per line")
+    batch.add_argument("--out", required=True, help="output: one {qid, mode, hits} per line")
+    batch.add_argument("--k", type=int, default=10, help="hits per query")
+    batch.add_argument("--mode", choices=MODES, help="unset: hybrid when the index has vectors")
+    batch.add_argument("--expand", action="store_true", help="as search --expand")
+    _add_filters(batch)
+    batch.add_argument("--index", default=_default_index(), help=INDEX_HELP)
     batch.set_defaults(func=cmd_search_batch)
     return parser
 

@@ -32,9 +32,11 @@ def to_markdown(document: dict, paragraphs: pl.DataFrame, version: str) -> str:
         if row["page"] is not None and row["page"] != page:
             page = row["page"]
             lines += ["", f"<!-- page {page} -->"]
-        text = "  \n".join(_escaped(line) for line in row["content"].split("\n"))
         lead = f"[{row['ref']}] " if row["ref"] else ""
-        lines += ["", lead + text]
+        parts = row["content"].split("\n")
+        # The ref leads the first line, so only a line of its own can read as Markdown syntax.
+        first = parts[0] if lead else _escaped(parts[0])
+        lines += ["", lead + "  \n".join([first, *(_escaped(p) for p in parts[1:])])]
     return "\n".join(lines) + "\n"
 
 

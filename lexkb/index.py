@@ -433,7 +433,7 @@ class Index:
         return [
             GraphHit(
                 self._hit(row, score),
-                score,
+                round(float(score), SCORE_DIGITS),
                 [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path],
             )
             for row, (score, _, path) in ranked
@@ -464,6 +464,16 @@ class Index:
         return [
             {k: (v.isoformat() if isinstance(v, date) else v) for k, v in r.items()} for r in rows
         ]
+
+    def document_paragraphs(self, name: str) -> tuple[dict, pl.DataFrame]:
+        """A document (by key, title or code) and its paragraph chunks in reading order."""
+        name = check.text(name, "document", self.limits.max_reference_chars)
+        doc_id = self._resolve_document(name)
+        document = next(d for d in self.documents() if d["document_id"] == doc_id)
+        paragraphs = self._chunks.filter(
+            (pl.col("document_id") == doc_id) & (pl.col("chunk_level") == "paragraph")
+        ).sort("chunk_index")
+        return document, paragraphs
 
     # helpers --------------------------------------------------------------------------------
     def _hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:

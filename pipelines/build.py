@@ -23,6 +23,7 @@ from lexkb import root_lock  # noqa: E402
 from lexkb import snapshot as snap  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
+from pipelines.progress import report_to, stderr_reporter  # noqa: E402
 from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
 
 
@@ -41,6 +42,8 @@ class BuildReport:
     ignored: dict[str, str] = field(default_factory=dict)
     blocked: dict[str, str] = field(default_factory=dict)
     documents: int = 0
+    parsed: int = 0  # files parsed in this build
+    cached: int = 0  # files whose parsed elements were reused from an earlier build
 
 
 class NothingPublished(RuntimeError):
@@ -92,6 +95,7 @@ def run_build(
     instance: dg.DagsterInstance | None = None,
     embedder: str | None = None,
     wait_seconds: float = 60.0,
+    progress: bool = False,
     **settings_fields: object,
 ) -> BuildReport:
     """`embedder`: auto, local, voyage or none (see EmbedderSettings); the definitions' default
@@ -102,7 +106,15 @@ def run_build(
             raise ValueError(f"source path does not exist: {source}")
     root = Path(root).resolve()
     with root_lock.hold(root, wait_seconds, purpose="lexkb build"):
-        return _run(sources, root, log_level, instance, embedder, settings_fields)
+        if not progress:
+            return _run(sources, root, log_level, instance, embedder, settings_fields, False)
+        reporter = stderr_reporter()
+        reporter.write(f"building {root} (lock held)\n")
+        report_to(reporter)
+        try:
+            return _run(sources, root, log_level, instance, embedder, settings_fields, True)
+        finally:
+            report_to(None)
 
 
 def _run(
@@ -112,9 +124,13 @@ def _run(
     instance: dg.DagsterInstance | None,
     embedder: str | None,
     settings_fields: dict,
+    progress: bool,
 ) -> BuildReport:
     settings = LexkbSettings(sources=[str(s) for s in sources], root=str(root), **settings_fields)
-    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    loggers: dict = {"console": {"config": {"log_level": log_level}}}
+    if progress:
+        loggers["progress"] = {}
+    run_config = {"loggers": loggers}
     if instance is None:
         instance = (
             dg.DagsterInstance.get()
@@ -156,6 +172,7 @@ def _run(
             raise NothingPublished(message.split("Failure: ", 1)[-1])
         raise RuntimeError(f"build failed in {failure.step_key if failure else '?'}: {message}")
     published = materialized_metadata(result, "published_snapshot")
+    parsing = materialized_metadata(result, "document_elements")
     return BuildReport(
         version=published["version"],
         path=Path(published["path"]),
@@ -164,4 +181,6 @@ def _run(
         quarantined=published["quarantined"],
         ignored=published["ignored_files"],
         documents=published["documents"],
+        parsed=parsing["parsed"],
+        cached=parsing["cached"],
     )

@@ -12,6 +12,7 @@ from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models
 from pipelines.partitions import WRITER_TAGS
+from pipelines.progress import progress_logger
 from pipelines.resources import (
     EmbedderSettings,
     LexkbSettings,
@@ -52,6 +53,7 @@ defs = dg.Definitions(
     jobs=[scan_sources_job, build_index_job, update_index_job, reindex_job],
     sensors=[source_changes],
     schedules=[daily_rebuild],
+    loggers={"console": dg.colored_console_logger, "progress": progress_logger},
     resources={
         "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
         "embedder": EmbedderSettings(provider=default_provider()),

@@ -191,3 +191,33 @@ def test_gdpr_pdf_keeps_every_article_heading_and_cuts_inline_footnotes(gdpr_pdf
     notes = chunks.filter(pl.col("parent_chunk_id") == recital["chunk_id"])
     assert notes["chunk_level"].to_list() == ["note"]
     assert notes["content"][0].endswith("(OJ L 281, 23.11.1995, p. 31).")
+
+
+def test_guidance_is_qualified_by_its_rule_and_ends_at_the_next_rule():
+    _, _, chunks = _structure("lrb-chapter-4-client-assets.docx")
+    guidance = _chunk(chunks, "4.2.2 Guidance 1")
+    assert guidance["content"].startswith("1. The purpose of Rule 4.2.1")
+    assert guidance["section_path"][-1] == "Guidance"
+    # The binding rule after the guidance is filed under its own section again.
+    assert _chunk(chunks, "4.2.3")["section_path"] == [
+        "4 CLIENT ASSETS",
+        "4.2 Segregation of Client Money",
+    ]
+
+
+def test_html_site_furniture_stays_out_of_the_text(tmp_path):
+    page = tmp_path / "gn-7.html"
+    page.write_text(
+        "<html><body><nav><a href='/'>Home</a> | <a href='/rules'>Rules</a></nav>"
+        "<main><h1>Guidance Note GN-7: Reconciliation</h1>"
+        "<h2>3 Reconciliation</h2><p>3.1 Firms should reconcile client money daily.</p>"
+        "<p>3.2 Differences must be corrected the same day.</p></main>"
+        "<footer><p>© 2026 Lexkb Authority. All rights reserved.</p></footer>"
+        "<p>Copyright 2026 Lexkb Authority</p></body></html>",
+        encoding="utf-8",
+    )
+    source = discover([page])[0]
+    _, _, chunks = structure_document(source, document_elements(source))
+    text = "\n".join(chunks["content"])
+    assert _chunk(chunks, "3.2")["content"] == "3.2 Differences must be corrected the same day."
+    assert "All rights reserved" not in text and "Copyright" not in text and "Home" not in text

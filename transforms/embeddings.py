@@ -14,6 +14,7 @@ on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,8 @@ from transforms.ids import sha256_text
 
 # Shorter lines are numbering or connectives ("(a)", "and"), not statements worth a vector.
 MIN_LINE_CHARS = 20
+# Texts embedded between two progress reports.
+PROGRESS_SLICE = 512
 
 CHUNK_VECTORS = {"chunk_id": pl.String, "model": pl.String, "vector": pl.List(pl.Float32)}
 LINE_VECTORS = {"chunk_id": pl.String, "line": pl.Int32, "vector": pl.List(pl.Float32)}
@@ -40,11 +43,14 @@ def paragraph_lines(text: str) -> list[str]:
 
 
 def embed_chunks(
-    chunks: pl.DataFrame, embedder: Embedder, cache_dir: Path
+    chunks: pl.DataFrame,
+    embedder: Embedder,
+    cache_dir: Path,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """The embeddings table (chunk_id, model, vector) for `chunks`, the line embeddings table
     (chunk_id, line, vector) for their multi-line paragraphs, and counts of texts embedded now
-    and reused from the cache."""
+    and reused from the cache. `progress(done, total)` hears after each slice of texts."""
     cache_path = cache_file(cache_dir, embedder.name)
     cached: dict[str, list[float]] = {}
     if cache_path.is_file():
@@ -58,10 +64,17 @@ def embed_chunks(
             wanted.setdefault(digest, line)
             lines.append((chunk_id, number, digest))
     missing = [digest for digest in wanted if digest not in cached]
-    if missing:
-        vectors = embedder.embed_documents([wanted[d] for d in missing])
-        for digest, vector in zip(missing, vectors, strict=True):
+    # Longest first, in slices, so a progress report can come between them and each slice
+    # still batches texts of like length.
+    missing.sort(key=lambda d: len(wanted[d]), reverse=True)
+    for start in range(0, len(missing), PROGRESS_SLICE):
+        part = missing[start : start + PROGRESS_SLICE]
+        vectors = embedder.embed_documents([wanted[d] for d in part])
+        for digest, vector in zip(part, vectors, strict=True):
             cached[digest] = np.asarray(vector, dtype=np.float32).tolist()
+        if progress is not None:
+            progress(start + len(part), len(missing))
+    if missing:
         cache_dir.mkdir(parents=True, exist_ok=True)
         staging = cache_path.with_suffix(".tmp")
         pl.DataFrame(

@@ -41,6 +41,7 @@ _COPYRIGHT = re.compile(
     r"^(?:©|copyright\s+(?:©\s*)?\d{4}\b).{0,200}$|^.{0,150}\ball rights reserved\.?$",
     re.IGNORECASE,
 )
+_GUIDANCE = re.compile(r"^guidance(?:\s+notes?)?$", re.IGNORECASE)
 _BULLET = re.compile(r"(?<!\S)[•▪◦●](?!\S)")
 # A recital run into the element before it ("... (Text with EEA relevance) (1) The protection").
 _EMBEDDED_RECITAL = re.compile(r"(?<=[.;:)])\s+(?=\((\d{1,3})\)\s+[A-Z])")
@@ -251,6 +252,9 @@ class _Builder:
         self.top_number: int | None = None
         self.last_line = ""
         self.title_open: Section | None = None
+        # rulebooks: the last rule number, and the rule each "Guidance" section belongs to
+        self.last_rule: str | None = None
+        self.guidance: dict[int, str] = {}
 
     # sections -----------------------------------------------------------------------------
     def open_section(self, number: str | None, title: str, rank: float, label: str) -> Section:
@@ -620,14 +624,21 @@ class _Builder:
     def _generic_heading(self, text: str) -> None:
         numbered = [s for s in self.stack if s.number is not None]
         base = numbered[-1].rank if numbered else 0.0
-        self.open_section(None, text, base + 0.5, "")
+        section = self.open_section(None, text, base + 0.5, "")
+        if _GUIDANCE.match(text) and self.last_rule is not None:
+            self.guidance[id(section)] = self.last_rule
         if self.contract:
             self.clause = None
             self.points.clear()
 
     def _paragraph(self, text: str) -> bool:
         if match := _DOTTED.match(text):
+            # A rule number ends a guidance block (or any unnumbered heading's block) that
+            # followed the rule before it: "4.2.3" belongs under 4.2, not under "Guidance".
+            while self.stack and self.stack[-1].number is None and self.stack[-1].rank % 1:
+                self.stack.pop()
             self.start_unit(match.group(1), text)
+            self.last_rule = match.group(1)
             return True
         if match := _APPLICATION.match(text):
             self.start_unit(match.group(1), text)
@@ -635,8 +646,12 @@ class _Builder:
         if match := _NUMBERED.match(text):
             article = self.enclosing(ARTICLE_RANK) or self.enclosing(SECTION_SIGN_RANK)
             number = match.group(1)
+            guided = self.guidance.get(id(self.current_section()))
             if article is not None:
                 self.start_unit(f"{article.label}({number})", text)
+            elif guided is not None:
+                # Guidance numbers its notes per rule, as ObliQA cites them: "4.2.2 Guidance 1".
+                self.start_unit(f"{guided} Guidance {number}", text)
             else:
                 section = self.current_section()
                 prefix = (
