@@ -92,7 +92,17 @@ def lexkb_edges(passages: Path, work: Path) -> tuple[set[Pair], dict, float]:
     root = work / "index"
     started = time.perf_counter()
     subprocess.run(
-        [str(REPO / ".venv/bin/lexkb"), "build", str(passages), "--out", str(root)], check=True
+        [
+            str(REPO / ".venv/bin/lexkb"),
+            "build",
+            str(passages),
+            "--out",
+            str(root),
+            "--embedder",
+            "none",
+            "--quiet",
+        ],
+        check=True,
     )
     seconds = time.perf_counter() - started
     snapshot = root / "snapshots" / (root / "CURRENT").read_text(encoding="utf-8").strip()

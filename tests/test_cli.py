@@ -84,7 +84,9 @@ def test_search_batch_writes_one_line_per_query(built_root, tmp_path):
     lines = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert [line["qid"] for line in lines] == ["a", "b"]
     assert len(lines[0]["hits"]) == 3 and lines[1]["hits"] == []
-    assert set(lines[0]["hits"][0]) == {"chunk_id", "document_key", "ref", "score"}
+    assert set(lines[0]["hits"][0]) == {
+        "chunk_id", "document_key", "ref", "citation", "score", "relevance", "text"
+    }  # fmt: skip
 
 
 def test_search_batch_rejects_bad_lines(built_root, tmp_path):

@@ -123,3 +123,22 @@ def test_verify_checks_hashes_and_rows(root, capsys):
     chunks.write_bytes(bytes(data))
     assert main(["snapshots", "verify", "CURRENT", "--index", str(root)]) == 2
     assert "SHA-256" in capsys.readouterr().err
+
+
+def test_a_manifest_without_files_is_a_clear_error(root):
+    version = _version(root)
+    manifest_path = root / "snapshots" / version / snap.MANIFEST
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["files"]
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(snap.SnapshotError, match="has no valid 'files'"):
+        Index.open(root)
+
+
+def test_a_deeply_nested_source_keeps_short_work_file_names(tmp_path):
+    from transforms.workdir import WorkDir
+
+    key = "/".join(["a-rather-long-folder-name"] * 40) + "/rules.txt"
+    work = WorkDir(tmp_path)
+    assert len(work.part_dir(key).name) < 100 and len(work.error_file(key).name) < 110
+    assert work.part_dir(key) != work.part_dir(key.replace("rules", "other"))

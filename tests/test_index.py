@@ -116,14 +116,6 @@ def test_get_by_chunk_id_and_unknown(index):
     assert missing.reason == "no document has a unit 'Article 99(9)'"
 
 
-def test_ambiguous_reference_lists_every_document(index):
-    paragraph_ones = index.resolve("1")
-    assert {h.document_key for h in paragraph_ones} == {
-        "lsa-230-audit-documentation",
-        "lrb-chapter-4-client-assets",
-    }
-
-
 def test_documents_listing(index):
     docs = {d["document_key"]: d for d in index.documents()}
     assert docs["lsa-230-audit-documentation"]["format"] == "pdf"

@@ -74,6 +74,30 @@ def test_cli_exit_codes_follow_the_match(built_root, capsys):
     )
 
 
-def test_hop_refuses_an_ambiguous_start(index):
+@pytest.fixture(scope="module")
+def two_rulebooks(tmp_path_factory):
+    """Two documents that both number a paragraph 7, one citing the other's."""
+    from lexkb import Index
+    from pipelines.build import run_build
+
+    folder = tmp_path_factory.mktemp("two")
+    rows = [
+        {"DocumentID": "alpha", "PassageID": "7", "Passage": "Alpha firms keep ledgers."},
+        {"DocumentID": "alpha", "PassageID": "8", "Passage": "Alpha firms reconcile, see 7."},
+        {"DocumentID": "beta", "PassageID": "7", "Passage": "Beta firms file returns."},
+    ]
+    (folder / "rules.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    run_build([folder], folder / "root", embedder="none")
+    return Index.open(folder / "root")
+
+
+def test_an_ambiguous_reference_lists_every_document(two_rulebooks):
+    assert {h.document_key for h in two_rulebooks.resolve("7")} == {"alpha", "beta"}
+    found = two_rulebooks.get("7")
+    assert found.match == "exact" and len(found.alternatives) == 1
+    assert two_rulebooks.get("beta 7").hit.text == "Beta firms file returns."
+
+
+def test_hop_refuses_an_ambiguous_start(two_rulebooks):
     with pytest.raises(ValueError, match="ambiguous: it names 2 paragraphs"):
-        index.hop("1")
+        two_rulebooks.hop("7")
