@@ -267,7 +267,7 @@ def main() -> int:
     print("\n## Samples: every file built, with its extraction quality\n")
     report = build(args.data / "samples", work / "index-samples")
     documents, _, chunks = snapshot_tables(work / "index-samples")
-    print(f"skipped: {report['skipped'] or 'none'}\n")
+    print(f"skipped: {report['quarantined'] or 'none'}\n")
     print("| document | format | pages | sections | paragraphs | extraction quality |")
     print("| --- | --- | --- | --- | --- | --- |")
     for row in documents.sort("extraction_quality", descending=True).iter_rows(named=True):
@@ -303,7 +303,7 @@ def main() -> int:
         f"documents with text ({len(built)} of {len(recovered)}): "
         f"{found_built}/{total_built} = {found_built / total_built:.3f}"
     )
-    print(f"skipped: {report['skipped'] or 'none'}")
+    print(f"skipped: {report['quarantined'] or 'none'}")
     return 0
 
 
