@@ -42,6 +42,7 @@ EXPECTED: dict[str, str | None] = {
     "nested.json": "too_deep",
     "no-text.json": "invalid_json",
     "copy-of-good-rulebook.txt": None,
+    "copy-of-html-named.pdf": "not_pdf",
     "cp1252.txt": None,
     "nested.html": None,
     "long-line.txt": None,
@@ -139,6 +140,7 @@ def make(
     (folder / "nested.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
     (folder / "no-text.json").write_text('[{"PassageID": "1"}]', encoding="utf-8")
     (folder / "copy-of-good-rulebook.txt").write_bytes((folder / "good-rulebook.txt").read_bytes())
+    (folder / "copy-of-html-named.pdf").write_bytes((folder / "html-named.pdf").read_bytes())
     (folder / "cp1252.txt").write_bytes(
         (f"Licensing Notes{variant}\n\n4.1 " + ODD_SENTENCES["cp1252.txt"] + "\n").encode("cp1252")
     )
