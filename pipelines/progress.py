@@ -41,6 +41,8 @@ class Reporter:
         self.embedding_started: float | None = None
 
     def step(self, step_key: str) -> None:
+        if step_key == "chunk_embeddings":
+            self.embedding_started = time.perf_counter()  # the rate counts from here
         if step_key in STAGES:
             self.write(f"{STAGES[step_key]}\n")
         elif not self.checks_started and ("_are_sound" in step_key or "no_document" in step_key):

@@ -173,3 +173,19 @@ def test_export_markdown_keeps_refs_headings_and_pages(built_root, tmp_path):
     assert "## Application and Other Explanatory Material" in text
     assert "\n[A8] A8. The retention period" in text
     assert "<!-- page 2 -->" in text
+
+
+def test_progress_reports_stages_files_and_an_honest_rate():
+    from pipelines.progress import Reporter
+
+    lines: list[str] = []
+    reporter = Reporter(lines.append, interactive=False)
+    reporter.step("document_elements")
+    reporter.message("parsed [1/2] a.pdf: 10 elements in 0.1s")
+    reporter.step("chunk_embeddings")
+    reporter.embedding_started -= 2.0  # two seconds into embedding
+    reporter.message("embedded 100/100 texts")
+    assert lines[0] == "parsing\n" and lines[1] == "  [1/2] a.pdf: 10 elements in 0.1s\n"
+    assert lines[2] == "embedding\n"
+    rate = int(lines[3].split(", ")[1].split("/s")[0])
+    assert 40 <= rate <= 60 and "100/100 texts" in lines[3]
