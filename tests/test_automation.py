@@ -107,6 +107,7 @@ def test_writer_runs_queue_one_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     with dg.DagsterInstance.get() as instance:
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        assert instance.nux_enabled is False  # no newsletter dialog over the UI
         queue = instance.get_concurrency_config().run_queue_config
         assert {"key": "lexkb/writer", "limit": 1} in queue.tag_concurrency_limits
     for name in ("scan_sources", "build_index", "update_index", "reindex"):
