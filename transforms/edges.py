@@ -1,6 +1,6 @@
 """Resolving citations to chunks: the citation-edge graph of a snapshot.
 
-Each paragraph (and footnote) is read with `transforms.citations`; every cited unit is looked up
+Each paragraph (and footnote) is read with `lexkb.citations`; every cited unit is looked up
 in the document it names, or in the citing document. Lookup tries the exact address, then the
 address without its grouping units (FSMR "section 58" is "Part 6.Chapter 1.58."), then the nearest
 enclosing unit that exists ("18.5.1(a)" lands on 18.5.1, "Rule 18.5" on the section). A citation
