@@ -109,18 +109,7 @@ def diff(root: Path, old: str, new: str) -> Diff:
     a, b = _tables(root, old), _tables(root, new)
     docs_a = {row["document_key"]: row for row in a["documents"].to_dicts()}
     docs_b = {row["document_key"]: row for row in b["documents"].to_dicts()}
-    chunks_a = {
-        r[0]: r[1:]
-        for r in a["chunks"]
-        .select("chunk_id", "name", "content", "content_hash", "document_key")
-        .rows()
-    }  # noqa: E501
-    chunks_b = {
-        r[0]: r[1:]
-        for r in b["chunks"]
-        .select("chunk_id", "name", "content", "content_hash", "document_key")
-        .rows()
-    }  # noqa: E501
+    chunks_a, chunks_b = _by_chunk(a["chunks"]), _by_chunk(b["chunks"])
     changed_ids = sorted(
         c for c in chunks_a.keys() & chunks_b.keys() if chunks_a[c][2] != chunks_b[c][2]
     )
@@ -158,6 +147,12 @@ def diff(root: Path, old: str, new: str) -> Diff:
         edges_added=sorted(edges_b - edges_a),
         edges_removed=sorted(edges_a - edges_b),
     )
+
+
+def _by_chunk(chunks: pl.DataFrame) -> dict[str, tuple]:
+    """chunk_id -> (name, content, content_hash, document_key)."""
+    columns = ("chunk_id", "name", "content", "content_hash", "document_key")
+    return {row[0]: row[1:] for row in chunks.select(columns).rows()}
 
 
 def _plain(value: object) -> object:

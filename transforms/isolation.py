@@ -193,21 +193,21 @@ def parse_all(
                 finish(item, _outcome(item, elapsed, message))
             elif not item.process.is_alive():
                 finish(item, _outcome(item, elapsed, None))
-            elif rss > limits.memory_mb:
+            elif (over := _over_limit(limits, rss, elapsed)) is not None:
                 item.process.kill()
-                error = SourceError(
-                    f"parsing needed more than {limits.memory_mb} MB of memory (limit)",
-                    kind="memory",
-                )
-                finish(item, Outcome(item.source, elapsed, item.peak_mb, error=error))
-            elif elapsed > limits.timeout_seconds:
-                item.process.kill()
-                error = SourceError(
-                    f"parsing took longer than {limits.timeout_seconds:g} s (limit)",
-                    kind="timeout",
-                )
-                finish(item, Outcome(item.source, elapsed, item.peak_mb, error=error))
+                finish(item, Outcome(item.source, elapsed, item.peak_mb, error=over))
     return outcomes
+
+
+def _over_limit(limits: ParseLimits, rss_mb: float, elapsed: float) -> SourceError | None:
+    """Why a running worker must be stopped, if it must."""
+    if rss_mb > limits.memory_mb:
+        reason = f"parsing needed more than {limits.memory_mb} MB of memory (limit)"
+        return SourceError(reason, kind="memory")
+    if elapsed > limits.timeout_seconds:
+        reason = f"parsing took longer than {limits.timeout_seconds:g} s (limit)"
+        return SourceError(reason, kind="timeout")
+    return None
 
 
 def _outcome(item: _Running, elapsed: float, message: tuple | None) -> Outcome:
