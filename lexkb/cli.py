@@ -1,5 +1,6 @@
 """lexkb: build a citable index of legal, regulatory and standards documents, then search it,
-look up references, follow citations and export documents, with a snapshot behind every answer.
+look up references, follow citations and export documents, with a snapshot behind every answer;
+format prompt context and verify generated answers against it; serve all of it over MCP.
 
 Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
 query module, so it starts fast and works on a machine that only holds snapshots.
@@ -17,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from lexkb.cli_answers import add_commands as add_answer_commands
 from lexkb.embedders import PROVIDERS
 from lexkb.index import MODES, Hit, Index
 from lexkb.snapshot import SnapshotError
@@ -163,7 +165,12 @@ def _filters(args: argparse.Namespace) -> dict | None:
 def cmd_search(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
     results = index.search(
-        args.query, k=args.k, mode=args.mode, filters=_filters(args), expand=args.expand
+        args.query,
+        k=args.k,
+        mode=args.mode,
+        filters=_filters(args),
+        expand=args.expand,
+        min_relevance=args.min_relevance,
     )
     if args.json:
         print(json.dumps(results.to_dict()))
@@ -379,7 +386,12 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
         for done, (qid, query) in enumerate(queries, start=1):
             try:
                 results = index.search(
-                    query, k=args.k, mode=args.mode, filters=filters, expand=args.expand
+                    query,
+                    k=args.k,
+                    mode=args.mode,
+                    filters=filters,
+                    expand=args.expand,
+                    min_relevance=args.min_relevance,
                 )
             except ValueError as exc:  # one bad query costs its own line, not the batch
                 failed += 1
@@ -420,6 +432,12 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
     """The search filters, shared by `search` and `search-batch` (see lexkb.filters)."""
+    parser.add_argument(
+        "--min-relevance",
+        type=float,
+        help="drop hits below this calibrated relevance (0-1); unset: hybrid and vector "
+        "searches whose best hit is below 0.15 return nothing",
+    )
     group = parser.add_argument_group("filters (combined with AND; repeat a flag for any of)")
     group.add_argument("--document", action="append", help="a document key, title or code")
     group.add_argument("--type", action="append", help="document type, e.g. rulebook, contract")
@@ -553,6 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_filters(batch)
     batch.add_argument("--index", default=_default_index(), help=INDEX_HELP)
     batch.set_defaults(func=cmd_search_batch)
+    add_answer_commands(command, with_index)
     return parser
 
 

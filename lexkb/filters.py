@@ -24,6 +24,7 @@ DOCUMENT_FILTERS = (
     "start",
     "end",
     "period",
+    "date_range",
     "deprecated",
 )
 CHUNK_FILTERS = ("section", "chunk_level")
@@ -71,6 +72,17 @@ def validate(filters: object) -> dict:
     for key, value in filters.items():
         if value is None:
             continue
+        if key == "date_range":
+            # {start, end}: the MCP tools' spelling of the start and end filters.
+            if not isinstance(value, Mapping) or set(value) - {"start", "end"}:
+                raise ValueError(f"filter 'date_range' takes {{start, end}}, not {value!r}")
+            for end in ("start", "end"):
+                if value.get(end) is not None:
+                    if filters.get(end) is not None:
+                        raise ValueError(f"conflicting filters: date_range.{end} and {end}")
+                    as_date(value[end], f"filter 'date_range.{end}'")
+                    checked[end] = value[end]
+            continue
         if key in TEXT_FILTERS:
             values = _values(value) if isinstance(value, str | list | tuple) else None
             if not values or not all(isinstance(v, str) and v.strip() for v in values):
@@ -88,8 +100,8 @@ def validate(filters: object) -> dict:
         checked[key] = value
     if "period" in checked and ("start" in checked or "end" in checked):
         raise ValueError(
-            "conflicting filters: 'period' counts back from today, 'start'/'end' give dates; "
-            "use one or the other"
+            "conflicting filters: 'period' counts back from today, 'date_range' (or "
+            "'start'/'end') gives dates; use one or the other"
         )
     return checked
 

@@ -18,11 +18,12 @@ import numpy as np
 import polars as pl
 
 from lexkb import limits as check
+from lexkb import relevance
 from lexkb import snapshot as snap
 from lexkb.embedders import Embedder, embedder_for
 from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
-from lexkb.graph import CitationGraph
+from lexkb.graph import CitationGraph, Step
 from lexkb.lookup import Resolver
 from lexkb.refs import document_names, title_code
 from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup, SearchResults
@@ -63,8 +64,11 @@ class Index:
         self._chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
             pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
         )
-        terms = pl.read_parquet(snapshot.table_path("bm25_terms"), columns=["term_id", "term"])
+        terms = pl.read_parquet(
+            snapshot.table_path("bm25_terms"), columns=["term_id", "term", "idf"]
+        ).sort("term_id")
         self._term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
+        self._idf = terms["idf"].to_numpy().astype(np.float64)
         postings = pl.read_parquet(
             snapshot.table_path("bm25_postings"), columns=["term_id", "chunk_row", "weight"]
         )
@@ -76,6 +80,7 @@ class Index:
         levels = self._chunks["chunk_level"].to_numpy()
         self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
         self._paragraph_mask = levels == "paragraph"
+        self._unseen_idf = relevance.unseen_idf(int(self._paragraph_mask.sum()))
         self._aliases = self._document_aliases()
         self._resolver: Resolver | None = None
         self._document_ids = set(self._documents["document_id"])
@@ -198,6 +203,7 @@ class Index:
         expand: bool = False,
         decay: float = 0.7,
         today: date | None = None,
+        min_relevance: float | None = None,
     ) -> SearchResults:
         """The k best chunks for `query`. With `expand`, the chunks each of the first k hits
         cites or is cited by join the ranking at the hit's score x decay x edge weight, so a
@@ -207,7 +213,12 @@ class Index:
         `mode`: `hybrid` fuses BM25 and dense scores (see DENSE_WEIGHT), `vector` ranks by cosine
         similarity, `keyword` by BM25. The default is hybrid when the snapshot has embeddings
         and a query embedder is available. A dense mode that cannot run falls back to keyword
-        with a warning in the results."""
+        with a warning in the results.
+
+        Every hit carries a calibrated `relevance` (lexkb.relevance). With `min_relevance`,
+        hits below it are dropped. Without it, a hybrid or vector search whose best hit is
+        below relevance.RELEVANCE_FLOOR returns nothing: a dense ranking orders every paragraph
+        however unrelated, so its first hit is not evidence that anything matched."""
         limits = self.limits
         query = check.text(query, "query", limits.max_query_chars)
         k = check.count(k, "k", 1, limits.max_k)
@@ -215,6 +226,8 @@ class Index:
             raise check.QueryError(f"unknown search mode {mode!r}; modes are {MODES}")
         if expand:
             decay = check.fraction(decay, "decay")
+        if min_relevance is not None:
+            min_relevance = check.fraction(min_relevance, "min_relevance", low_open=False)
         filters = validate_filters(filters) if filters is not None else None
         self._renew_lease()
         keep = self._filter_mask(filters, today) if filters else self._paragraph_mask
@@ -227,11 +240,13 @@ class Index:
             note = "none of the query's words occur in this index; no results"
             return SearchResults(query, used, [], [*warnings, note], self.version)
         keyword = np.where(keep, self.keyword_scores(query), 0.0) if used != "vector" else None
+        cosine = None
         if used == "keyword":
             scores = keyword
         else:
+            cosine = self.dense_scores(query)
             # Shifted by 2: positive wherever kept, as `_top` expects.
-            dense = np.where(keep, self.dense_scores(query) + 2.0, 0.0)
+            dense = np.where(keep, cosine + 2.0, 0.0)
             scores = _fuse(keyword, dense) if used == "hybrid" else dense
         order = _top(scores, k)
         via: dict[int, int] = {}
@@ -245,9 +260,21 @@ class Index:
                         via[other] = seed
             order = _top(scores, k)
         shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
+        model = relevance.calibration_for(self.embedder_name, cosine is not None)
+        relevances = model.apply(self.relevance_features(query, order, cosine))
+        floor = min_relevance
+        if floor is None and used != "keyword":
+            floor = relevance.RELEVANCE_FLOOR
+            # The default floor judges the search by its best hit, and keeps the rest with it.
+            keep_rows = np.full(order.size, relevances.max(initial=0.0) >= floor)
+        else:
+            keep_rows = relevances >= (floor or 0.0)
+        if order.size and not keep_rows.any():
+            warnings = [*warnings, f"no hit reaches relevance {floor}; no results"]
+        order, relevances = order[keep_rows], relevances[keep_rows]
         hits = []
-        for row in order.tolist():
-            hit = self._hit(row, float(scores[row]) - shift)
+        for row, value in zip(order.tolist(), relevances.tolist(), strict=True):
+            hit = self._hit(row, float(scores[row]) - shift, value)
             if row in via:
                 hit = replace(hit, expanded_from=self._chunks["chunk_id"][via[row]])
             hits.append(hit)
@@ -276,6 +303,37 @@ class Index:
         rows = np.concatenate([self._rows[s] for s in slices])
         weights = np.concatenate([self._weights[s] for s in slices])
         return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
+
+    def relevance_features(
+        self, query: str, rows: np.ndarray, cosine: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The relevance features (lexkb.relevance.FEATURES) of chunk `rows`, ranked best first,
+        for `query`; `cosine` holds every chunk's dense score (NaN where there is none)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        tokens = tokenize(query)
+        token_idf = np.array(
+            [
+                self._idf[self._term_ids[t]] if t in self._term_ids else self._unseen_idf
+                for t in tokens
+            ]
+        )
+        weights = np.zeros((rows.size, len(tokens)))
+        present = np.zeros((rows.size, len(tokens)))
+        for column, token in enumerate(tokens):
+            term = self._term_ids.get(token)
+            if term is None:
+                continue
+            # A term's postings are sorted by row.
+            start, end = self._indptr[term], self._indptr[term + 1]
+            at = np.searchsorted(self._rows[start:end], rows)
+            inside = at < end - start
+            found = inside.copy()
+            found[inside] = self._rows[start:end][at[inside]] == rows[inside]
+            weights[found, column] = self._weights[start:end][at[found]]
+            present[found, column] = 1.0
+        fraction, coverage = relevance.lexical_features(token_idf, weights, present)
+        similarity = cosine[rows] if cosine is not None else np.full(rows.size, np.nan)
+        return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
 
     def _filter_mask(self, filters: Mapping[str, object], today: date | None = None) -> np.ndarray:
         expr = pl.lit(True)
@@ -353,6 +411,17 @@ class Index:
             )
         return self._resolver
 
+    def hit(self, chunk_id: str) -> Hit:
+        """One chunk as a citation, without a score; KeyError when the id is not in this index."""
+        if chunk_id not in self._by_id:
+            raise KeyError(f"no chunk {chunk_id!r} in this index")
+        return self._hit(self._by_id[chunk_id], None)
+
+    def reading_position(self, chunk_id: str) -> int:
+        """Where the chunk stands in its document's reading order (comparable within one
+        document)."""
+        return self._by_id[chunk_id]
+
     def lookup(self, chunk_id: str) -> Lookup:
         """The chunk with this id and what surrounds it (match `exact`)."""
         if chunk_id not in self._by_id:
@@ -429,15 +498,17 @@ class Index:
             chunk_id = matches[0].chunk_id
         reached = self.graph.walk(self._by_id[chunk_id], max_hops, decay, min_score)
         ranked = sorted(reached.items(), key=lambda item: (-item[1][0], item[0]))[:k]
-        ids, refs = self._chunks["chunk_id"], self._chunks["ref"]
         return [
             GraphHit(
-                self._hit(row, score),
-                round(float(score), SCORE_DIGITS),
-                [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path],
+                self._hit(row, score), round(float(score), SCORE_DIGITS), self.path_steps(path)
             )
             for row, (score, _, path) in ranked
         ]
+
+    def path_steps(self, path: list[tuple[int, str, int]]) -> list[Step]:
+        """A graph path of (row, direction, edge) as Steps that name their chunks."""
+        ids, refs = self._chunks["chunk_id"], self._chunks["ref"]
+        return [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path]
 
     def resolve(self, identifier: str) -> list[Hit]:
         """Every paragraph (or section) the identifier names, in document order: the exact units,

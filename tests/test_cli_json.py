@@ -56,12 +56,54 @@ def _run(*argv: str) -> tuple[int, str, str]:
         (["snapshots", "list"], "snapshots", "list"),
         (["snapshots", "verify"], "snapshots", "verify"),
         (["snapshots", "diff", "CURRENT", "CURRENT"], "snapshots", "diff"),
+        (["context", "Rule 4.3.1", "LSA 230 8", "--max-tokens", "600"], "context", None),
+        (
+            [
+                "verify-entities",
+                "seven years",
+                "6 years",
+                "--sources",
+                "Records Retention Act § 103(b)",
+            ],
+            "verify-entities",
+            None,
+        ),
+        (
+            ["verify-citations", "--cite", "Rule 4.3.1", "A firm must reconcile client money"],
+            "verify-citations",
+            None,
+        ),
+        (["verify-relations", "LSA 230 8", "LSA 230 A6"], "verify-relations", None),
+        (
+            ["contradictions", "Rule 4.3.1", "--claim", "A firm must not reconcile client money"],
+            "contradictions",
+            None,
+        ),
     ],
 )
 def test_every_command_prints_json_of_its_schema(built_root, registry, argv, schema, definition):
     code, out, err = _run(*argv, "--index", str(built_root), "--json")
     assert code in (0, 1), err
     _validate(registry, schema, json.loads(out), definition)
+
+
+def test_web_search_without_a_key_warns_and_finds_nothing(registry, monkeypatch):
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)
+    code, out, _ = _run("web-search", "client money rules", "--json")
+    assert code == 0
+    _validate(registry, "web-search", json.loads(out))
+    assert json.loads(out)["results"] == []
+
+
+def test_verifiers_exit_1_when_the_check_fails(built_root):
+    index = ["--index", str(built_root)]
+    code, out, _ = _run(
+        "verify-entities", "five years", "--sources", "Records Retention Act § 103(b)", *index
+    )
+    assert code == 1 and "near miss: 'five years' (period)" in out and "seven years" in out
+    code, out, _ = _run("verify-relations", "LSA 230 A6", "DHR Article 5", "--type", "cited-by",
+                        *index)  # fmt: skip
+    assert code == 1 and out.startswith("wrong direction")
 
 
 def test_prune_and_rollback_json(built_root, tmp_path, registry):

@@ -1,0 +1,197 @@
+"""verify_citations: does the cited paragraph exist, and does it support the claim made with it?
+
+A generated answer pairs claims with citations. Each pair is checked in two steps:
+
+1. The citation is looked up like `get` does. Only an `exact` or `contains` match is checked
+   further; a citation of a unit that does not exist is `not_found`, with the nearest unit named
+   as a near miss, never silently replaced by it.
+2. The claim is compared with each sentence of the paragraph, and the best sentence reported:
+   - conflicts first (lexkb.answers.contradictions): an opposed modality ("shall" against
+     "shall not" or "need not") or a quantity of the same kind and unit with another value, in a
+     sentence on the same subject, makes the verdict `contradicted`;
+   - otherwise `support` = weighted topic coverage (the claim's content terms found in the
+     sentence, and in the paragraph) and semantic similarity (cosine of the local embedding
+     model's vectors for claim and sentence), less a penalty per quantity of the claim that the
+     paragraph does not state. At SUPPORT_THRESHOLD or above the verdict is `supported`, else
+     `not_addressed`.
+
+Citations of deprecated documents are flagged. The score is the share of citations supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+import numpy as np
+
+from lexkb import limits as check
+from lexkb.answers.contradictions import statement_conflicts
+from lexkb.answers.quantities import find_quantities
+from lexkb.answers.statements import Statement, statements, topic_terms
+from lexkb.results import Hit
+
+# The support model: weights of (sentence coverage, paragraph coverage, cosine), a penalty per
+# missing quantity, and the threshold for "supported" (benchmarks/verify.py measures them).
+WEIGHTS = (0.35, 0.25, 0.40)
+MISSING_QUANTITY_PENALTY = 0.25
+SUPPORT_THRESHOLD = 0.55
+
+
+@dataclass(frozen=True)
+class CitationMatch:
+    cited: str
+    claim: str
+    verdict: str  # supported, contradicted, not_addressed, not_found
+    reason: str
+    support: float | None = None
+    lookup_match: str | None = None
+    chunk_id: str | None = None
+    citation: str | None = None
+    best_sentence: str | None = None
+    sentence_start: int | None = None
+    sentence_end: int | None = None
+    conflict_words: list[str] = field(default_factory=list)
+    missing_quantities: list[str] = field(default_factory=list)
+    deprecated: bool = False
+    closest: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    score: float
+    passed: bool
+    threshold: float
+    citations: list[CitationMatch]
+    warnings: list[str] = field(default_factory=list)
+    snapshot_version: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _coverage(claim_topic: frozenset[str], topic: frozenset[str]) -> float:
+    return len(claim_topic & topic) / len(claim_topic) if claim_topic else 0.0
+
+
+@cache
+def _embedder():
+    """The local model, whatever the snapshot was embedded with: claims and sentences are
+    compared with each other, never with the snapshot's vectors."""
+    from lexkb.embedders import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+def judge(claim: str, hit: Hit, similarity: bool = True) -> dict:
+    """The verdict on one claim against one paragraph's text, with its evidence."""
+    claim_statement = statements(claim)
+    sentences = statements(hit.text)
+    if not sentences:
+        return {"verdict": "not_addressed", "support": 0.0, "reason": "the paragraph is empty"}
+    for c in claim_statement:
+        for s in sentences:
+            for kind, words in statement_conflicts(c, s):
+                return {
+                    "verdict": "contradicted",
+                    "support": 0.0,
+                    "sentence": s,
+                    "words": words,
+                    "reason": (
+                        "the paragraph states the opposite"
+                        if kind == "modality"
+                        else f"the paragraph states another {kind}"
+                    )
+                    + f": {words[1]!r} where the claim says {words[0]!r}",
+                }
+    claim_topic = topic_terms(claim)
+    paragraph_coverage = _coverage(claim_topic, topic_terms(hit.text))
+    cosines = np.zeros(len(sentences))
+    if similarity:
+        vectors = _embedder().embed_documents([claim, *(s.text for s in sentences)])
+        cosines = np.clip(vectors[1:] @ vectors[0], 0.0, 1.0)
+    stated = {q.key for q in find_quantities(hit.text)}
+    missing = [q.text for q in find_quantities(claim) if q.kind != "number" and q.key not in stated]
+    best: tuple[float, Statement | None] = (-1.0, None)
+    for sentence, cosine in zip(sentences, cosines, strict=True):
+        value = (
+            WEIGHTS[0] * _coverage(claim_topic, sentence.topic)
+            + WEIGHTS[1] * paragraph_coverage
+            + WEIGHTS[2] * float(cosine)
+        )
+        if value > best[0]:
+            best = (value, sentence)
+    support = max(0.0, best[0] - MISSING_QUANTITY_PENALTY * len(missing))
+    verdict = "supported" if support >= SUPPORT_THRESHOLD else "not_addressed"
+    if missing:
+        reason = f"the paragraph does not state {', '.join(repr(m) for m in missing)}"
+    elif verdict == "supported":
+        reason = "the best sentence states the claim's terms"
+    else:
+        reason = "no sentence of the paragraph addresses the claim closely enough"
+    return {
+        "verdict": verdict,
+        "support": round(support, 4),
+        "sentence": best[1],
+        "missing": missing,
+        "reason": reason,
+    }
+
+
+def _one(index, citation: Mapping) -> CitationMatch:
+    limits = index.limits
+    cited = citation.get("paragraph_id") or citation.get("chunk_id") or citation.get("ref")
+    cited = check.text(cited, "citation paragraph_id or ref", limits.max_reference_chars)
+    claim = check.text(citation.get("claim"), "claim", limits.max_query_chars)
+    try:
+        hit, match = index.hit(cited), "exact"
+    except KeyError:
+        lookup = index.get(cited)
+        if not lookup.found:
+            nearest = [lookup.hit.citation] if lookup.hit else lookup.closest
+            return CitationMatch(
+                cited, claim, "not_found", lookup.reason, lookup_match=lookup.match,
+                closest=nearest,
+            )  # fmt: skip
+        hit, match = lookup.hit, lookup.match
+    result = judge(claim, hit)
+    sentence: Statement | None = result.get("sentence")
+    return CitationMatch(
+        cited,
+        claim,
+        result["verdict"],
+        result["reason"],
+        result["support"],
+        match,
+        hit.chunk_id,
+        hit.citation,
+        sentence.text if sentence else None,
+        sentence.start if sentence else None,
+        sentence.end if sentence else None,
+        result.get("words", []),
+        result.get("missing", []),
+        bool(hit.metadata.get("deprecated")),
+    )
+
+
+def verify_citations(index, citations: Sequence[Mapping], threshold: float = 0.75) -> CitationCheck:
+    """Check each `{paragraph_id or ref, claim}`. `score` is the share supported; `passed`
+    when it reaches `threshold`. Deprecated sources are flagged in `warnings`."""
+    citations = check.items(citations, "citations", index.limits.max_list_items)
+    threshold = check.fraction(threshold, "threshold", low_open=False)
+    if not citations:
+        raise check.QueryError("citations is empty")
+    for position, citation in enumerate(citations):
+        if not isinstance(citation, Mapping):
+            raise check.QueryError(f"citation {position} must be an object with ref and claim")
+    results = [_one(index, c) for c in citations]
+    warnings = [
+        f"{r.citation} is in a deprecated document; cite what replaced it"
+        for r in results
+        if r.deprecated
+    ]
+    score = sum(r.verdict == "supported" for r in results) / len(results)
+    return CitationCheck(
+        round(score, 4), score >= threshold, threshold, results, warnings, index.version
+    )

@@ -1,0 +1,116 @@
+"""check_contradictions: statements that conflict on the same subject.
+
+Two statements conflict when their topics overlap (lexkb.answers.statements.overlap at least
+TOPIC_OVERLAP) and either their modalities are opposed (an obligation against a prohibition or
+an exemption, a permission against a prohibition: "must" against "need not"), or they state the
+same kind of quantity in the same unit with different values ("within 72 hours" against
+"within 48 hours", "USD 5,000" against "USD 10,000"). Each conflict names the words in conflict.
+
+This reads wording, not meaning: two paragraphs where one is the exception to the other
+("must ... unless", "need not ... where") are reported too, for a person or a model to judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+
+from lexkb import limits as check
+from lexkb.answers.sources import source_hits
+from lexkb.answers.statements import OPPOSED, Statement, overlap, statements
+
+# Chosen so that sentences about the same duty meet and sentences that merely share a word or
+# two ("the Authority", "a firm") do not.
+TOPIC_OVERLAP = 0.5
+_MIN_TOPIC_TERMS = 2
+
+
+@dataclass(frozen=True)
+class Conflict:
+    kind: str  # modality, or the quantity's kind: period, amount, percent, date, number
+    first: str  # chunk id, or "claim N"
+    second: str
+    first_sentence: str
+    second_sentence: str
+    words: list[str]  # the words in conflict, first's then second's
+    shared_topic: list[str]
+
+
+@dataclass(frozen=True)
+class ContradictionCheck:
+    count: int
+    passed: bool
+    conflicts: list[Conflict]
+    unknown_sources: list[str] = field(default_factory=list)
+    snapshot_version: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _unit(key: str) -> str:
+    """The quantity's kind and unit without its value ("period:day", "amount:USD")."""
+    kind, _, value = key.partition(":")
+    parts = value.split(" ")
+    if kind == "amount":
+        return f"{kind}:{parts[0]}"
+    return f"{kind}:{' '.join(parts[1:])}"
+
+
+def statement_conflicts(a: Statement, b: Statement) -> list[tuple[str, list[str]]]:
+    """How statements `a` and `b` conflict: (kind, [a's words, b's words]) for each way."""
+    if min(len(a.topic), len(b.topic)) < _MIN_TOPIC_TERMS:
+        return []
+    if overlap(a.topic, b.topic) < TOPIC_OVERLAP:
+        return []
+    found = []
+    if a.modality and b.modality and frozenset({a.modality, b.modality}) in OPPOSED:
+        found.append(("modality", [a.modal_words or "", b.modal_words or ""]))
+    by_unit: dict[str, list] = {}
+    for q in b.quantities:
+        if q.kind != "number":
+            by_unit.setdefault(_unit(q.key), []).append(q)
+    for q in a.quantities:
+        if q.kind == "number":
+            continue
+        others = by_unit.get(_unit(q.key), [])
+        if others and all(o.key != q.key for o in others):
+            found.append((q.kind, [q.text, others[0].text]))
+            break
+    return found
+
+
+def _pair_conflicts(first: str, first_text: str, second: str, second_text: str) -> list[Conflict]:
+    found = []
+    for a in statements(first_text):
+        for b in statements(second_text):
+            for kind, words in statement_conflicts(a, b):
+                found.append(
+                    Conflict(kind, first, second, a.text, b.text, words, sorted(a.topic & b.topic))
+                )
+    return found
+
+
+def check_contradictions(
+    index, paragraph_ids: Sequence[object], claims: Sequence[str] | None = None
+) -> ContradictionCheck:
+    """Conflicts between every pair of the paragraphs (chunk ids, references or hits), or, when
+    `claims` are given, between each claim and each paragraph. Passes when there are none."""
+    limits = index.limits
+    hits, unknown = source_hits(index, paragraph_ids)
+    if not hits:
+        raise check.QueryError(
+            f"none of the paragraphs is in snapshot {index.version}: {', '.join(unknown)}"
+        )
+    conflicts: list[Conflict] = []
+    if claims is not None:
+        claims = check.items(claims, "claims", limits.max_list_items)
+        for number, claim in enumerate(claims):
+            claim = check.text(claim, "claim", limits.max_query_chars)
+            for hit in hits:
+                conflicts += _pair_conflicts(f"claim {number}", claim, hit.chunk_id, hit.text)
+    else:
+        for a, b in combinations(hits, 2):
+            conflicts += _pair_conflicts(a.chunk_id, a.text, b.chunk_id, b.text)
+    return ContradictionCheck(len(conflicts), not conflicts, conflicts, unknown, index.version)

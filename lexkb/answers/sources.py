@@ -1,0 +1,34 @@
+"""The paragraphs a verifier checks against, named by chunk id, reference or hit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from lexkb import limits as check
+from lexkb.results import GraphHit, Hit
+
+
+def source_hits(index, sources: Sequence[object]) -> tuple[list[Hit], list[str]]:
+    """(paragraphs found, what named nothing). A reference counts only when it resolves
+    exactly or to the paragraph holding the point it names; never to an enclosing unit."""
+    sources = check.items(sources, "source_ids", index.limits.max_list_items)
+    found: dict[str, Hit] = {}
+    unknown: list[str] = []
+    for item in sources:
+        if isinstance(item, GraphHit):
+            item = item.hit
+        if isinstance(item, Hit):
+            found.setdefault(item.chunk_id, item)
+            continue
+        if isinstance(item, Mapping):
+            item = item.get("chunk_id") or item.get("ref")
+        name = check.text(item, "source id", index.limits.max_reference_chars)
+        try:
+            hits = [index.hit(name)]
+        except KeyError:
+            hits = index.resolve(name)
+        if not hits:
+            unknown.append(name)
+        for hit in hits:
+            found.setdefault(hit.chunk_id, hit)
+    return list(found.values()), unknown
