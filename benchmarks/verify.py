@@ -1,6 +1,21 @@
 """Answer verification on data nobody here wrote, next to a plain term-overlap verifier.
 
     .venv/bin/python benchmarks/verify.py [--index benchmarks/out/obliqa/index] [--limit N]
+                                          [--contractnli-only | --obliqa-only]
+
+ContractNLI dev (`../shared/data/contractnli/dev.json`): 61 NDAs, each with the same 17
+hypotheses labelled Entailment, Contradiction or NotMentioned, with evidence spans. The NDAs are
+built into a lexkb index (benchmarks/out/contractnli, local embedder); each hypothesis is a
+claim cited to its whole NDA (`verify_citations` with `{document, claim}`), and the verdicts map
+supported = Entailment, contradicted = Contradiction, not_addressed = NotMentioned.
+Last, format_context on ObliQA's own hits at random token budgets: how often it runs over or
+writes XML a standard parser refuses (both must be never). Reported:
+per-class precision, recall and F1 and macro-F1 at document level; at evidence level, how often
+the sentence lexkb reports for a supported or contradicted verdict overlaps a gold evidence span.
+The support threshold is chosen by 5-fold cross-validation over documents (each fold's
+threshold chosen on the other four) and shown next to the shipped default. The baseline is
+term overlap over the NDA's best paragraph, its threshold chosen the same way; it cannot say
+"contradicted".
 
 ObliQA dev corruptions. For the gold passages of the dev questions, a claim is one sentence of
 the passage (eight words or more), cited to the passage's paragraph. Each good claim has
@@ -25,8 +40,10 @@ passages no choice looked at. The claims are verbatim sentences: a real answer p
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -160,12 +177,182 @@ def report(name: str, verdicts: list[tuple[str, bool]]) -> None:
     print(f"{name}\n  " + "\n  ".join(cells))
 
 
+LABELS = {"Entailment": "supported", "Contradiction": "contradicted",
+          "NotMentioned": "not_addressed"}  # fmt: skip
+CLASSES = tuple(LABELS.values())
+
+
+def contractnli_index(data: Path, work: Path) -> Index:
+    """The NDAs as text files, built once into an index under `work`."""
+    root = work / "index"
+    if not (root / "CURRENT").exists():
+        docs = work / "docs"
+        docs.mkdir(parents=True, exist_ok=True)
+        for doc in json.loads((data / "contractnli" / "dev.json").read_text("utf-8"))["documents"]:
+            (docs / f"nda-{doc['id']}.txt").write_text(doc["text"], encoding="utf-8")
+        subprocess.run(
+            [str(REPO / ".venv/bin/lexkb"), "build", str(docs), "--out", str(root), "--quiet"],
+            check=True,
+        )
+    return Index.open(root)
+
+
+def macro_f1(pairs: list[tuple[str, str]]) -> tuple[float, dict[str, tuple[float, float, float]]]:
+    """pairs: (gold, predicted). Macro-F1 and per-class (precision, recall, F1)."""
+    per = {}
+    for label in CLASSES:
+        tp = sum(g == p == label for g, p in pairs)
+        predicted = sum(p == label for _, p in pairs)
+        gold = sum(g == label for g, _ in pairs)
+        precision = tp / predicted if predicted else 0.0
+        recall = tp / gold if gold else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per[label] = (precision, recall, f1)
+    return sum(f for _, _, f in per.values()) / len(per), per
+
+
+def cross_validated(rows: list[dict], predict, thresholds) -> list[tuple[str, str]]:
+    """5 folds over documents: each fold predicted at the threshold best on the other four."""
+    documents = sorted({r["doc"] for r in rows})
+    folds = [set(documents[i::5]) for i in range(5)]
+    pairs = []
+    for fold in folds:
+        train = [r for r in rows if r["doc"] not in fold]
+        best = max(
+            thresholds,
+            key=lambda t: macro_f1([(r["gold"], predict(r, t)) for r in train])[0],
+        )
+        pairs += [(r["gold"], predict(r, best)) for r in rows if r["doc"] in fold]
+    return pairs
+
+
+def _overlaps(sentence: str | None, text: str, spans: list[tuple[int, int]]) -> bool:
+    if not sentence:
+        return False
+    start = text.find(sentence)
+    if start < 0:
+        return False
+    end = start + len(sentence)
+    return any(a < end and start < b for a, b in spans)
+
+
+def run_contractnli(data: Path, work: Path) -> None:
+    from lexkb.answers import claims as verifier
+
+    index = contractnli_index(data, work)
+    dataset = json.loads((data / "contractnli" / "dev.json").read_text("utf-8"))
+    hypotheses = {k: v["hypothesis"] for k, v in dataset["labels"].items()}
+    rows = []
+    started = time.perf_counter()
+    for doc in dataset["documents"]:
+        name = f"nda-{doc['id']}"
+        paragraphs = index.document_paragraphs(name)[1]["content"].to_list()
+        for key, annotation in doc["annotation_sets"][0]["annotations"].items():
+            claim = hypotheses[key]
+            # What verify_citations does for {document, claim}, kept apart so that other
+            # settings can be scored on the same judgements.
+            judged = verifier.judge_in_document(index, name, claim)
+            shipped = (
+                verifier.document_verdict(judged)[1]
+                if judged
+                else {"verdict": "not_addressed", "sentence": None}
+            )
+            rows.append({
+                "doc": doc["id"], "gold": LABELS[annotation["choice"]], "text": doc["text"],
+                "spans": [tuple(doc["spans"][i]) for i in annotation["spans"]],
+                "shipped": shipped, "judged": judged,
+                "overlap": max((overlap(claim, p) for p in paragraphs), default=0.0),
+            })  # fmt: skip
+    seconds = time.perf_counter() - started
+
+    def lexkb_at(row: dict, setting: tuple[float, int]) -> str:
+        if not row["judged"]:
+            return "not_addressed"
+        return verifier.document_verdict(row["judged"], *setting)[1]["verdict"]
+
+    def baseline_at(row: dict, t: float) -> str:
+        return "supported" if row["overlap"] >= t else "not_addressed"
+
+    thresholds = [x / 100 for x in range(20, 96, 2)]
+    settings = [(t, rank) for t in thresholds for rank in (0, 1, 2, 3, 5)]
+    best_all = max(
+        settings, key=lambda st: macro_f1([(r["gold"], lexkb_at(r, st)) for r in rows])[0]
+    )
+    results = [
+        (f"lexkb, shipped (threshold {verifier.SUPPORT_THRESHOLD}, conflicts in top "
+         f"{verifier.CONFLICT_RANK})", [(r["gold"], r["shipped"]["verdict"]) for r in rows]),
+        ("lexkb, threshold and conflict rank by 5-fold CV",
+         cross_validated(rows, lexkb_at, settings)),
+        ("term overlap, threshold by 5-fold CV", cross_validated(rows, baseline_at, thresholds)),
+    ]  # fmt: skip
+    for row in rows:
+        sentence = row["shipped"].get("sentence")
+        row["verdict"] = row["shipped"]["verdict"]
+        row["evidence"] = _overlaps(sentence.text if sentence else None, row["text"], row["spans"])
+    print(f"\nContractNLI dev: {len(rows)} pairs, {len({r['doc'] for r in rows})} NDAs")
+    print(f"{'verifier':40} {'macro-F1':>8}  " + "  ".join(f"{c:>22}" for c in CLASSES))
+    for name, pairs in results:
+        score, per = macro_f1(pairs)
+        cells = "  ".join(f"P {p:.2f} R {r:.2f} F1 {f:.2f}" for p, r, f in per.values())
+        print(f"{name:40} {score:8.3f}  {cells}")
+    decided = [r for r in rows if r["verdict"] in ("supported", "contradicted")]
+    gold_ec = [r for r in rows if r["gold"] in ("supported", "contradicted")]
+    print(
+        f"evidence: {sum(r['evidence'] for r in decided) / max(len(decided), 1):.3f} of lexkb's "
+        f"supported/contradicted verdicts cite a gold evidence sentence (n={len(decided)}); "
+        f"{sum(r['evidence'] for r in gold_ec) / max(len(gold_ec), 1):.3f} of gold entailed/"
+        f"contradicted pairs get one (n={len(gold_ec)})"
+    )
+    print(f"best setting on all 61 NDAs (threshold, conflict rank): {best_all}")
+    print(f"lexkb: {1000 * seconds / len(rows):.0f} ms a claim (search + judge five paragraphs)")
+
+
+def run_context_budgets(index: Index, questions: list[dict], n: int = 500) -> None:
+    """format_context on ObliQA's own hits at random budgets: never over, always parseable."""
+    import xml.etree.ElementTree as ET
+
+    from lexkb.answers import format_context
+    from lexkb.answers.tokens import count_tokens
+
+    rng = random.Random(3)
+    over = broken = 0
+    fill = []
+    for q in questions[:n]:
+        hits = index.search(q["Question"], k=20, min_relevance=0.0).hits
+        budget = rng.randint(300, 8000)
+        try:
+            context = format_context(index, hits, q["Question"], max_tokens=budget)
+        except ValueError:
+            continue  # no single paragraph fits: an error, never an overrun
+        over += count_tokens(context.xml) > budget
+        try:
+            ET.fromstring(context.xml)
+        except ET.ParseError:
+            broken += 1
+        fill.append(context.tokens / budget)
+    print(
+        f"\nformat_context on ObliQA: {len(fill)} contexts at random budgets (300-8000 tokens): "
+        f"{over} over budget, {broken} not parseable, mean fill {sum(fill) / len(fill):.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
+    parser.add_argument("--work", type=Path, default=REPO / "benchmarks/out/contractnli")
     parser.add_argument("--limit", type=int, help="at most this many passages (a quick look)")
+    parser.add_argument("--contractnli-only", action="store_true")
+    parser.add_argument("--obliqa-only", action="store_true")
     args = parser.parse_args()
+    if not args.obliqa_only:
+        run_contractnli(args.data, args.work)
+    if not args.contractnli_only:
+        run_obliqa(args)
+        run_context_budgets(Index.open(args.index), load_questions(args.data / "obliqa"))
+
+
+def run_obliqa(args: argparse.Namespace) -> None:
     index = Index.open(args.index)
     by_passage, by_document = paragraphs_by_passage(index)
     claims = build_claims(load_questions(args.data / "obliqa"), by_passage, by_document, args.limit)
@@ -179,7 +366,7 @@ def main() -> None:
         )
 
     t = min((x / 20 for x in range(1, 21)), key=baseline_errors)
-    print(f"ObliQA dev: {len(claims)} claims ({len(held)} held-out); baseline t={t:.2f} (tune)")
+    print(f"\nObliQA dev: {len(claims)} claims ({len(held)} held-out); baseline t={t:.2f} (tune)")
     started = time.perf_counter()
     verdicts = []
     for c in held:

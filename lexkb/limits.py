@@ -9,6 +9,7 @@ is a silent clamp: a value past a bound is refused with the bound in the message
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -73,6 +74,18 @@ def fraction(
         bracket = "(" if low_open else "["
         raise QueryError(f"{name} must be in {bracket}{low:g}, {high:g}], not {value!r}")
     return value
+
+
+def objects(value: object, name: str, max_items: int, fields: str) -> list[Mapping]:
+    """A non-empty list of at most `max_items` objects (mappings); `fields` names what each
+    holds, for the error."""
+    values = items(value, name, max_items)
+    if not values:
+        raise QueryError(f"{name} is empty")
+    for position, item in enumerate(values):
+        if not isinstance(item, Mapping):
+            raise QueryError(f"{name}[{position}] must be an object with {fields}")
+    return values
 
 
 def items(value: object, name: str, max_items: int) -> list:

@@ -84,6 +84,9 @@ class CitedClaim(BaseModel):
     model_config = ConfigDict(extra="forbid")
     paragraph_id: str | None = Field(None, max_length=300, description="a chunk id")
     ref: str | None = Field(None, max_length=300, examples=["Article 5(1)(e)"])
+    document: str | None = Field(
+        None, max_length=300, description="a whole document, when no paragraph is cited"
+    )
     claim: Annotated[str, Field(min_length=1, max_length=2000)]
 
 

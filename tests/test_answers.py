@@ -155,6 +155,21 @@ def test_citations_supported_contradicted_not_addressed_and_missing(index):
     assert result.score == 0.2 and not result.passed
 
 
+def test_a_claim_cited_to_a_whole_document_finds_its_paragraph(index):
+    claim = "Records of client money reconciliations must be kept for at least seven years"
+    result = verify_citations(
+        index,
+        [
+            {"document": "Records Retention Act", "claim": claim},
+            {"document": "Records Retention Act", "claim": claim.replace("seven", "two")},
+        ],
+    )
+    supported, contradicted = result.citations
+    assert supported.verdict == "supported" and supported.lookup_match == "document"
+    assert supported.citation == "Records Retention Act, § 103(b)"
+    assert contradicted.verdict == "contradicted"
+
+
 # verify_relations ------------------------------------------------------------------------------
 def test_relations_confirmed_and_near_misses(index):
     result = verify_relations(

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
 from lexkb.answers.web import web_search
 from lexkb.limits import QueryError
+from tests.http_fake import JSONHandler
 
 KEY = "brave-test-key"
 RESULTS = {
@@ -31,10 +31,7 @@ class FakeBrave:
         self.fail_with: int | None = None
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:
                 url = urllib.parse.urlsplit(self.path)
                 query = dict(urllib.parse.parse_qsl(url.query))
@@ -45,14 +42,6 @@ class FakeBrave:
                     return self._send(outer.fail_with, {"error": "down"})
                 found = RESULTS.get(query["q"], [])[: int(query["count"])]
                 self._send(200, {"type": "search", "web": {"results": found}})
-
-            def _send(self, status: int, payload: dict) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/res/v1/web/search"

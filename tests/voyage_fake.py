@@ -12,9 +12,11 @@ import hashlib
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import numpy as np
+
+from tests.http_fake import JSONHandler
 
 DIMENSION = 64
 KEY = "test-key"
@@ -34,10 +36,7 @@ class FakeVoyage:
         self.failures: list[int] = []  # status codes to answer with before succeeding
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(JSONHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
@@ -60,14 +59,6 @@ class FakeVoyage:
                         "usage": {"total_tokens": tokens},
                     },
                 )
-
-            def _send(self, status: int, payload: dict) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"

@@ -142,15 +142,10 @@ def verify_relations(
     """Check each `{source, target, relation_type, max_hops?}` (source and target: chunk ids
     or references) against the citation graph. `score` is the share confirmed; `passed` when
     it reaches `threshold`."""
-    relations = check.items(relations, "relations", index.limits.max_list_items)
+    relations = check.objects(
+        relations, "relations", index.limits.max_list_items, "source, target, relation_type"
+    )
     threshold = check.fraction(threshold, "threshold", low_open=False)
-    if not relations:
-        raise check.QueryError("relations is empty")
-    for position, relation in enumerate(relations):
-        if not isinstance(relation, Mapping):
-            raise check.QueryError(
-                f"relation {position} must be an object with source, target, relation_type"
-            )
     results = [_check(index, relation, max_hops) for relation in relations]
     score = sum(r.confirmed for r in results) / len(results)
     return RelationCheck(round(score, 4), score >= threshold, threshold, results, index.version)
