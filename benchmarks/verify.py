@@ -279,7 +279,7 @@ def run_contractnli(data: Path, work: Path) -> None:
         settings, key=lambda st: macro_f1([(r["gold"], lexkb_at(r, st)) for r in rows])[0]
     )
     results = [
-        (f"lexkb, shipped (threshold {verifier.SUPPORT_THRESHOLD}, conflicts in top "
+        (f"lexkb, shipped (threshold {verifier.DOCUMENT_SUPPORT_THRESHOLD}, conflicts in top "
          f"{verifier.CONFLICT_RANK})", [(r["gold"], r["shipped"]["verdict"]) for r in rows]),
         ("lexkb, threshold and conflict rank by 5-fold CV",
          cross_validated(rows, lexkb_at, settings)),

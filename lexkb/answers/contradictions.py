@@ -1,8 +1,9 @@
 """check_contradictions: statements that conflict on the same subject.
 
 Two statements conflict when their topics overlap (lexkb.answers.statements.overlap at least
-TOPIC_OVERLAP) and either their modalities are opposed (an obligation against a prohibition or
-an exemption, a permission against a prohibition: "must" against "need not"), or they state the
+TOPIC_OVERLAP) and either their modalities are opposed on the same action (an obligation against
+a prohibition or an exemption, a permission against a prohibition: "must keep" against "need not
+keep"; "shall not disclose" against "shall be identified" is no conflict), or they state the
 same kind of quantity in the same unit with different values ("within 72 hours" against
 "within 48 hours", "USD 5,000" against "USD 10,000"). Each conflict names the words in conflict.
 
@@ -65,8 +66,19 @@ def statement_conflicts(a: Statement, b: Statement) -> list[tuple[str, list[str]
     if overlap(a.topic, b.topic) < TOPIC_OVERLAP:
         return []
     found = []
-    if a.modality and b.modality and frozenset({a.modality, b.modality}) in OPPOSED:
-        found.append(("modality", [a.modal_words or "", b.modal_words or ""]))
+    opposed = next(
+        (
+            (x, y)
+            for x in a.modals
+            for y in b.modals
+            if x.action is not None
+            and x.action == y.action
+            and frozenset({x.kind, y.kind}) in OPPOSED
+        ),
+        None,
+    )
+    if opposed:
+        found.append(("modality", [opposed[0].words, opposed[1].words]))
     by_unit: dict[str, list] = {}
     for q in b.quantities:
         if q.kind != "number":

@@ -3,7 +3,7 @@
 The verifiers compare statements, not paragraphs: a paragraph that both requires a report and
 forbids a disclosure holds no contradiction, but "must report within 72 hours" against "must
 report within 48 hours" does. A `Statement` is one sentence (or one list item), its character
-span in the paragraph, its modality and its topic terms (stemmed content words, without modal
+span in the paragraph, its modal clauses with the actions they govern, and its topic terms (stemmed content words, without modal
 verbs and numbers, so "shall notify within 72 hours" and "need not notify" share a topic).
 """
 
@@ -33,6 +33,13 @@ _MODALITIES = [
 _MODALITY_RES = [(name, re.compile(pattern, re.I)) for name, pattern in _MODALITIES]
 _MODAL_TERMS = {"shall", "must", "may", "need", "requir", "oblig", "prohibit", "permit", "allow",
                 "entitl", "can", "cannot", "forbidden", "mandatori", "exempt"}  # fmt: skip
+# Words between a modal and its verb that are not the verb.
+_NOT_ACTIONS = set(
+    tokenize(
+        "shall must may can cannot need also promptly immediately further hereby either fully "
+        "therefore thereafter only reasonably still forthwith duly"
+    )
+)
 # Pairs of modalities that cannot both hold of one action.
 OPPOSED = {
     frozenset({"obligation", "prohibition"}),
@@ -42,12 +49,21 @@ OPPOSED = {
 
 
 @dataclass(frozen=True)
+class Modal:
+    """One modal clause: what it does (obligation, prohibition, exemption, permission), the
+    words that say so ("shall not") and the stemmed verb they govern ("disclos")."""
+
+    kind: str
+    words: str
+    action: str | None
+
+
+@dataclass(frozen=True)
 class Statement:
     start: int
     end: int
     text: str
-    modality: str | None  # obligation, prohibition, exemption, permission or None
-    modal_words: str | None  # the words that state it ("shall not")
+    modals: tuple[Modal, ...]  # each modal clause, in reading order
     topic: frozenset[str]
     quantities: tuple[Quantity, ...]
 
@@ -72,12 +88,23 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def modality(sentence: str) -> tuple[str | None, str | None]:
-    """What the sentence does to its subject's action, and the words that say so."""
+def modals(sentence: str) -> tuple[Modal, ...]:
+    """Every modal clause of the sentence. The most specific reading of a span wins ("shall
+    not" is a prohibition, not also an obligation), and each clause's action is the first
+    content word after its modal words, stemmed, past auxiliaries and adverbs ("shall not be
+    promptly returned" -> "return")."""
+    found: list[tuple[int, Modal]] = []
+    taken: list[tuple[int, int]] = []
     for name, pattern in _MODALITY_RES:
-        if match := pattern.search(sentence):
-            return name, match.group(0)
-    return None, None
+        for match in pattern.finditer(sentence):
+            start, end = match.span()
+            if any(a < end and start < b for a, b in taken):
+                continue
+            taken.append((start, end))
+            following = tokenize(sentence[end : end + 80])
+            action = next((t for t in following if t not in _NOT_ACTIONS), None)
+            found.append((start, Modal(name, match.group(0), action)))
+    return tuple(modal for _, modal in sorted(found, key=lambda item: item[0]))
 
 
 def topic_terms(text: str) -> frozenset[str]:
@@ -91,13 +118,13 @@ def statements(text: str) -> tuple[Statement, ...]:
     found = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
-        kind, words = modality(sentence)
+
         quantities = tuple(
             Quantity(q.kind, q.key, q.start + start, q.end + start, q.text)
             for q in find_quantities(sentence)
         )
         found.append(
-            Statement(start, end, sentence, kind, words, topic_terms(sentence), quantities)
+            Statement(start, end, sentence, modals(sentence), topic_terms(sentence), quantities)
         )
     return tuple(found)
 
