@@ -40,7 +40,7 @@ def cmd_context(args: argparse.Namespace) -> int:
     index = Index.open(args.index)
     context = format_context(index, args.ids, args.query, max_tokens=args.max_tokens)
     if args.json:
-        _emit(context, True, list)
+        print(json.dumps(context.to_dict(), ensure_ascii=False, indent=2))
         return 0
     print(context.xml)
     for omitted in context.omitted:

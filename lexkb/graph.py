@@ -65,6 +65,9 @@ class CitationGraph:
             float(self._weights[edge]),
         )
 
+    def relation(self, edge: int) -> str:
+        return self._relations[edge]
+
     def weight(self, edge: int) -> float:
         return float(self._weights[edge])
 

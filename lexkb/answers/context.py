@@ -146,10 +146,6 @@ def _requested(
 
 def _paragraph(index, name: str) -> tuple[Hit | None, str]:
     """The paragraph a chunk id or an unambiguous reference names, or why there is none."""
-    try:
-        return index.hit(name), ""
-    except KeyError:
-        pass
     found = index.resolve(name)
     if len(found) == 1:
         return found[0], ""

@@ -82,7 +82,7 @@ class _Source:
     hit: Hit
     skeleton: str
     positions: list[int]
-    quantities: list[Quantity]
+    quantities: tuple[Quantity, ...]
 
 
 def _find_text(entity: str, sources: list[_Source]) -> EntityMatch:

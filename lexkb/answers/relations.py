@@ -60,10 +60,7 @@ class RelationCheck:
 
 
 def _rows(index, name: str) -> list[int]:
-    try:
-        return [index.reading_position(index.hit(name).chunk_id)]
-    except KeyError:
-        return [index.reading_position(h.chunk_id) for h in index.resolve(name)]
+    return [index.reading_position(h.chunk_id) for h in index.resolve(name)]
 
 
 def _shortest(index, starts: list[int], goals: set[int], directions: set[str], types, limit):
@@ -86,7 +83,7 @@ def _shortest(index, starts: list[int], goals: set[int], directions: set[str], t
         for other, direction, edge in graph.neighbours(row):
             if direction not in directions or other in parent:
                 continue
-            if types is not None and graph.step(direction, edge, "", None).relation not in types:
+            if types is not None and graph.relation(edge) not in types:
                 continue
             parent[other] = (row, direction, edge)
             queue.append((other, depth + 1))
@@ -125,7 +122,7 @@ def _check(index, relation: Mapping, max_hops: int) -> RelationMatch:
             "too_far", path, f"connected as stated in {len(path)} edges; max_hops is {hops}"
         )
     if types is not None and (path := _shortest(index, starts, goals, forward, None, hops)):
-        relations = sorted({index.graph.step(d, e, "", None).relation for _, d, e in path})
+        relations = sorted({index.graph.relation(e) for _, _, e in path})
         return found("wrong_type", path, f"connected by {', '.join(relations)}, not {kind}")
     backward = {CITES: CITED_BY, CITED_BY: CITES}
     reverse = {backward[d] for d in forward}

@@ -23,10 +23,7 @@ def source_hits(index, sources: Sequence[object]) -> tuple[list[Hit], list[str]]
         if isinstance(item, Mapping):
             item = item.get("chunk_id") or item.get("ref")
         name = check.text(item, "source id", index.limits.max_reference_chars)
-        try:
-            hits = [index.hit(name)]
-        except KeyError:
-            hits = index.resolve(name)
+        hits = index.resolve(name)  # a chunk id, or every unit a reference names
         if not hits:
             unknown.append(name)
         for hit in hits:
