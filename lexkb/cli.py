@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from lexkb.cli_answers import add_commands as add_answer_commands
+from lexkb.cli_ask import add_commands as add_ask_commands
 from lexkb.embedders import PROVIDERS
 from lexkb.index import MODES, Hit, Index
 from lexkb.snapshot import SnapshotError
@@ -572,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--index", default=_default_index(), help=INDEX_HELP)
     batch.set_defaults(func=cmd_search_batch)
     add_answer_commands(command, with_index)
+    add_ask_commands(command, with_index)
     return parser
 
 

@@ -65,6 +65,12 @@ class CitationGraph:
             float(self._weights[edge]),
         )
 
+    def most_cited(self, n: int) -> list[int]:
+        """The `n` rows cited most often, most first (ties by row)."""
+        counts = np.bincount(self._targets, minlength=self._in[1].size - 1)
+        order = np.lexsort((np.arange(counts.size), -counts))
+        return [int(r) for r in order[:n] if counts[r] > 0]
+
     def relation(self, edge: int) -> str:
         return self._relations[edge]
 

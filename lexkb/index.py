@@ -304,6 +304,36 @@ class Index:
         weights = np.concatenate([self._weights[s] for s in slices])
         return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
 
+    def term_idf(self, terms: list[str]) -> np.ndarray:
+        """The IDF of each term (from lexkb.tokenize); a term no chunk holds gets the IDF of a
+        word seen nowhere, the highest there is."""
+        return np.array(
+            [
+                self._idf[self._term_ids[t]] if t in self._term_ids else self._unseen_idf
+                for t in terms
+            ]
+        )
+
+    @property
+    def unseen_idf(self) -> float:
+        return self._unseen_idf
+
+    @property
+    def paragraph_count(self) -> int:
+        return int(self._paragraph_mask.sum())
+
+    def rows(self, chunk_ids: list[str]) -> np.ndarray:
+        """The row of each chunk id, in order (what relevance_features and dense scores use)."""
+        return np.array([self._by_id[c] for c in chunk_ids], dtype=np.int64)
+
+    def vocabulary_texts(self) -> list[str]:
+        """Everything the index says in words: its paragraphs, section headings and document
+        titles and names, for vocabularies built over the whole index."""
+        paragraphs = self._chunks.filter(pl.col("chunk_level") == "paragraph")["content"]
+        headings = self._chunks["section_path"].explode().drop_nulls().unique(maintain_order=True)
+        names = pl.concat([self._documents["title"], self._documents["short_name"]]).drop_nulls()
+        return [*paragraphs.to_list(), *headings.to_list(), *names.to_list()]
+
     def relevance_features(
         self, query: str, rows: np.ndarray, cosine: np.ndarray | None = None
     ) -> np.ndarray:
@@ -311,12 +341,7 @@ class Index:
         for `query`; `cosine` holds every chunk's dense score (NaN where there is none)."""
         rows = np.asarray(rows, dtype=np.int64)
         tokens = tokenize(query)
-        token_idf = np.array(
-            [
-                self._idf[self._term_ids[t]] if t in self._term_ids else self._unseen_idf
-                for t in tokens
-            ]
-        )
+        token_idf = self.term_idf(tokens)
         weights = np.zeros((rows.size, len(tokens)))
         present = np.zeros((rows.size, len(tokens)))
         for column, token in enumerate(tokens):
@@ -504,6 +529,10 @@ class Index:
             )
             for row, (score, _, path) in ranked
         ]
+
+    def most_cited(self, n: int = 10) -> list[Hit]:
+        """The paragraphs other paragraphs cite most: what the corpus itself treats as central."""
+        return [self._hit(row, None) for row in self.graph.most_cited(n)]
 
     def path_steps(self, path: list[tuple[int, str, int]]) -> list[Step]:
         """A graph path of (row, direction, edge) as Steps that name their chunks."""

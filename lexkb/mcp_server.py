@@ -19,13 +19,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lexkb import answers
 from lexkb import limits as check
+from lexkb.answers.ask import ask as ask_question
+from lexkb.answers.evidence import evidence as judge_evidence
+from lexkb.answers.extract import extract as extract_span
+from lexkb.answers.guardrails import check_question as guard_question
 from lexkb.answers.web import web_search as search_web
 from lexkb.current import CurrentIndex
 from lexkb.snapshot import SnapshotError
 
 INSTRUCTIONS = """\
 lexkb answers questions from a versioned snapshot of legal, regulatory and standards documents,
-with citations. Work in this order: `search` (hybrid by default; each hit has a citation, a
+with citations. `ask` runs the whole loop and returns a verified, cited answer with its mode
+(DIRECT, QUALIFIED, ABSTAIN). To build an answer yourself, work in this order: `search` (hybrid by default; each hit has a citation, a
 calibrated relevance 0-1 and a chunk id) -> `hop` from the best hits along citations ->
 `get` a reference the text mentions -> `format_context` the chosen chunk ids -> write the
 answer citing refs -> check it with `verify_citations`, `verify_entities`, `verify_relations`
@@ -250,6 +255,45 @@ def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS):
                 queries, max_results_per_query, preferred_domains or (), limits=index.limits
             )
         )
+
+    @server.tool(structured_output=True)
+    async def ask(
+        question: Annotated[
+            str, Field(min_length=1, max_length=2000, examples=["How long must records be kept?"])
+        ],
+        filters: SearchFilters | None = None,
+    ) -> dict[str, Any]:
+        """The whole loop: guardrails, retrieval, evidence, an answer whose every sentence is
+        cited [n] and verified, the mode (DIRECT, QUALIFIED, ABSTAIN) with its reason, sources
+        with relevance and authority, and whether it came from the cache."""
+        chosen = filters.model_dump(exclude_none=True, mode="json") if filters else None
+        return await run(lambda index: ask_question(index, question, filters=chosen))
+
+    @server.tool(structured_output=True)
+    async def evidence(
+        query: Text,
+        filters: SearchFilters | None = None,
+    ) -> dict[str, Any]:
+        """Is there enough to answer? Searches, then judges scope, relevance, authority and
+        conflicts: mode DIRECT, QUALIFIED or ABSTAIN with the reason."""
+        chosen = filters.model_dump(exclude_none=True, mode="json") if filters else None
+        return await run(lambda index: judge_evidence(index, query, filters=chosen))
+
+    @server.tool(structured_output=True)
+    async def extract(
+        question: Text,
+        document: Reference | None = None,
+        limit: Annotated[int, Field(ge=1, le=20)] = 3,
+    ) -> dict[str, Any]:
+        """The sentences that answer `question` (in one document, or anywhere), each with its
+        citation and character offsets in its paragraph; no_answer when nothing addresses it."""
+        return await run(lambda index: extract_span(index, question, document=document, k=limit))
+
+    @server.tool(structured_output=True)
+    async def check_question(question: Text) -> dict[str, Any]:
+        """Would lexkb answer this? Refuses predictive, estimation, advice, own-data and
+        out-of-scope questions, with the reason and three questions the index can answer."""
+        return await run(lambda index: guard_question(index, question))
 
     @server.prompt()
     def cited_answer(question: str) -> str:

@@ -38,9 +38,9 @@ class Calibration:
     weights: tuple[float, ...]
     bias: float
 
-    def apply(self, matrix: np.ndarray) -> np.ndarray:
-        """Relevance for each row of `matrix` (columns in FEATURES order)."""
-        columns = [FEATURES.index(name) for name in self.features]
+    def apply(self, matrix: np.ndarray, names: tuple[str, ...] = FEATURES) -> np.ndarray:
+        """The model's probability for each row of `matrix`, whose columns are `names`."""
+        columns = [names.index(name) for name in self.features]
         logits = matrix[:, columns].astype(np.float64) @ np.asarray(self.weights) + self.bias
         return 1.0 / (1.0 + np.exp(-logits))
 

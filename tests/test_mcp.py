@@ -24,6 +24,7 @@ LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
 TOOLS = {
     "search", "get", "hop", "documents", "format_context", "verify_entities",
     "verify_citations", "verify_relations", "check_contradictions", "web_search",
+    "ask", "evidence", "extract", "check_question",
 }  # fmt: skip
 SCHEMAS = REPO / "docs" / "schemas"
 
@@ -118,6 +119,19 @@ def test_stdio_tools_answer_from_the_snapshot(built_root):
                                    claims=["Records of client money reconciliations shall not be kept."])  # fmt: skip
             validate("contradictions", conflicts)
             assert conflicts["count"] >= 1
+
+            answer = await call(client, "ask",
+                                question="How long must client money reconciliation records be kept?")  # fmt: skip
+            validate("ask", answer)
+            assert answer["mode"] in ("DIRECT", "QUALIFIED") and "seven years" in answer["answer"]
+            assert answer["sources"][0]["citation"].startswith("Records Retention Act")
+            refusal = await call(client, "check_question", question="Should we switch banks?")
+            assert not refusal["allowed"] and len(refusal["suggestions"]) == 3
+            judged = await call(client, "evidence", query="speeding fines on a German autobahn")
+            assert judged["mode"] == "ABSTAIN" and judged["reason"] == "out_of_scope"
+            spans = await call(client, "extract", question="How long are reconciliation records kept?",
+                               document="Records Retention Act", limit=1)  # fmt: skip
+            assert len(spans["answers"]) == 1 and "seven years" in spans["answers"][0]["text"]
             web = await call(client, "web_search", queries=["client money rules"])
             validate("web-search", web)
             assert web["results"] == [] and "BRAVE_API_KEY" in web["warnings"][0]

@@ -105,7 +105,7 @@ _VECTOR_LOCK = threading.Lock()
 _VECTOR_CACHE_SIZE = 50_000  # about 75 MB of 384-d float32 vectors
 
 
-def _vectors(texts: list[str]) -> np.ndarray:
+def sentence_vectors(texts: list[str]) -> np.ndarray:
     """The local model's vectors for `texts`, each sentence embedded once per process: the
     same paragraphs are checked again and again (17 claims against one NDA, an answer's
     citations against the paragraphs its context held)."""
@@ -163,7 +163,7 @@ def judge(claim: str, hit: Hit, similarity: bool = True) -> dict:
     paragraph_coverage = _coverage(claim_topic, topic_terms(hit.text))
     cosines = np.zeros(len(sentences))
     if similarity:
-        vectors = _vectors([claim, *(s.text for s in sentences)])
+        vectors = sentence_vectors([claim, *(s.text for s in sentences)])
         cosines = np.clip(vectors[1:] @ vectors[0], 0.0, 1.0)
     missing = _unstated(claim, hit)
     best: tuple[float, Statement | None] = (-1.0, None)

@@ -1,0 +1,173 @@
+"""Abstention: does lexkb answer what its index holds and decline what it does not?
+
+    .venv/bin/python benchmarks/abstention.py --index benchmarks/out/obliqa/index [--fit] [--limit N]
+
+Needs the ObliQA index with the local embedder (benchmarks/obliqa.py builds one).
+
+- Answerable: ObliQA dev questions asked of the ObliQA (ADGM) index. The tune half
+  (sha256(QuestionID) even) fits; the held-out half is reported.
+- Unanswerable, for fitting: lawyer-marked CUAD clauses (40-300 characters) and CUAD's category
+  descriptions, asked of the same index.
+- Unanswerable, reported only: the 17 ContractNLI hypotheses and the questions written here from
+  GDPR articles (benchmarks/questions/gdpr.txt). None of their content is in the ADGM corpus.
+
+`--fit` fits lexkb.answers.scope's two models (dense and lexical) on the tune sets and prints
+their coefficients and the scope table on the tune sets; the shipped models are then reported.
+Side by side in the same run: the relevance floor alone (a hybrid search's best hit under
+lexkb.relevance.RELEVANCE_FLOOR), and the best hit's cosine with a threshold set to abstain on
+10% of the tune questions. Reported: ABSTAIN rate per set, per reason, the DIRECT rate, and
+Recall@5 of the sources on the answered held-out questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cuad_data import clauses, descriptions  # noqa: E402
+from obliqa import gold_of, held_out, load_questions, passage_key  # noqa: E402
+from relevance import fit_logistic  # noqa: E402
+
+from lexkb import Index, relevance  # noqa: E402
+from lexkb.answers import scope  # noqa: E402
+from lexkb.answers.evidence import ABSTAIN, DIRECT, evidence  # noqa: E402
+
+QUESTIONS = Path(__file__).resolve().parent / "questions"
+
+
+def gdpr_questions() -> list[str]:
+    lines = (QUESTIONS / "gdpr.txt").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def contractnli_hypotheses(data: Path) -> list[str]:
+    labels = json.loads((data / "contractnli" / "dev.json").read_text(encoding="utf-8"))["labels"]
+    return [v["hypothesis"] for v in labels.values()]
+
+
+def cuad_negatives(data: Path, n: int = 300) -> list[str]:
+    spans = [c.text for c in clauses(data, min_chars=40) if len(c.text) <= 300]
+    return random.Random(5).sample(spans, n) + list(descriptions(data).values())
+
+
+def features(index: Index, queries: list[str], mode: str) -> np.ndarray:
+    rows = []
+    for query in queries:
+        hits = index.search(query, k=10, mode=mode, min_relevance=0.0).hits
+        rows.append(scope.signals(index, query, hits).values)
+    return np.array(rows)
+
+
+def fit(index: Index, positives: list[str], negatives: list[str]) -> None:
+    for name, mode, columns in (
+        ("DENSE", "hybrid", scope.FEATURES),
+        ("LEXICAL", "keyword", tuple(f for f in scope.FEATURES if f != "cosine")),
+    ):
+        x_pos, x_neg = features(index, positives, mode), features(index, negatives, mode)
+        x = np.vstack([x_pos, x_neg])
+        y = np.concatenate([np.ones(len(x_pos)), np.zeros(len(x_neg))])
+        keep = [scope.FEATURES.index(c) for c in columns]
+        weights, bias = fit_logistic(x[:, keep], y, l2=1.0)
+        model = relevance.Calibration(columns, tuple(round(float(w), 4) for w in weights), bias)
+        print(f"{name} = Calibration({columns}, {model.weights}, {bias:.4f})")
+        p = model.apply(x, scope.FEATURES)
+        print("  tune: min_scope  answerable-abstain  unanswerable-abstain")
+        for floor in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            print(
+                f"  {floor:.1f}  {np.mean(p[y == 1] < floor):.3f}  {np.mean(p[y == 0] < floor):.3f}"
+            )
+
+
+def judge(index: Index, queries: list[str]) -> list[tuple]:
+    """(evidence, top relevance, top cosine, hits) per query."""
+    found = []
+    for query in queries:
+        hits = index.search(query, k=10, min_relevance=0.0).hits
+        cosine = 0.0
+        if hits:
+            cosine = float(index.dense_scores(query)[index.rows([hits[0].chunk_id])][0])
+        found.append(
+            (evidence(index, query, hits), hits[0].relevance if hits else 0.0, cosine, hits)
+        )
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", default=str(REPO / "benchmarks/out/obliqa/index"))
+    parser.add_argument("--data", default=str(REPO.parent / "shared/data"))
+    parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--limit", type=int, default=None, help="held-out questions asked")
+    args = parser.parse_args()
+    data = Path(args.data)
+    index = Index.open(args.index)
+    questions = load_questions(data / "obliqa")
+    tune = [q for q in questions if not held_out(q)]
+    report = [q for q in questions if held_out(q)]
+    if args.limit:
+        report = random.Random(3).sample(report, args.limit)
+    tune_sample = random.Random(2).sample(tune, 600)
+    negatives = cuad_negatives(data)
+    if args.fit:
+        fit(index, [q["Question"] for q in tune_sample], negatives)
+        return
+    tune_cos = [c for _, _, c, _ in judge(index, [q["Question"] for q in tune_sample[:300]])]
+    cos_floor = float(np.percentile(tune_cos, 10))
+    sets = {
+        "ObliQA held-out (answerable)": [q["Question"] for q in report],
+        "ContractNLI hypotheses": contractnli_hypotheses(data),
+        "GDPR questions": gdpr_questions(),
+        "CUAD clauses (tune negatives)": negatives,
+    }
+    print(f"cosine baseline threshold (10% of tune abstain): {cos_floor:.3f}\n")
+    print("| set | n | lexkb ABSTAIN | DIRECT | relevance floor | cosine threshold |")
+    print("|---|---|---|---|---|---|")
+    reasons: dict[str, Counter] = {}
+    for name, queries in sets.items():
+        judged = judge(index, queries)
+        modes = [e.mode for e, _, _, _ in judged]
+        reasons[name] = Counter(e.reason for e, _, _, _ in judged if e.mode == ABSTAIN)
+        floor = np.mean([r < relevance.RELEVANCE_FLOOR for _, r, _, _ in judged])
+        cosine = np.mean([c < cos_floor for _, _, c, _ in judged])
+        print(
+            f"| {name} | {len(queries)} | {modes.count(ABSTAIN) / len(modes):.3f} | "
+            f"{modes.count(DIRECT) / len(modes):.3f} | {floor:.3f} | {cosine:.3f} |"
+        )
+        if name.startswith("ObliQA"):
+            answered = [
+                (q, e.hits) for q, (e, _, _, _) in zip(report, judged, strict=True) if e.answerable
+            ]
+            direct = [
+                (q, e.hits)
+                for q, (e, _, _, _) in zip(report, judged, strict=True)
+                if e.mode == DIRECT
+            ]
+            everyone = [(q, hits) for q, (_, _, _, hits) in zip(report, judged, strict=True)]
+            for label, rows in (("answered", answered), ("DIRECT", direct), ("all", everyone)):
+                recall = [
+                    sum(passage_key(h) in gold_of(q) for h in hits[:5]) / len(gold_of(q))
+                    for q, hits in rows
+                ]
+                recall_line = (
+                    f"  Recall@5 on {label} questions: {np.mean(recall):.3f} ({len(rows)})"
+                )
+                reasons.setdefault("_recall", Counter())[recall_line] += 1
+    print()
+    for line in reasons.pop("_recall", {}):
+        print(line)
+    for name, counts in reasons.items():
+        print(f"  {name}: abstention reasons {dict(counts)}")
+
+
+if __name__ == "__main__":
+    main()

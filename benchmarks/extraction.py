@@ -1,0 +1,167 @@
+"""Extraction on CUAD: the span that answers a clause question, found in the contract.
+
+    .venv/bin/python benchmarks/extraction.py [--kind txt|pdf] [--contracts N] [--fit]
+
+Needs the contract indexes benchmarks/contracts.py builds (benchmarks/out/contracts/index-txt
+and index-pdf). For every contract and every CUAD category, the question is the category's
+description (CUAD_v1_README.txt) and the document is the contract; `lexkb.answers.extract`
+returns its best spans (k=3) or "no answer".
+
+- found@1: the first span overlaps a lawyer-marked clause of that category with token F1 >= 0.5;
+  Recall@3: one of the first three does; over the (contract, category) pairs that have a clause.
+- no answer: precision and recall of "no answer" over the pairs whose category the contract
+  lacks.
+- Baseline, same run: the contract's sentence with the best BM25 score for the question (bm25s
+  over that contract's sentences), which always answers.
+
+Contracts are split by sha256 of their key: `--fit` picks extract's `min_relevance` (the no-answer
+threshold) on the even half by no-answer F1 over all pairs; the report is on the odd half.
+CUAD's other half (the team's held-out set) is not read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cuad_data import clauses, contract_key, descriptions  # noqa: E402
+
+from lexkb import Index  # noqa: E402
+from lexkb.answers.extract import MIN_RELEVANCE, extract  # noqa: E402
+from lexkb.answers.statements import split_sentences  # noqa: E402
+
+_WORD = re.compile(r"\w+")
+FOUND_F1 = 0.5
+THRESHOLDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def token_f1(a: str, b: str) -> float:
+    x, y = words(a), words(b)
+    if not x or not y:
+        return 0.0
+    common = sum(min(x.count(w), y.count(w)) for w in set(x) & set(y))
+    if not common:
+        return 0.0
+    precision, recall = common / len(x), common / len(y)
+    return 2 * precision * recall / (precision + recall)
+
+
+def matches(span: str, gold: list[str]) -> bool:
+    return any(token_f1(span, g) >= FOUND_F1 for g in gold)
+
+
+def tune_half(key: str) -> bool:
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 2 == 0
+
+
+def bm25_best_sentence(question: str, sentences: list[str], retriever_cache: dict, key: str) -> str:
+    if key not in retriever_cache:
+        retriever = bm25s.BM25()
+        retriever.index(
+            bm25s.tokenize(sentences, stopwords="en", show_progress=False), show_progress=False
+        )
+        retriever_cache[key] = retriever
+    retriever = retriever_cache[key]
+    tokens = bm25s.tokenize([question], stopwords="en", show_progress=False)
+    if not tokens.vocab:
+        return sentences[0]
+    ids, _ = retriever.retrieve(tokens, k=1, show_progress=False)
+    return sentences[int(ids[0][0])]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(REPO.parent / "shared/data"))
+    parser.add_argument("--kind", choices=("txt", "pdf"), default="txt")
+    parser.add_argument("--contracts", type=int, default=None, help="contracts per half, at most")
+    parser.add_argument("--fit", action="store_true")
+    args = parser.parse_args()
+    data = Path(args.data)
+    index = Index.open(REPO / f"benchmarks/out/contracts/index-{args.kind}")
+    questions = descriptions(data)
+    gold: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for clause in clauses(data):
+        gold[(clause.contract, clause.category)].append(clause.text)
+    documents = {contract_key(d["document_key"]): d["document_key"] for d in index.documents()}
+    half = [k for k in sorted(documents) if tune_half(k) == args.fit]
+    if args.contracts:
+        half = half[: args.contracts]
+    rows = []  # (contract, category, has_gold, top relevance, lexkb spans, baseline sentence)
+    cache: dict = {}
+    for key in half:
+        document = documents[key]
+        _, paragraphs = index.document_paragraphs(document)
+        texts = paragraphs["content"].to_list()
+        sentences = [t[a:b] for t in texts for a, b in split_sentences(t) if t[a:b].strip()] or [""]
+        for category, question in questions.items():
+            result = extract(index, question, document=document, k=3, min_relevance=0.0)
+            top = max((a.confidence for a in result.answers), default=0.0)
+            relevance = index.search(
+                question, k=1, filters={"document": document}, min_relevance=0.0
+            )
+            best = relevance.hits[0].relevance if relevance.hits else 0.0
+            rows.append((key, category, bool(gold.get((key, category))), best,
+                         [a.text for a in result.answers], bm25_best_sentence(question, sentences, cache, key), top))  # fmt: skip
+    if args.fit:
+        print("min_relevance  no-answer P  R  F1  (tune half)")
+        for t in THRESHOLDS:
+            p, r, f = no_answer(rows, t)
+            print(f"  {t:.2f}  {p:.3f}  {r:.3f}  {f:.3f}")
+        return
+    report(rows, gold, MIN_RELEVANCE, args.kind, len(half))
+
+
+def no_answer(rows, threshold: float) -> tuple[float, float, float]:
+    predicted = [r[3] < threshold for r in rows]
+    absent = [not r[2] for r in rows]
+    tp = sum(p and a for p, a in zip(predicted, absent, strict=True))
+    precision = tp / sum(predicted) if sum(predicted) else 0.0
+    recall = tp / sum(absent) if sum(absent) else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def report(rows, gold, threshold: float, kind: str, contracts: int) -> None:
+    present = [r for r in rows if r[2]]
+    answered = [r for r in present if r[3] >= threshold]
+    found1 = [bool(r[4]) and matches(r[4][0], gold[(r[0], r[1])]) for r in present]
+    found1_answered = [bool(r[4]) and matches(r[4][0], gold[(r[0], r[1])]) for r in answered]
+    recall3 = [any(matches(s, gold[(r[0], r[1])]) for s in r[4][:3]) for r in present]
+    baseline = [matches(r[5], gold[(r[0], r[1])]) for r in present]
+    p, r_, f = no_answer(rows, threshold)
+    print(
+        f"CUAD {kind}, held-out half: {contracts} contracts, {len(rows)} pairs, {len(present)} with a clause"
+    )
+    print("| measure | lexkb extract | BM25 best sentence |")
+    print("|---|---|---|")
+    print(f"| found@1 (token F1 >= {FOUND_F1}) | {np.mean(found1):.3f} | {np.mean(baseline):.3f} |")
+    print(f"| Recall@3 | {np.mean(recall3):.3f} | - |")
+    print(f"| found@1 where lexkb answers | {np.mean(found1_answered):.3f} ({len(answered)}) | - |")
+    print(
+        f"| no-answer precision / recall / F1 (min_relevance {threshold}) | {p:.3f} / {r_:.3f} / {f:.3f} | never abstains |"
+    )
+    by_category: dict[str, list[bool]] = defaultdict(list)
+    for row, hit in zip(present, found1, strict=True):
+        by_category[row[1]].append(hit)
+    print("\nfound@1 by category (pairs):")
+    for category, hits in sorted(by_category.items(), key=lambda kv: -np.mean(kv[1])):
+        print(f"  {np.mean(hits):.2f} ({len(hits)})  {category}")
+
+
+if __name__ == "__main__":
+    main()

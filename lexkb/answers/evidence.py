@@ -1,0 +1,193 @@
+"""evidence: is there enough in the hits to answer the question, and how firmly?
+
+The answer mode is DIRECT (answer from the sources), QUALIFIED (answer, saying what is weak) or
+ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judged from:
+
+- scope: lexkb.answers.scope, the chance the question is about what this index holds;
+- relevance: calibrated per hit (lexkb.relevance): the best hit's, the mean of the first five,
+  and the number of strong hits;
+- authority: Σ level x relevance / Σ relevance over the strong hits, with each document's level
+  from its catalog `authority_level` (EvidenceSettings.authority_levels);
+- conflicts: check_contradictions between the strong hits.
+
+Every threshold is a setting. The defaults were chosen on the tune half of ObliQA dev against
+CUAD clauses (benchmarks/abstention.py) and are reported on held-out questions there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from lexkb.answers import scope
+from lexkb.answers.contradictions import check_contradictions
+from lexkb.results import GraphHit, Hit
+from lexkb.tokenize import tokenize
+
+DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
+REASONS = (
+    "no_relevant_evidence",
+    "low_similarity",
+    "insufficient_chunks",
+    "low_authority",
+    "conflicting_evidence",
+    "ambiguous_query",
+    "out_of_scope",
+)
+
+
+@dataclass(frozen=True)
+class EvidenceSettings:
+    min_scope: float = 0.6  # below: ABSTAIN out_of_scope
+    direct_scope: float = 0.8  # DIRECT needs at least this
+    min_relevance: float = 0.15  # best hit below: ABSTAIN low_similarity
+    strong_relevance: float = 0.25  # a hit at least this relevant is strong evidence
+    min_strong: int = 1  # fewer strong hits: ABSTAIN insufficient_chunks
+    direct_relevance: float = 0.6  # DIRECT needs a best hit at least this relevant
+    min_authority: float = 0.0  # authority below: ABSTAIN low_authority (0 never abstains)
+    direct_authority: float = 0.5  # DIRECT needs authority at least this, when it is known
+    min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
+    authority_levels: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "primary": 1.0,
+            "secondary": 0.7,
+            "guidance": 0.5,
+            "tertiary": 0.4,
+            "informational": 0.3,
+            "faq": 0.3,
+        }
+    )
+    unknown_authority: float | None = None  # a document without a known level counts as this
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The mode, and everything it was decided from. `reason` is one of REASONS (None for
+    DIRECT); `explanation` says it in words."""
+
+    query: str
+    mode: str
+    reason: str | None
+    explanation: str
+    scope: float
+    top_relevance: float
+    mean_relevance: float
+    strong_hits: int
+    authority: float | None
+    conflicts: list[dict]
+    unknown_terms: list[str]
+    unseen_words: list[str]
+    hits: list[Hit]
+    snapshot_version: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return self.mode != ABSTAIN
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["hits"] = [h.to_dict() for h in self.hits]
+        data["answerable"] = self.answerable
+        return data
+
+
+def _as_hits(hits: Sequence[object]) -> list[Hit]:
+    return [h.hit if isinstance(h, GraphHit) else h for h in hits]
+
+
+def authority_of(hits: list[Hit], settings: EvidenceSettings) -> float | None:
+    """Σ level x relevance / Σ relevance over the hits whose document has a known level."""
+    weighted = total = 0.0
+    for hit in hits:
+        name = (hit.metadata or {}).get("authority_level")
+        level = settings.authority_levels.get(str(name).casefold()) if name else None
+        if level is None:
+            level = settings.unknown_authority
+        if level is None:
+            continue
+        weighted += level * (hit.relevance or 0.0)
+        total += hit.relevance or 0.0
+    return weighted / total if total else None
+
+
+def evidence(
+    index,
+    query: str,
+    hits: Sequence[object] | None = None,
+    settings: EvidenceSettings | None = None,
+    filters: Mapping[str, object] | None = None,
+) -> Evidence:
+    """Judge whether `hits` (ranked best first; by default a hybrid search of `query`) are
+    enough to answer `query`."""
+    settings = settings or EvidenceSettings()
+    if hits is None:
+        hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
+    hits = [h for h in _as_hits(hits) if isinstance(h, Hit)]
+    hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
+    probability, signals = scope.in_scope(index, query, hits)
+    relevances = [h.relevance or 0.0 for h in hits]
+    top = relevances[0] if relevances else 0.0
+    mean = sum(relevances[:5]) / len(relevances[:5]) if relevances else 0.0
+    strong = [h for h in hits if (h.relevance or 0.0) >= settings.strong_relevance]
+    authority = authority_of(strong or hits[:1], settings)
+    conflicts = []
+    if len(strong) > 1:
+        found = check_contradictions(index, strong[:10])
+        conflicts = [asdict(c) for c in found.conflicts]
+
+    def result(mode: str, reason: str | None, explanation: str) -> Evidence:
+        return Evidence(
+            query, mode, reason, explanation, round(probability, 4), round(top, 4),
+            round(mean, 4), len(strong), None if authority is None else round(authority, 4),
+            conflicts, signals.unknown_terms, signals.unseen_words, hits, index.version,
+        )  # fmt: skip
+
+    terms = tokenize(query)
+    if len(set(terms)) < settings.min_terms and not any(t[0].isdigit() for t in terms):
+        return result(ABSTAIN, "ambiguous_query", "the question names too little to look up")
+    if not hits:
+        if signals.unseen_words and len(signals.unseen_words) == len(set(terms)):
+            return result(
+                ABSTAIN, "out_of_scope", "none of the question's words occur in the index"
+            )
+        return result(ABSTAIN, "no_relevant_evidence", "no paragraph of the index matches")
+    if probability < settings.min_scope:
+        why = [f"scope {probability:.2f} < {settings.min_scope}"]
+        if signals.unknown_terms:
+            why.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
+        if signals.unseen_words:
+            why.append("words the index never uses: " + ", ".join(signals.unseen_words[:5]))
+        return result(ABSTAIN, "out_of_scope", "; ".join(why))
+    if top < settings.min_relevance:
+        return result(
+            ABSTAIN, "low_similarity", f"best hit relevance {top:.2f} < {settings.min_relevance}"
+        )
+    if len(strong) < settings.min_strong:
+        return result(
+            ABSTAIN,
+            "insufficient_chunks",
+            f"{len(strong)} hits reach relevance {settings.strong_relevance}, "
+            f"{settings.min_strong} needed",
+        )
+    if authority is not None and authority < settings.min_authority:
+        return result(
+            ABSTAIN, "low_authority", f"authority {authority:.2f} < {settings.min_authority}"
+        )
+    best_two = {h.chunk_id for h in strong[:2]}
+    if any({c["first"], c["second"]} == best_two for c in conflicts):
+        return result(
+            ABSTAIN, "conflicting_evidence", "the two best paragraphs conflict on the same subject"
+        )
+    weak = []
+    if probability < settings.direct_scope:
+        weak.append(f"scope {probability:.2f} < {settings.direct_scope}")
+    if top < settings.direct_relevance:
+        weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
+    if authority is not None and authority < settings.direct_authority:
+        weak.append(f"authority {authority:.2f} < {settings.direct_authority}")
+    if conflicts:
+        weak.append(f"{len(conflicts)} conflicts between strong hits")
+    if weak:
+        reason = "conflicting_evidence" if conflicts else None
+        return result(QUALIFIED, reason, "; ".join(weak))
+    return result(DIRECT, None, "in scope, relevant, consistent evidence")

@@ -1,0 +1,141 @@
+"""extract: the sentence that answers a question, with where it stands, not a whole paragraph.
+
+Candidates are the sentences of the paragraphs a search returns (the whole index, one
+document, or hits the caller passes). Each sentence scores by its local-model cosine with the
+question plus the IDF-weighted share of the question's terms it holds; a paragraph's best
+sentence is its answer. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
+times the sentence's share of the best sentence score in that search: it ranks answers and is
+not itself calibrated.
+
+No answer is returned when the best paragraph's relevance is under `min_relevance`: a document
+that does not address the question still has a "most similar" sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from lexkb import limits as check
+from lexkb.answers.claims import sentence_vectors
+from lexkb.answers.statements import split_sentences
+from lexkb.results import GraphHit, Hit
+from lexkb.tokenize import tokenize
+
+COVERAGE_WEIGHT = 0.5
+MIN_RELEVANCE = 0.15
+
+
+@dataclass(frozen=True)
+class Span:
+    """An answer: `text` is `hit.text[start:end]`."""
+
+    chunk_id: str
+    document: str
+    ref: str | None
+    page: int | None
+    citation: str
+    start: int
+    end: int
+    text: str
+    score: float
+    confidence: float
+    source_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Extraction:
+    question: str
+    answers: list[Span]
+    no_answer: bool
+    reason: str
+    warnings: list[str] = field(default_factory=list)
+    snapshot_version: str | None = None
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "answers": [asdict(a) for a in self.answers]}
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
+    return spans or [(0, len(text))]
+
+
+def best_sentences(index, question: str, hits: list[Hit]) -> list[tuple[Hit, int, int, float]]:
+    """Each hit's best sentence: (hit, start, end, score), best first."""
+    if not hits:
+        return []
+    terms = list(dict.fromkeys(tokenize(question)))
+    idf = index.term_idf(terms) if terms else np.zeros(0)
+    total = float(idf.sum()) or 1.0
+    spans = [(hit, a, b) for hit in hits for a, b in _sentences(hit.text)]
+    vectors = sentence_vectors([hit.text[a:b] for hit, a, b in spans])
+    cosine = vectors @ sentence_vectors([question])[0]
+    best: dict[str, tuple[Hit, int, int, float]] = {}
+    for (hit, a, b), similarity in zip(spans, cosine.tolist(), strict=True):
+        words = set(tokenize(hit.text[a:b]))
+        coverage = float(sum(v for t, v in zip(terms, idf, strict=True) if t in words)) / total
+        score = similarity + COVERAGE_WEIGHT * coverage
+        if hit.chunk_id not in best or score > best[hit.chunk_id][3]:
+            best[hit.chunk_id] = (hit, a, b, score)
+    return sorted(best.values(), key=lambda item: -item[3])
+
+
+def extract(
+    index,
+    question: str,
+    document: str | None = None,
+    hits: Sequence[object] | None = None,
+    k: int = 3,
+    min_relevance: float = MIN_RELEVANCE,
+) -> Extraction:
+    """The `k` best answer spans to `question`: from `hits` when given, else from a search of
+    `document` (name, key or code) or of the whole index."""
+    limits = index.limits
+    question = check.text(question, "question", limits.max_query_chars)
+    k = check.count(k, "k", 1, limits.max_k)
+    warnings: list[str] = []
+    if hits is None:
+        filters = {"document": document} if document else None
+        results = index.search(question, k=10, filters=filters, min_relevance=0.0)
+        warnings = list(results.warnings)
+        hits = results.hits
+    found = [h.hit if isinstance(h, GraphHit) else h for h in hits]
+    found = [h for h in found if isinstance(h, Hit)]
+    top = max((h.relevance or 0.0 for h in found), default=0.0)
+    if top < min_relevance:
+        reason = (
+            "no paragraph matches"
+            if not found
+            else f"best paragraph relevance {top:.2f} < {min_relevance}: no paragraph addresses it"
+        )
+        return Extraction(question, [], True, reason, warnings, index.version)
+    ranked = best_sentences(index, question, found)
+    lead = ranked[0][3] if ranked and ranked[0][3] > 0 else 1.0
+    answers = [
+        Span(
+            hit.chunk_id,
+            hit.document_title or hit.document_key,
+            hit.ref,
+            hit.page,
+            hit.citation,
+            a,
+            b,
+            hit.text[a:b],
+            round(score, 4),
+            round((hit.relevance or 0.0) * max(score, 0.0) / lead, 4),
+            hit.source_url,
+        )  # fmt: skip
+        for hit, a, b, score in ranked
+    ]
+    answers.sort(key=lambda s: -s.confidence)
+    return Extraction(
+        question,
+        answers[:k],
+        False,
+        "best sentences of the best paragraphs",
+        warnings,
+        index.version,
+    )

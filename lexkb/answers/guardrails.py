@@ -1,0 +1,217 @@
+"""Guardrails: which questions a citation-bound assistant should not answer from this index.
+
+A knowledge base of regulations can say what a text requires. It cannot say what a regulator
+will do next year (predictive), put a number on something the texts do not state (estimation),
+choose for the asker (advice or opinion), know the asker's own records (own data), or answer
+about law it does not hold (out of scope). Such a question gets a refusal with its reason and
+three questions this index can answer, made from its own headings.
+
+Requirement questions phrased for the asker ("do we need to...", "must our firm...", "are we
+required to...") are allowed: they ask what the rules say, not what to choose.
+
+The first four types are read from the wording (patterns below); out of scope is judged against
+the index by lexkb.answers.scope. Which types are refused is a setting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from lexkb import limits as check
+from lexkb.answers import scope
+from lexkb.results import Hit
+
+ALLOWED = "allowed"
+TYPES = ("predictive", "estimation", "advice", "own_data", "out_of_scope")
+
+_I = re.IGNORECASE
+_FIRST_PERSON = r"(?:we|i|us|our|my|me)"
+PATTERNS: dict[str, tuple[re.Pattern, ...]] = {
+    "predictive": (
+        re.compile(
+            r"\b(?:next|coming|upcoming|future|following)\s+(?:year|years|month|months|"
+            r"quarter|review|evaluation|crisis|cycle)\b",
+            _I,
+        ),
+        re.compile(r"\b(?:predict|forecast|anticipat\w*|foresee)\b", _I),
+        re.compile(
+            r"\b(?:likely|expected|going|set)\s+to\s+(?:change|be|become|increase|"
+            r"decrease|tighten|introduce|publish|respond|develop)\b",
+            _I,
+        ),
+        re.compile(r"\b(?:in|over)\s+the\s+(?:future|coming|next)\b", _I),
+        re.compile(r"\bgoing\s+forward\b|\bthis\s+year\b|\bsoon\b", _I),
+        re.compile(
+            r"\b(?:when|will|how)\s+will\b|\bwill\s+(?:the\s+)?(?:regulator|fsra|"
+            r"authority|rules?|regime|requirements?|law|\w+\s+(?:be|become|face))",
+            _I,
+        ),
+        re.compile(r"\bwill\b[^?]*\b(?:in|by)\s+20\d\d\b", _I),
+    ),  # fmt: skip
+    "estimation": (
+        re.compile(r"\b(?:estimate|approximately|roughly|ballpark|calculate|budget)\b", _I),
+        re.compile(r"\bhow\s+(?:much|long)\s+(?:will|would|does|do)\b.*\b(?:cost|take|need)\b", _I),
+        re.compile(r"\bhow\s+much\s+(?:will|would)\b", _I),
+        re.compile(r"\bhow\s+many\b[^?]*\b(?:will|would|should|are\s+authori[sz]ed|firms)\b", _I),
+        re.compile(r"\b(?:chances?|probability|odds|percentage\s+of)\b", _I),
+        re.compile(r"\bwhat\s+would\s+" + _FIRST_PERSON + r"\b", _I),
+        re.compile(r"\bhow\s+long\s+will\b", _I),
+        re.compile(r"\bhow\s+much\s+time\b", _I),
+    ),  # fmt: skip
+    "advice": (
+        re.compile(r"\bshould\s+" + _FIRST_PERSON + r"\b", _I),
+        re.compile(r"\bshould\s+(?:our|my)\s+\w+", _I),
+        re.compile(r"\b(?:do|don't)\s+you\s+(?:think|recommend|suggest|believe)\b", _I),
+        re.compile(r"\bin\s+your\s+(?:opinion|view)\b|\byour\s+(?:opinion|view)\b", _I),
+        re.compile(r"\bwould\s+you\s+(?:recommend|advise|suggest)\b", _I),
+        re.compile(r"\bwhat\s+(?:do|would)\s+you\s+(?:recommend|advise|suggest)\b", _I),
+        re.compile(r"\bis\s+it\s+(?:a\s+good\s+idea|better|worth|wise|advisable|fair)\b", _I),
+        re.compile(r"\b(?:the\s+)?(?:best|better)\s+(?:choice|option|jurisdiction|way)\b", _I),
+        re.compile(r"\bwhich\s+\w+\s+should\b", _I),
+        re.compile(r"\b(?:advise|recommend)\s+(?:us|me|our)\b", _I),
+    ),  # fmt: skip
+    "own_data": (
+        re.compile(r"\b(?:is|are|was|were)\s+(?:our|my)\b", _I),
+        re.compile(r"\b(?:did|have|has)\s+(?:we|i)\b", _I),
+        re.compile(r"\bdoes\s+(?:our|my)\b", _I),
+        re.compile(r"\b(?:which|how\s+many|how\s+much)\s+(?:of\s+)?(?:our|my)\b", _I),
+        re.compile(
+            r"\b(?:in|from|of)\s+(?:our|my)\s+(?:database|records|files|systems?|"
+            r"account|accounts|data|logs|books)\b",
+            _I,
+        ),
+        re.compile(r"\bhow\s+much\s+\w+(?:\s+\w+)?\s+do\s+(?:we|i)\s+(?:hold|have|own)\b", _I),
+        re.compile(r"\bwhat\s+(?:does|did)\s+(?:our|my)\b|\bwhat\s+did\s+(?:we|i)\b", _I),
+        re.compile(r"\bwhat\s+is\s+the\s+\w+\s+of\s+(?:our|my)\b", _I),
+        re.compile(r"\bcheck\s+(?:whether|if)\s+(?:our|my)\b", _I),
+        re.compile(r"\b(?:our|my)\s+(?:firm's|company's)\b", _I),
+    ),  # fmt: skip
+}
+# Wording that asks what the rules require of the asker: never advice or own data by itself.
+_REQUIREMENT = re.compile(
+    r"\b(?:do|does)\s+(?:we|i|our\s+\w+)\s+need\s+to\b|\b(?:must|shall)\s+(?:we|i|our)\b"
+    r"|\b(?:are|am|is)\s+(?:we|i|our\s+\w+)\s+(?:required|obliged|permitted|allowed)\b",
+    _I,
+)
+# Checked in this order: advice before estimation ("what would you advise"), own data last.
+_ORDER = ("advice", "predictive", "estimation", "own_data")
+
+
+@dataclass(frozen=True)
+class GuardrailSettings:
+    forbidden: frozenset[str] = frozenset(TYPES)  # types refused; any of TYPES
+    min_scope: float = 0.6  # as lexkb.answers.evidence.EvidenceSettings.min_scope
+    patterns: Mapping[str, Sequence[re.Pattern]] = field(default_factory=lambda: PATTERNS)
+
+
+@dataclass(frozen=True)
+class Guardrail:
+    """`question_type` is "allowed" or one of TYPES; `matched` the words that decided it."""
+
+    question: str
+    question_type: str
+    allowed: bool
+    reason: str
+    matched: str | None
+    scope: float | None
+    suggestions: list[str]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def question_type(
+    question: str, settings: GuardrailSettings | None = None
+) -> tuple[str, str | None]:
+    """The type the wording gives `question` ("allowed" when none), and the words that did."""
+    settings = settings or GuardrailSettings()
+    requirement = _REQUIREMENT.search(question)
+    for kind in _ORDER:
+        for pattern in settings.patterns.get(kind, ()):
+            found = pattern.search(question)
+            if found and not (requirement and kind in ("advice", "own_data")):
+                return kind, found.group(0)
+    return ALLOWED, None
+
+
+REFUSALS = {
+    "predictive": "it asks what will happen, and the index holds only what the texts say now",
+    "estimation": "it asks for an estimate that the texts do not state",
+    "advice": "it asks for advice or an opinion; the index can say what the texts require, "
+    "not which choice to make",
+    "own_data": "it asks about your own records, which this index does not hold",
+    "out_of_scope": "this index does not cover the subject",
+}
+
+
+# Headings that name a part of every text, not a subject to ask about.
+_GENERIC = frozenset(
+    {
+        "guidance", "application", "interpretation", "introduction", "definitions", "general",
+        "scope", "purpose", "citation", "commencement", "contents", "schedule", "annex",
+        "appendix", "notes", "overview", "short title", "subject matter",
+    }
+)  # fmt: skip
+_NUMBERING = re.compile(
+    r"^(?:(?:article|rule|section|chapter|part|schedule|annex|§+)\s*)?"
+    r"(?:[A-Z]{0,3}\d[\w.()]*)?\s*[:.-]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _heading(hit: Hit) -> str | None:
+    """The hit's section heading without its numbering, when it names a subject."""
+    for heading in reversed(hit.section_path or []):
+        text = _NUMBERING.sub("", heading, count=1).strip(" .:-")
+        if 3 <= len(text) <= 90 and text.casefold() not in _GENERIC:
+            return text
+    return None
+
+
+def suggestions(index, question: str, hits: list[Hit] | None = None, n: int = 3) -> list[str]:
+    """`n` questions the index can answer: about the section headings nearest `question`'s
+    words, then about the headings of the paragraphs the corpus cites most."""
+    if hits is None:
+        hits = index.search(question, k=20, mode="keyword").hits
+    found: dict[str, str] = {}
+    for hit in [*hits, *index.most_cited(50)]:
+        heading = _heading(hit)
+        if heading and heading.casefold() not in found:
+            document = hit.document_title or hit.document_key
+            found[heading.casefold()] = f"What does {document} say about {heading}?"
+        if len(found) == n:
+            break
+    return list(found.values())
+
+
+def check_question(
+    index, question: str, settings: GuardrailSettings | None = None, hits: list[Hit] | None = None
+) -> Guardrail:
+    """Allowed or refused, before any answer is written. `hits` (a search of `question`) spare
+    a second search when the caller has one."""
+    settings = settings or GuardrailSettings()
+    question = check.text(question, "question", index.limits.max_query_chars)
+    kind, matched = question_type(question, settings)
+    probability = None
+    if kind == ALLOWED and "out_of_scope" in settings.forbidden:
+        if hits is None:
+            hits = index.search(question, k=10, min_relevance=0.0).hits
+        probability, found = scope.in_scope(index, question, hits)
+        if probability < settings.min_scope:
+            kind, matched = (
+                "out_of_scope",
+                ", ".join(found.unknown_terms + found.unseen_words) or None,
+            )
+    if kind == ALLOWED or kind not in settings.forbidden:
+        return Guardrail(question, kind, True, "allowed", matched, probability, [])
+    return Guardrail(
+        question,
+        kind,
+        False,
+        f"Not answered: {REFUSALS[kind]}.",
+        matched,
+        probability,
+        suggestions(index, question),
+    )

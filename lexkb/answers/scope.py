@@ -1,0 +1,195 @@
+"""Is a question about what this index holds? A per-query score, before any answer is written.
+
+Calibrated relevance (lexkb.relevance) says whether a hit matches a query's words and meaning.
+It cannot tell a question the index answers from one about a neighbouring subject written in the
+same register: an NDA's "Receiving Party shall not disclose..." or a GDPR question about data
+portability both find ADGM paragraphs about confidentiality and information security. What gives
+such questions away is vocabulary the index never uses in that way:
+
+- `defined_terms`: capitalised terms of the question ("Receiving Party", "GDPR") that never
+  appear capitalised in the index. Legal texts capitalise their defined terms, and each body of
+  law defines its own, so a defined term from elsewhere marks a question from elsewhere.
+- `bigram_coverage`: the share of the question's adjacent term pairs that occur anywhere in the
+  index ("data portability", "supervisory authority" are words it has, never side by side), and
+  `bigram_rarity`, how rare those pairs are;
+- `missing_mass` and `max_missing`: the IDF-weighted share of the question's terms that its best
+  three hits lack, and the rarest of them (a word the index has never seen counts fully);
+- the best hit's relevance and cosine, and the mean relevance of the first five.
+
+The question's length is left out on purpose: ObliQA's questions are long and a user's are often
+short, so length would teach the model that short questions are out of scope.
+
+A logistic model over these was fitted by benchmarks/abstention.py: ObliQA dev questions of the
+tune half against lawyer-marked CUAD clauses and CUAD's category descriptions, then reported on
+held-out ObliQA questions, ContractNLI hypotheses and questions written from GDPR articles. The
+vocabulary is built once per open index, on first use (about 3 s for 13,700 paragraphs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from lexkb.relevance import Calibration
+from lexkb.results import Hit
+from lexkb.tokenize import tokenize
+
+FEATURES = (
+    "relevance",
+    "cosine",
+    "mean_relevance",
+    "missing_mass",
+    "max_missing",
+    "bigram_coverage",
+    "bigram_rarity",
+    "defined_terms",
+)
+
+# A run of capitalised words: "Receiving Party", "Confidential Information", "GDPR".
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]*(?:['’]s)?(?:[ -][A-Z][A-Za-z0-9]*(?:['’]s)?)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;(\"“'‘\n]\s*)$")
+_MAX_TERM_WORDS = 4
+
+
+def _words(run: str) -> list[str]:
+    return [re.sub(r"['’]s$", "", w) for w in re.split(r"[ -]", run) if w]
+
+
+def capitalised_terms(text: str) -> list[list[str]]:
+    """Capitalised runs of `text` as word lists. A single word that starts a sentence is
+    capitalised by position, not as a term, and is skipped."""
+    found = []
+    for match in _CAPITALISED.finditer(text):
+        words = _words(match.group(0))
+        if len(words) == 1 and (_SENTENCE_START.search(text[: match.start()]) or len(words[0]) < 2):
+            continue
+        found.append(words)
+    return found
+
+
+@dataclass
+class Vocabulary:
+    """What the index says, as pairs of adjacent terms and capitalised terms."""
+
+    bigrams: Counter
+    terms: set[str]
+    paragraphs: int
+
+    @classmethod
+    def of(cls, texts: list[str], paragraphs: int) -> Vocabulary:
+        bigrams: Counter = Counter()
+        terms: set[str] = set()
+        for text in texts:
+            tokens = tokenize(text)
+            bigrams.update(zip(tokens, tokens[1:], strict=False))
+            for match in _CAPITALISED.finditer(text):
+                words = _words(match.group(0))
+                for i in range(len(words)):
+                    for j in range(i + 1, min(len(words), i + _MAX_TERM_WORDS) + 1):
+                        terms.add(" ".join(words[i:j]))
+        return cls(bigrams, terms, max(paragraphs, 1))
+
+    def knows(self, words: list[str]) -> bool:
+        if len(words) <= _MAX_TERM_WORDS:
+            return " ".join(words) in self.terms
+        return all(" ".join(words[i : i + 2]) in self.terms for i in range(len(words) - 1))
+
+
+_vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def vocabulary(index) -> Vocabulary:
+    """The index's vocabulary, built on first use and kept as long as the index is."""
+    with _lock:
+        found = _vocabularies.get(index)
+        if found is None:
+            found = _vocabularies[index] = Vocabulary.of(
+                index.vocabulary_texts(), index.paragraph_count
+            )
+        return found
+
+
+@dataclass(frozen=True)
+class ScopeSignals:
+    """The features of one question (FEATURES order in `values`) and what they point at."""
+
+    values: tuple[float, ...]
+    unknown_terms: list[str]
+    unseen_words: list[str]
+    missing_pairs: list[str]
+
+
+def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
+    """Scope features of `query` with its ranked `hits` (best first)."""
+    vocab = vocabulary(index)
+    tokens = list(dict.fromkeys(tokenize(query)))
+    idf = index.term_idf(tokens) if tokens else np.zeros(0)
+    total = float(idf.sum()) or 1.0
+    relevances = [h.relevance or 0.0 for h in hits]
+    cosine = 0.0
+    if hits and index.query_embedder is not None and index.embedder_name is not None:
+        rows = index.rows([hits[0].chunk_id])
+        cosine = float(index.dense_scores(query)[rows][0])
+    seen_by_best = set()
+    for hit in hits[:3]:
+        seen_by_best.update(tokenize(hit.text))
+    missing = np.array([t not in seen_by_best for t in tokens], dtype=bool)
+    missing_idf = idf * missing
+    raw = tokenize(query)
+    pairs = list(dict.fromkeys(zip(raw, raw[1:], strict=False)))
+    scale = math.log1p(vocab.paragraphs / 0.5)
+    coverage = float(np.mean([p in vocab.bigrams for p in pairs])) if pairs else 1.0
+    rarity = (
+        float(
+            np.mean([math.log1p(vocab.paragraphs / (vocab.bigrams.get(p, 0) + 0.5)) for p in pairs])
+        )
+        / scale
+        if pairs
+        else 0.0
+    )
+    unknown = [" ".join(w) for w in capitalised_terms(query) if not vocab.knows(w)]
+    values = (
+        relevances[0] if relevances else 0.0,
+        cosine,
+        float(np.mean(relevances[:5])) if relevances else 0.0,
+        float(missing_idf.sum() / total),
+        float(missing_idf.max() / index.unseen_idf) if missing.any() else 0.0,
+        coverage,
+        rarity,
+        1.0 if unknown else 0.0,
+    )
+    unseen = [
+        t for t, v in zip(tokens, index.term_idf(tokens), strict=True) if v >= index.unseen_idf
+    ]
+    absent = [" ".join(p) for p in pairs if p not in vocab.bigrams]
+    return ScopeSignals(values, unknown, unseen, absent)
+
+
+# Fitted by `benchmarks/abstention.py --fit` (ObliQA tune half against CUAD clauses and category
+# descriptions). DENSE for snapshots with a query embedder, LEXICAL (no cosine) for the rest.
+DENSE = Calibration(
+    FEATURES, (2.9547, 5.2609, -0.2542, -1.0749, 0.1069, 2.3252, -3.4665, -2.3627), -1.0592
+)
+LEXICAL = Calibration(
+    tuple(f for f in FEATURES if f != "cosine"),
+    (4.1345, 0.315, -1.219, 0.4825, 3.7169, -3.0098, -2.6519),
+    0.2572,
+)
+
+
+def model_for(index) -> Calibration:
+    return DENSE if index.query_embedder is not None else LEXICAL
+
+
+def in_scope(index, query: str, hits: list[Hit]) -> tuple[float, ScopeSignals]:
+    """The chance that `query` is about what the index holds, with the signals behind it."""
+    found = signals(index, query, hits)
+    row = np.array([found.values])
+    return float(model_for(index).apply(row, FEATURES)[0]), found

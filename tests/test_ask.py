@@ -1,0 +1,251 @@
+"""Answering on the sample corpus's real snapshot: guardrails, evidence, extraction, ask (offline
+and through a stand-in OpenAI-compatible endpoint on 127.0.0.1), the cache and history."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import threading
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from lexkb.answers.ask import AnswerCache, ask
+from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, authority_of, evidence
+from lexkb.answers.extract import extract
+from lexkb.answers.guardrails import ALLOWED, GuardrailSettings, check_question, question_type
+from lexkb.answers.scope import capitalised_terms
+from lexkb.answers.statements import split_sentences
+from tests.http_fake import JSONHandler
+from tests.test_cli import LEXKB
+
+RETENTION_QUESTION = "How long must records of client money reconciliations be kept?"
+SEVEN_YEARS = "kept for not less than seven years"
+
+
+# guardrails ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What will the regulator require of custodians next year?", "predictive"),
+        ("Estimate how much our reconciliation audit will cost.", "estimation"),
+        ("Should we keep our records in the cloud?", "advice"),
+        ("Is our retention policy compliant?", "own_data"),
+        ("How long must client money records be kept?", ALLOWED),
+        ("Do we need to reconcile client money daily?", ALLOWED),
+    ],
+)
+def test_question_types_from_wording(question, kind):
+    assert question_type(question)[0] == kind
+
+
+def test_refusal_gives_reason_and_three_answerable_questions(index):
+    refused = check_question(index, "Should we move our client money to another bank?")
+    assert not refused.allowed and refused.question_type == "advice"
+    assert refused.reason.startswith("Not answered:") and "advice" in refused.reason
+    assert refused.matched.casefold() == "should we"
+    assert len(refused.suggestions) == 3 and len(set(refused.suggestions)) == 3
+    titles = {d["title"] for d in index.documents()}
+    for suggestion in refused.suggestions:
+        assert suggestion.endswith("?")
+        assert any(title in suggestion for title in titles), suggestion
+    # The suggestions are questions the index does answer.
+    assert check_question(index, refused.suggestions[0]).allowed
+
+
+def test_forbidden_types_are_a_setting(index):
+    question = "Should we keep client money records for seven years?"
+    only_predictive = GuardrailSettings(forbidden=frozenset({"predictive"}))
+    assert not check_question(index, question).allowed
+    passed = check_question(index, question, only_predictive)
+    assert passed.allowed and passed.question_type == "advice"
+
+
+def test_out_of_scope_question_is_refused(index):
+    refused = check_question(index, "What is the penalty for speeding on a German autobahn?")
+    assert not refused.allowed and refused.question_type == "out_of_scope"
+    assert check_question(index, RETENTION_QUESTION).allowed
+
+
+def test_capitalised_terms_skip_the_word_that_starts_a_sentence():
+    terms = capitalised_terms("What must the Receiving Party do? Records of Client Money.")
+    assert ["Receiving", "Party"] in terms and ["Client", "Money"] in terms
+    assert ["What"] not in terms and ["Records"] not in terms
+
+
+# evidence --------------------------------------------------------------------------------------
+def test_evidence_answers_in_scope_and_abstains_with_reasons(index):
+    found = evidence(index, "retention period for records of client money reconciliations")
+    assert found.mode != ABSTAIN and found.reason in (None, "conflicting_evidence")
+    assert found.hits and found.strong_hits >= 1 and 0 < found.scope <= 1
+    off = evidence(index, "minimum wage for warehouse workers in Bavaria")
+    assert off.mode == ABSTAIN and off.reason == "out_of_scope"
+    vague = evidence(index, "records")
+    assert vague.mode == ABSTAIN and vague.reason == "ambiguous_query"
+    strict = evidence(index, RETENTION_QUESTION, settings=EvidenceSettings(min_relevance=0.999))
+    assert strict.mode == ABSTAIN and strict.reason in ("low_similarity", "out_of_scope")
+
+
+def test_authority_is_relevance_weighted_level(index):
+    hits = index.search("retention of records", k=5).hits
+    settings = EvidenceSettings()
+    levels = {h.metadata.get("authority_level") for h in hits}
+    assert "primary" in levels and "secondary" in levels  # the catalog gives both
+    value = authority_of(hits, settings)
+    known = [h for h in hits if h.metadata.get("authority_level") in settings.authority_levels]
+    expected = sum(
+        settings.authority_levels[h.metadata["authority_level"]] * h.relevance for h in known
+    ) / sum(h.relevance for h in known)
+    assert value == pytest.approx(expected)
+    low = EvidenceSettings(min_authority=0.99, min_scope=0.0)
+    assert evidence(index, "audit documentation retention period", settings=low).reason in (
+        "low_authority",
+        "insufficient_chunks",
+    )
+
+
+def test_direct_needs_every_signal(index):
+    loose = EvidenceSettings(direct_scope=0.0, direct_relevance=0.0, direct_authority=0.0)
+    found = evidence(index, "retention period for records of client money reconciliations",
+                     settings=loose)  # fmt: skip
+    assert found.mode == DIRECT or found.conflicts
+    strict = EvidenceSettings(direct_relevance=1.0)
+    assert evidence(index, RETENTION_QUESTION, settings=strict).mode != DIRECT
+
+
+# extract ---------------------------------------------------------------------------------------
+def test_extract_returns_a_sentence_with_offsets(index):
+    result = extract(index, RETENTION_QUESTION, document="Records Retention Act")
+    assert not result.no_answer
+    best = result.answers[0]
+    paragraph = index.get(best.chunk_id).hit.text
+    assert paragraph[best.start : best.end] == best.text
+    sentences = [paragraph[a:b] for a, b in split_sentences(paragraph)]
+    assert best.text in sentences
+    assert SEVEN_YEARS in best.text
+    assert all(a.confidence <= 1 for a in result.answers)
+
+
+def test_extract_says_no_answer_when_nothing_addresses_it(index):
+    result = extract(index, "What is the capital requirement for insurance brokers?",
+                     document="Records Retention Act", min_relevance=0.5)  # fmt: skip
+    assert result.no_answer and result.answers == [] and "relevance" in result.reason
+
+
+# ask -------------------------------------------------------------------------------------------
+def test_ask_answers_extractively_with_verified_citations(index):
+    answer = ask(index, RETENTION_QUESTION, cache=None)
+    assert answer.mode in (DIRECT, "QUALIFIED") and answer.generated_by == "extractive"
+    assert SEVEN_YEARS in answer.answer and "[1]" in answer.answer
+    assert answer.sources[0].number == 1 and "§ 103" in answer.sources[0].citation
+    assert all(s.verdict == "supported" for s in answer.sentences)
+    assert answer.verification["supported"] == answer.verification["sentences"] >= 1
+    assert 0 < answer.confidence <= 1 and not answer.from_cache
+
+
+def test_ask_refuses_and_abstains(index):
+    refused = ask(index, "What will the regulator change next year?", cache=None)
+    assert refused.mode == ABSTAIN and refused.abstention_reason == "predictive"
+    assert refused.answer == "" and len(refused.suggestions) == 3 and refused.sources == []
+    out = ask(index, "What is the penalty for speeding on a German autobahn?", cache=None)
+    assert out.mode == ABSTAIN and out.abstention_reason == "out_of_scope"
+
+
+def test_cache_hits_then_clears_on_a_new_snapshot(index):
+    cache = AnswerCache()
+    first = ask(index, RETENTION_QUESTION, cache=cache)
+    again = ask(
+        index, "  how LONG must records of client-money reconciliations be kept ", cache=cache
+    )
+    assert not first.from_cache and again.from_cache and again.answer == first.answer
+    assert (
+        cache.get(AnswerCache.key(RETENTION_QUESTION, None, index.version), "other", 3600) is None
+    )
+    assert not ask(index, RETENTION_QUESTION, cache=cache).from_cache
+
+
+def test_history_is_kept_in_the_named_file(index, tmp_path):
+    path = tmp_path / "turns.json"
+    ask(index, RETENTION_QUESTION, history=path, cache=None)
+    follow = ask(index, "and for audit files?", history=path, cache=None)
+    turns = json.loads(path.read_text())
+    assert [t["question"] for t in turns] == [RETENTION_QUESTION, "and for audit files?"]
+    assert turns[0]["mode"] != ABSTAIN and turns[1]["mode"] == follow.mode
+
+
+class FakeChat:
+    """An OpenAI-compatible /v1/chat/completions that replies with `reply`, where "{cited}"
+    becomes the chunk id of the prompt's paragraph that says "seven years"."""
+
+    def __init__(self, reply: str) -> None:
+        self.prompts: list[str] = []
+        outer = self
+
+        class Handler(JSONHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["messages"][-1]["content"]
+                outer.prompts.append(prompt)
+                paragraphs = re.findall(r'<paragraph id="([^"]+)"[^>]*>([^<]*)<', prompt)
+                cited = next(i for i, text in paragraphs if "seven years" in text)
+                text = reply.format(cited=cited)
+                self._send(200, {"model": "fake-1", "choices": [{"message": {"content": text}}]})
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+
+
+@pytest.fixture()
+def chat(monkeypatch):
+    servers = []
+
+    def start(reply: str) -> FakeChat:
+        server = FakeChat(reply)
+        servers.append(server)
+        monkeypatch.setenv("LEXKB_LLM_URL", server.url)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def test_llm_answer_is_cited_verified_and_unsupported_sentences_dropped(index, chat):
+    hit = index.search(RETENTION_QUESTION, k=1).hits[0]
+    sentence = next(s for s in hit.text.split(". ") if "seven years" in s)
+    server = chat(sentence.strip(" .") + ". [{cited}] The Moon is made of cheese. [{cited}]")
+    answer = ask(index, RETENTION_QUESTION, cache=None)
+    assert answer.generated_by == "llm:fake-1"
+    assert "<context" in server.prompts[0] and RETENTION_QUESTION in server.prompts[0]
+    assert "seven years" in answer.answer and "cheese" not in answer.answer
+    assert answer.verification["dropped"] == 1 and answer.verification["supported"] == 1
+
+
+def test_llm_failure_falls_back_to_extractive_with_a_warning(index, monkeypatch):
+    monkeypatch.setenv("LEXKB_LLM_URL", "http://127.0.0.1:9/v1")
+    answer = ask(index, RETENTION_QUESTION, cache=None)
+    assert answer.generated_by == "extractive" and SEVEN_YEARS in answer.answer
+    assert any("answered extractively" in w for w in answer.warnings)
+
+
+def test_cli_ask_prints_numbered_citations_and_mode(built_root):
+    run = subprocess.run(
+        [LEXKB, "ask", RETENTION_QUESTION, "--index", str(built_root)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    first = run.stdout.splitlines()[0]
+    assert first.startswith(("[DIRECT]", "[QUALIFIED]")) and "[1]" in first
+    assert "  [1] Records Retention Act" in run.stdout
+    refused = subprocess.run(
+        [LEXKB, "ask", "Should we outsource compliance?", "--json", "--index", str(built_root)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    payload = json.loads(refused.stdout)
+    assert payload["mode"] == ABSTAIN and payload["abstention_reason"] == "advice"
