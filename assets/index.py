@@ -12,6 +12,8 @@ from pipelines.resources import LexkbSettings
 from transforms import edges as graph
 from transforms import metadata, table_checks
 from transforms import sources as src
+from transforms.clauses import clause_table
+from transforms.definitions import definition_table
 from transforms.publish import publish
 from transforms.quarantine import quarantine_frame
 from transforms.tables import assemble
@@ -87,7 +89,7 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     out.mkdir(parents=True, exist_ok=True)
     # Tables derived from older ones must not reach a snapshot of these: citation_edges,
     # chunk_embeddings and the dbt model `standards` write them again.
-    derived = ("edges", "standards", "embeddings", "line_embeddings")
+    derived = ("edges", "standards", "embeddings", "line_embeddings", "clauses", "definitions")
     for name in [f"{table}.parquet" for table in derived] + ["embedder.json"]:
         (out / name).unlink(missing_ok=True)
     for name, frame in tables.items():
@@ -214,7 +216,57 @@ TABLES_FOR_EDGES = ("chunks", "documents")
 
 @dg.asset(
     group_name="index",
-    deps=[search_tables, citation_edges, dg.AssetKey("chunk_embeddings"), dg.AssetKey("standards")],
+    deps=[search_tables],
+    description="Defined terms and the paragraphs defining them (definitions.parquet).",
+)
+def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
+    out = WorkDir(lexkb.root).path / TABLE_DIR
+    found = definition_table(pl.read_parquet(out / "chunks.parquet"))
+    found.write_parquet(out / "definitions.parquet")
+    context.log.info(f"{found.height} definitions in {found['document_id'].n_unique()} documents")
+    by_document = found.group_by("document_id").len().sort("len", descending=True).head(10)
+    return dg.MaterializeResult(
+        metadata={
+            "definitions": found.height,
+            "terms": found["term_key"].n_unique(),
+            "by_document": dg.MetadataValue.json(dict(by_document.rows())),
+        }
+    )
+
+
+@dg.asset(
+    group_name="index",
+    deps=[search_tables],
+    description="Contract paragraphs labelled by clause type, zero-shot (clauses.parquet).",
+)
+def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
+    out = WorkDir(lexkb.root).path / TABLE_DIR
+    tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
+    labelled = clause_table(tables["chunks"], tables["documents"])
+    labelled.write_parquet(out / "clauses.parquet")
+    counts = dict(labelled.group_by("clause_type").len().sort("clause_type").rows())
+    context.log.info(
+        f"{labelled.height} clause labels on {labelled['chunk_id'].n_unique()} paragraphs"
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "labels": labelled.height,
+            "paragraphs": labelled["chunk_id"].n_unique(),
+            "by_type": dg.MetadataValue.json(counts),
+        }
+    )
+
+
+@dg.asset(
+    group_name="index",
+    deps=[
+        search_tables,
+        citation_edges,
+        clause_types,
+        defined_terms,
+        dg.AssetKey("chunk_embeddings"),
+        dg.AssetKey("standards"),
+    ],
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
 )
 def published_snapshot(

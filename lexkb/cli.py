@@ -151,6 +151,8 @@ _FILTER_FLAGS = {
     "end": "end",
     "period": "period",
     "section": "section",
+    "clause_type": "clause_type",
+    "cards_only": "cards_only",
 }
 
 
@@ -454,6 +456,15 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--section", help="heading path prefix, heading or section number (e.g. 4.3, Article 5)"
+    )
+    group.add_argument(
+        "--clause-type", action="append", help="contract clause type, e.g. 'governing law'"
+    )
+    group.add_argument(
+        "--cards-only",
+        action="store_const",
+        const=True,
+        help="only paragraphs that define a term (the snapshot's definitions)",
     )
 
 

@@ -1,4 +1,4 @@
-"""CLI commands for answering: ask, evidence, extract, check-question (lexkb.answers).
+"""CLI commands for answering: ask, evidence, extract, classify, check-question (lexkb.answers).
 
 `ask` prints the answer with numbered citations, its mode and any warnings; `--json` prints the
 typed Answer. `ask` and `evidence` exit 0 when the question was answered (DIRECT or QUALIFIED)
@@ -82,6 +82,21 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_classify(args: argparse.Namespace) -> int:
+    from lexkb.answers.classify import classify
+
+    labels = None
+    if args.type:
+        labels = {}
+        for item in args.type:
+            name, _, description = item.partition(":")
+            labels[name.strip()] = description.strip() or name.strip()
+    result = classify(Index.open(args.index), document=args.document_name, clause_types=labels)
+    lines = [f"{c.score:.2f}  {c.clause_type:<24} {c.citation}" for c in result.clauses]
+    _print(result, args.json, lines or ["no clause of these types found"])
+    return 0
+
+
 def cmd_check_question(args: argparse.Namespace) -> int:
     from lexkb.answers.guardrails import check_question
 
@@ -123,6 +138,14 @@ def add_commands(command, with_index) -> None:
     extract.add_argument("-k", type=int, default=3, help="answers to return")
     with_index(extract)
     extract.set_defaults(func=cmd_extract)
+
+    classify = command("classify", "a document's clauses by type (zero-shot; your own labels too)")
+    classify.add_argument("document_name", metavar="DOCUMENT", help="document key, title or code")
+    classify.add_argument(
+        "--type", action="append", help="a label, or 'label: one-line description' (repeatable)"
+    )
+    with_index(classify)
+    classify.set_defaults(func=cmd_classify)
 
     guard = command("check-question", "would lexkb answer this question? (guardrails)")
     guard.add_argument("question")

@@ -8,6 +8,7 @@ by any date filter.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 
@@ -27,7 +28,7 @@ DOCUMENT_FILTERS = (
     "date_range",
     "deprecated",
 )
-CHUNK_FILTERS = ("section", "chunk_level")
+CHUNK_FILTERS = ("section", "chunk_level", "clause_type", "cards_only")
 FILTER_KEYS = DOCUMENT_FILTERS + CHUNK_FILTERS
 # Relative periods, as (days back to the start, days back to the end), both ends included.
 PERIODS = {
@@ -41,7 +42,7 @@ PERIODS = {
 
 
 TEXT_FILTERS = ("document", "document_type", "authority_level", "tags", "party", "author",
-                "source", "section", "chunk_level")  # fmt: skip
+                "source", "section", "chunk_level", "clause_type")  # fmt: skip
 MAX_FILTER_VALUES = 200
 
 
@@ -91,8 +92,8 @@ def validate(filters: object) -> dict:
                 raise ValueError(
                     f"filter {key!r} lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
                 )
-        elif key == "deprecated" and not isinstance(value, bool):
-            raise ValueError(f"filter 'deprecated' takes true or false, not {value!r}")
+        elif key in ("deprecated", "cards_only") and not isinstance(value, bool):
+            raise ValueError(f"filter {key!r} takes true or false, not {value!r}")
         elif key == "period" and (not isinstance(value, str) or value not in PERIODS):
             raise ValueError(f"unknown period {value!r}; known: {', '.join(PERIODS)}")
         elif key in ("start", "end"):
@@ -191,3 +192,23 @@ def document_ids(
     if end is not None:
         expr &= (when <= end).fill_null(False)
     return documents.filter(expr)["document_id"].to_list()
+
+
+_TERM_QUESTION = re.compile(
+    r"^\s*(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?(?:an?\s+|the\s+)?(?P<a>.+?)"
+    r"|what\s+does\s+(?:an?\s+|the\s+)?(?P<b>.+?)\s+mean"
+    r"|define\s+(?:an?\s+|the\s+)?(?P<c>.+?)"
+    r"|(?:the\s+)?(?:definition|meaning)\s+of\s+(?:an?\s+|the\s+)?(?P<d>.+?))\s*[?.]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def defined_term_asked(query: str) -> str | None:
+    """The term a question asks the meaning of ("What is Client Money?" -> "Client Money"), or
+    None when the query is not such a question."""
+    match = _TERM_QUESTION.match(query)
+    if match is None:
+        return None
+    term = next(g for g in match.groups() if g is not None)
+    term = " ".join(term.strip(" \"'“”‘’").split())
+    return term if 0 < len(term.split()) <= 10 else None

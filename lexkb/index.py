@@ -20,8 +20,9 @@ import polars as pl
 from lexkb import limits as check
 from lexkb import relevance
 from lexkb import snapshot as snap
+from lexkb.clause_types import DEFAULT_TYPES
 from lexkb.embedders import Embedder, embedder_for
-from lexkb.filters import DOCUMENT_FILTERS, document_ids
+from lexkb.filters import DOCUMENT_FILTERS, defined_term_asked, document_ids
 from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
 from lexkb.lookup import Resolver
@@ -105,6 +106,17 @@ class Index:
             ).to_dicts()
         }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
+        # Snapshots published before the clauses and definitions tables existed have none.
+        self._definitions = (
+            pl.read_parquet(snapshot.table_path("definitions"))
+            if "definitions" in snapshot.manifest["tables"]
+            else pl.DataFrame(schema={"term_key": pl.String, "chunk_id": pl.String})
+        )
+        self._clauses = (
+            pl.read_parquet(snapshot.table_path("clauses"), columns=["chunk_id", "clause_type"])
+            if "clauses" in snapshot.manifest["tables"]
+            else pl.DataFrame(schema={"chunk_id": pl.String, "clause_type": pl.String})
+        )
         # Read now, like every other table: after open the index needs no file of its snapshot,
         # so a prune or rollback can never take one from under a long-lived reader.
         self._standards = pl.read_parquet(
@@ -259,6 +271,7 @@ class Index:
                         scores[other] = value
                         via[other] = seed
             order = _top(scores, k)
+        order = self._definition_first(query, order, keep, k)
         shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
         model = relevance.calibration_for(self.embedder_name, cosine is not None)
         relevances = model.apply(self.relevance_features(query, order, cosine))
@@ -279,6 +292,32 @@ class Index:
                 hit = replace(hit, expanded_from=self._chunks["chunk_id"][via[row]])
             hits.append(hit)
         return SearchResults(query, used, hits, warnings, self.version)
+
+    def definitions_of(self, term: str) -> list[Hit]:
+        """The paragraphs defining `term` (any case), in the snapshot's order."""
+        term = check.text(term, "term", self.limits.max_reference_chars)
+        key = " ".join(term.strip(" \"'“”‘’").split()).casefold()
+        rows = self._definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
+        return [self._hit(self._by_id[c], None) for c in dict.fromkeys(rows)]
+
+    def _definition_first(
+        self, query: str, order: np.ndarray, keep: np.ndarray, k: int
+    ) -> np.ndarray:
+        """A question about a term ("what is Client Money?") gets the paragraph defining it
+        first: the one in the best hit's document when several documents define it."""
+        asked = defined_term_asked(query)
+        if asked is None or self._definitions.is_empty():
+            return order
+        key = asked.casefold()
+        chunk_ids = self._definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
+        rows = [self._by_id[c] for c in dict.fromkeys(chunk_ids) if keep[self._by_id[c]]]
+        if not rows:
+            return order
+        documents = self._chunks["document_id"]
+        lead = documents[int(order[0])] if order.size else None
+        best = next((r for r in rows if documents[r] == lead), rows[0])
+        rest = [r for r in order.tolist() if r != best]
+        return np.array([best, *rest][:k], dtype=order.dtype)
 
     def _mode(self, mode: str | None) -> tuple[str, list[str]]:
         """The mode a search runs in, and why it is not the one asked for."""
@@ -375,6 +414,15 @@ class Index:
                     f"unknown chunk_level {sorted(unknown)}; levels are {CHUNK_LEVELS}"
                 )
             expr &= pl.col("chunk_level").is_in(levels)
+        if filters.get("cards_only"):
+            expr &= pl.col("chunk_id").is_in(self._definitions["chunk_id"].implode())
+        if (clause := filters.get("clause_type")) is not None:
+            wanted = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
+            known = set(DEFAULT_TYPES) | set(self._clauses["clause_type"].str.to_lowercase())
+            if unknown := sorted(set(wanted) - known):
+                raise check.QueryError(f"unknown clause_type {unknown}; types are {sorted(known)}")
+            labelled = self._clauses.filter(pl.col("clause_type").str.to_lowercase().is_in(wanted))
+            expr &= pl.col("chunk_id").is_in(labelled["chunk_id"].implode())
         if (section := filters.get("section")) is not None:
             # A heading path prefix ("4 CLIENT ASSETS > 4.3"), a heading, or a number ("4.3",
             # "Article 5"): the section so numbered and everything under it.

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lexkb import answers
 from lexkb import limits as check
 from lexkb.answers.ask import ask as ask_question
+from lexkb.answers.classify import classify as classify_clauses
 from lexkb.answers.evidence import evidence as judge_evidence
 from lexkb.answers.extract import extract as extract_span
 from lexkb.answers.guardrails import check_question as guard_question
@@ -76,6 +77,10 @@ class SearchFilters(BaseModel):
     ) = Field(None, description="relative dates; not with date_range")
     section: str | None = Field(None, description="a section heading, path prefix or number")
     chunk_level: Literal["paragraph", "section", "part", "note"] | None = None
+    clause_type: str | list[str] | None = Field(
+        None, description="contract clause type", examples=["governing law", "termination"]
+    )
+    cards_only: bool | None = Field(None, description="only paragraphs that define a term")
     deprecated: bool | None = None
 
 
@@ -288,6 +293,30 @@ def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS):
         """The sentences that answer `question` (in one document, or anywhere), each with its
         citation and character offsets in its paragraph; no_answer when nothing addresses it."""
         return await run(lambda index: extract_span(index, question, document=document, k=limit))
+
+    @server.tool(structured_output=True)
+    async def classify(
+        document: Reference,
+        clause_types: Annotated[
+            dict[
+                Annotated[str, Field(min_length=1, max_length=200)],
+                Annotated[str, Field(max_length=1000)],
+            ],
+            Field(
+                min_length=1,
+                max_length=50,
+                examples=[{"non-solicitation": "a party may not hire the other's employees"}],
+            ),
+        ]
+        | None = None,
+    ) -> dict[str, Any]:
+        """A document's clauses by type, each with ref, page, text and score. Without
+        clause_types: termination, indemnity, limitation of liability, confidentiality, dispute
+        resolution, governing law, force majeure, assignment, warranties, payment terms. Your own
+        labels work without training: give each a one-line description."""
+        return await run(
+            lambda index: classify_clauses(index, document=document, clause_types=clause_types)
+        )
 
     @server.tool(structured_output=True)
     async def check_question(question: Text) -> dict[str, Any]:

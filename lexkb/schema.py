@@ -156,6 +156,30 @@ QUARANTINE = pa.schema(
     ]
 )
 
+# A contract paragraph's clause type (lexkb.answers.classify, default types), with its score; a
+# paragraph may have several. Only documents of type "contract" are classified.
+CLAUSES = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("document_id", pa.string()),
+        ("clause_type", pa.string()),
+        ("score", pa.float32()),
+    ]
+)
+
+# A term and the paragraph that defines it (transforms.definitions): `start`/`end` are the
+# defining line's character offsets in the chunk's text; `term_key` is the term case-folded.
+DEFINITIONS = pa.schema(
+    [
+        ("term", pa.string()),
+        ("term_key", pa.string()),
+        ("document_id", pa.string()),
+        ("chunk_id", pa.string()),
+        ("start", pa.int32()),
+        ("end", pa.int32()),
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "documents": DOCUMENTS,
     "sections": SECTIONS,
@@ -167,4 +191,6 @@ TABLES: dict[str, pa.Schema] = {
     "bm25_terms": BM25_TERMS,
     "bm25_postings": BM25_POSTINGS,
     "quarantine": QUARANTINE,
+    "clauses": CLAUSES,
+    "definitions": DEFINITIONS,
 }

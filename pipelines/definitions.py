@@ -7,7 +7,13 @@ import dagster as dg
 from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
 from assets.embeddings import chunk_embeddings
-from assets.index import citation_edges, published_snapshot, search_tables
+from assets.index import (
+    citation_edges,
+    clause_types,
+    defined_terms,
+    published_snapshot,
+    search_tables,
+)
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models
@@ -27,6 +33,8 @@ BUILD_ASSETS = [
     document_chunks,
     search_tables,
     citation_edges,
+    clause_types,
+    defined_terms,
     chunk_embeddings,
     dbt_models,
     published_snapshot,

@@ -22,6 +22,8 @@ STAGES = {
     "document_chunks": "recovering structure",
     "search_tables": "building tables and BM25",
     "citation_edges": "resolving citations",
+    "clause_types": "labelling contract clauses",
+    "defined_terms": "finding defined terms",
     "chunk_embeddings": "embedding",
     "dbt_models": "dbt models and tests",
     "published_snapshot": "publishing",

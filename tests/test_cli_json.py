@@ -79,6 +79,20 @@ def _run(*argv: str) -> tuple[int, str, str]:
             "contradictions",
             None,
         ),
+        (["ask", "How long must client money reconciliation records be kept?"], "ask", None),
+        (["ask", "Should we switch banks?"], "ask", None),
+        (["evidence", "retention of records"], "evidence", None),
+        (
+            ["extract", "How long are records kept?", "--document", "Records Retention Act"],
+            "extract",
+            None,
+        ),  # fmt: skip
+        (
+            ["classify", "Records Retention Act", "--type", "retention: how long records are kept"],
+            "classify",
+            None,
+        ),  # fmt: skip
+        (["check-question", "What will the regulator require next year?"], "check-question", None),
     ],
 )
 def test_every_command_prints_json_of_its_schema(built_root, registry, argv, schema, definition):

@@ -24,7 +24,7 @@ LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
 TOOLS = {
     "search", "get", "hop", "documents", "format_context", "verify_entities",
     "verify_citations", "verify_relations", "check_contradictions", "web_search",
-    "ask", "evidence", "extract", "check_question",
+    "ask", "evidence", "extract", "check_question", "classify",
 }  # fmt: skip
 SCHEMAS = REPO / "docs" / "schemas"
 
@@ -132,6 +132,10 @@ def test_stdio_tools_answer_from_the_snapshot(built_root):
             spans = await call(client, "extract", question="How long are reconciliation records kept?",
                                document="Records Retention Act", limit=1)  # fmt: skip
             assert len(spans["answers"]) == 1 and "seven years" in spans["answers"][0]["text"]
+            labelled = await call(client, "classify", document="Records Retention Act",
+                                  clause_types={"retention period": "how long records must be kept"})  # fmt: skip
+            assert any("seven years" in c["text"] for c in labelled["clauses"])
+            assert {c["clause_type"] for c in labelled["clauses"]} == {"retention period"}
             web = await call(client, "web_search", queries=["client money rules"])
             validate("web-search", web)
             assert web["results"] == [] and "BRAVE_API_KEY" in web["warnings"][0]

@@ -35,7 +35,8 @@ class Published:
 
 def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
     """Hash of what a reader can observe: the snapshot format, chunk ids and hashes, documents,
-    edges, which lines have vectors, settings (the embedder among them)."""
+    edges, which lines have vectors, clause labels, definitions, settings (the embedder among
+    them)."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     digest.update(f"format {SNAPSHOT_FORMAT}".encode())
     digest.update(tables["line_embeddings"].select("chunk_id", "line").write_csv().encode())
@@ -44,6 +45,8 @@ def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
     digest.update(tables["documents"].write_json().encode())
     digest.update(tables["edges"].write_csv().encode())
     digest.update(tables["sections"].select("section_id", "title", "path").write_json().encode())
+    digest.update(tables["clauses"].select("chunk_id", "clause_type").write_csv().encode())
+    digest.update(tables["definitions"].select("term", "chunk_id").write_csv().encode())
     return digest.hexdigest()
 
 

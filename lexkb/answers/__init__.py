@@ -5,6 +5,7 @@ plus web search for what the index does not hold. Each takes an open `lexkb.Inde
 
 from lexkb.answers.ask import ask
 from lexkb.answers.claims import verify_citations
+from lexkb.answers.classify import classify
 from lexkb.answers.context import format_context
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.entities import verify_entities
@@ -17,6 +18,7 @@ __all__ = [
     "ask",
     "check_contradictions",
     "check_question",
+    "classify",
     "evidence",
     "extract",
     "format_context",

@@ -25,7 +25,7 @@ from lexkb.results import GraphHit, Hit
 from lexkb.tokenize import tokenize
 
 COVERAGE_WEIGHT = 0.5
-MIN_RELEVANCE = 0.15
+MIN_RELEVANCE = 0.3
 
 
 @dataclass(frozen=True)

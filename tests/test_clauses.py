@@ -1,0 +1,107 @@
+"""Clause types: the `clauses` table a real build writes for contracts, the `clause_type` search
+filter over it, and zero-shot `classify` with the default types and with a caller's labels."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from lexkb import Index
+from lexkb.answers.classify import classify
+from lexkb.limits import QueryError
+from tests.conftest import CORPUS
+
+CONTRACT = """MASTER SUPPLY AGREEMENT
+
+This Master Supply Agreement (the "Agreement") is made as of May 2, 2022 by and between Fabrikam Components Inc., a Delaware corporation ("Supplier"), and Tailspin Aviation Ltd. ("Buyer").
+
+1. SUPPLY
+
+1.1 Supplier shall manufacture and deliver the products listed in Schedule 1 in the quantities Buyer orders.
+
+2. PAYMENT
+
+2.1 Buyer shall pay each invoice within thirty (30) days of receipt. Late payments bear interest at one percent (1%) per month.
+
+3. TERM AND TERMINATION
+
+3.1 Either party may terminate this Agreement for convenience on ninety (90) days' written notice to the other party.
+
+4. NON-SOLICITATION
+
+4.1 During the term and for twelve (12) months after it, neither party shall solicit for employment or hire any employee of the other party.
+
+5. ASSIGNMENT
+
+5.1 Neither party may assign or transfer this Agreement or any of its rights under it without the prior written consent of the other party.
+
+6. GOVERNING LAW
+
+6.1 This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws rules.
+"""
+
+
+@pytest.fixture(scope="module")
+def contract_index(tmp_path_factory):
+    from pipelines.build import run_build
+
+    sources = tmp_path_factory.mktemp("contracts")
+    (sources / "master-supply-agreement.txt").write_text(CONTRACT, encoding="utf-8")
+    shutil.copy(CORPUS / "records-retention-act.txt", sources)
+    root = tmp_path_factory.mktemp("contract-index")
+    run_build([sources], root, embedder="none")
+    return Index.open(root)
+
+
+def _paragraph(index: Index, words: str) -> str:
+    return next(h.chunk_id for h in index.search(words, k=5, mode="keyword") if words in h.text)
+
+
+def test_build_labels_contract_paragraphs_only(contract_index):
+    law = _paragraph(contract_index, "governed by and construed")
+    found = contract_index.search(
+        "laws of which state", k=10, mode="keyword", filters={"clause_type": "governing law"}
+    )
+    assert found.hits and {h.document_key for h in found} == {"master-supply-agreement"}
+    assert law in {h.chunk_id for h in found}
+    assignment = contract_index.search(
+        "transfer rights consent", mode="keyword", filters={"clause_type": "assignment"}
+    )
+    assert _paragraph(contract_index, "assign or transfer") in {h.chunk_id for h in assignment}
+    # The act's paragraphs are never labelled, so no clause filter reaches them.
+    for clause_type in ("termination", "payment terms", "governing law"):
+        hits = contract_index.search(
+            "records kept years", mode="keyword", filters={"clause_type": clause_type}
+        )
+        assert all(h.document_key == "master-supply-agreement" for h in hits)
+
+
+def test_unknown_clause_type_is_refused_with_the_known_ones(contract_index):
+    with pytest.raises(QueryError, match="governing law"):
+        contract_index.search("law", filters={"clause_type": "governing lwa"})
+
+
+def test_classify_finds_default_types_with_locations(contract_index):
+    result = classify(contract_index, document="master-supply-agreement")
+    by_type: dict[str, set[str]] = {}
+    for clause in result.clauses:
+        by_type.setdefault(clause.clause_type, set()).add(clause.chunk_id)
+        assert clause.ref.startswith("Section") and clause.citation.casefold().startswith(
+            "master supply"
+        )
+    assert _paragraph(contract_index, "governed by and construed") in by_type["governing law"]
+    assert _paragraph(contract_index, "terminate this Agreement") in by_type["termination"]
+    assert _paragraph(contract_index, "pay each invoice") in by_type["payment terms"]
+    assert "force majeure" not in by_type  # the contract has none
+
+
+def test_classify_takes_a_callers_own_labels_without_training(contract_index):
+    labels = {"non-solicitation": "a party may not solicit or hire the other party's employees"}
+    result = classify(contract_index, document="master-supply-agreement", clause_types=labels)
+    assert {c.clause_type for c in result.clauses} == {"non-solicitation"}
+    assert result.clauses[0].chunk_id == _paragraph(contract_index, "solicit for employment")
+    with pytest.raises(QueryError):
+        classify(contract_index, document="master-supply-agreement", clause_types={})
+    with pytest.raises(QueryError, match="not both"):
+        classify(contract_index)
