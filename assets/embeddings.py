@@ -10,6 +10,7 @@ from assets.index import TABLE_DIR, search_tables
 from pipelines.progress import EMBEDDED
 from pipelines.resources import EmbedderSettings, LexkbSettings
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks
+from transforms.topics import topic_table
 from transforms.workdir import WorkDir
 
 EMBEDDER_FILE = "embedder.json"
@@ -47,4 +48,28 @@ def chunk_embeddings(
     (out / EMBEDDER_FILE).write_text(json.dumps(info), encoding="utf-8")
     return dg.MaterializeResult(
         metadata={"embedder": info["name"] if info else "none", **stats, "vectors": table.height}
+    )
+
+
+@dg.asset(
+    group_name="index",
+    deps=[chunk_embeddings],
+    description="Paragraphs clustered by their vectors, each cluster named by its top words "
+    "(topics.parquet); empty for a keyword-only build.",
+)
+def topic_clusters(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
+    out = WorkDir(lexkb.root).path / TABLE_DIR
+    chunks = pl.read_parquet(out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content"])
+    topics = topic_table(chunks, pl.read_parquet(out / "embeddings.parquet"))
+    topics.write_parquet(out / "topics.parquet")
+    sizes = topics.group_by("cluster_id", "label").len().sort("len", descending=True)
+    context.log.info(f"{sizes.height} topic clusters over {topics.height} paragraphs")
+    return dg.MaterializeResult(
+        metadata={
+            "clusters": sizes.height,
+            "largest": dg.MetadataValue.md(
+                "| cluster | label | paragraphs |\n| --- | --- | --- |\n"
+                + "\n".join(f"| {c} | {label} | {n} |" for c, label, n in sizes.head(10).rows())
+            ),
+        }
     )

@@ -89,7 +89,15 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     out.mkdir(parents=True, exist_ok=True)
     # Tables derived from older ones must not reach a snapshot of these: citation_edges,
     # chunk_embeddings and the dbt model `standards` write them again.
-    derived = ("edges", "standards", "embeddings", "line_embeddings", "clauses", "definitions")
+    derived = (
+        "edges",
+        "standards",
+        "embeddings",
+        "line_embeddings",
+        "clauses",
+        "definitions",
+        "topics",
+    )
     for name in [f"{table}.parquet" for table in derived] + ["embedder.json"]:
         (out / name).unlink(missing_ok=True)
     for name, frame in tables.items():
@@ -265,6 +273,7 @@ def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.
         clause_types,
         defined_terms,
         dg.AssetKey("chunk_embeddings"),
+        dg.AssetKey("topic_clusters"),
         dg.AssetKey("standards"),
     ],
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",

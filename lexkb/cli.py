@@ -153,6 +153,7 @@ _FILTER_FLAGS = {
     "section": "section",
     "clause_type": "clause_type",
     "cards_only": "cards_only",
+    "cluster_id": "cluster",
 }
 
 
@@ -459,6 +460,9 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--clause-type", action="append", help="contract clause type, e.g. 'governing law'"
+    )
+    group.add_argument(
+        "--cluster", type=int, action="append", help="a topic cluster's id (see `lexkb clusters`)"
     )
     group.add_argument(
         "--cards-only",

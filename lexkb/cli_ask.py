@@ -1,4 +1,4 @@
-"""CLI commands for answering: ask, evidence, extract, classify, check-question (lexkb.answers).
+"""CLI commands for answering: ask, evidence, extract, classify, clusters, check-question.
 
 `ask` prints the answer with numbered citations, its mode and any warnings; `--json` prints the
 typed Answer. `ask` and `evidence` exit 0 when the question was answered (DIRECT or QUALIFIED)
@@ -97,6 +97,22 @@ def cmd_classify(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_clusters(args: argparse.Namespace) -> int:
+    index = Index.open(args.index)
+    found = index.clusters()
+    if args.json:
+        print(json.dumps({"snapshot_version": index.version, "clusters": found}, indent=2))
+        return 0
+    for cluster in found:
+        documents = ", ".join(cluster["documents"])
+        print(
+            f"{cluster['cluster_id']:>4}  {cluster['paragraphs']:>5}  {cluster['label']}  ({documents})"
+        )
+    if not found:
+        print("no topic clusters: this snapshot has no embeddings")
+    return 0
+
+
 def cmd_check_question(args: argparse.Namespace) -> int:
     from lexkb.answers.guardrails import check_question
 
@@ -146,6 +162,10 @@ def add_commands(command, with_index) -> None:
     )
     with_index(classify)
     classify.set_defaults(func=cmd_classify)
+
+    clusters = command("clusters", "the snapshot's topic clusters, largest first")
+    with_index(clusters)
+    clusters.set_defaults(func=cmd_clusters)
 
     guard = command("check-question", "would lexkb answer this question? (guardrails)")
     guard.add_argument("question")

@@ -28,7 +28,7 @@ DOCUMENT_FILTERS = (
     "date_range",
     "deprecated",
 )
-CHUNK_FILTERS = ("section", "chunk_level", "clause_type", "cards_only")
+CHUNK_FILTERS = ("section", "chunk_level", "clause_type", "cards_only", "cluster_id")
 FILTER_KEYS = DOCUMENT_FILTERS + CHUNK_FILTERS
 # Relative periods, as (days back to the start, days back to the end), both ends included.
 PERIODS = {
@@ -91,6 +91,18 @@ def validate(filters: object) -> dict:
             if len(values) > MAX_FILTER_VALUES:
                 raise ValueError(
                     f"filter {key!r} lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
+                )
+        elif key == "cluster_id":
+            values = value if isinstance(value, list | tuple) else [value]
+            if not values or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in values
+            ):
+                raise ValueError(
+                    f"filter 'cluster_id' takes a cluster number or a list, not {value!r}"
+                )
+            if len(values) > MAX_FILTER_VALUES:
+                raise ValueError(
+                    f"filter 'cluster_id' lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
                 )
         elif key in ("deprecated", "cards_only") and not isinstance(value, bool):
             raise ValueError(f"filter {key!r} takes true or false, not {value!r}")

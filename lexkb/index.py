@@ -106,7 +106,14 @@ class Index:
             ).to_dicts()
         }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
-        # Snapshots published before the clauses and definitions tables existed have none.
+        # Snapshots published before the clauses, definitions and topics tables have none.
+        self._topics = (
+            pl.read_parquet(snapshot.table_path("topics"))
+            if "topics" in snapshot.manifest["tables"]
+            else pl.DataFrame(
+                schema={"chunk_id": pl.String, "cluster_id": pl.Int32, "label": pl.String}
+            )
+        )
         self._definitions = (
             pl.read_parquet(snapshot.table_path("definitions"))
             if "definitions" in snapshot.manifest["tables"]
@@ -293,6 +300,27 @@ class Index:
             hits.append(hit)
         return SearchResults(query, used, hits, warnings, self.version)
 
+    def clusters(self) -> list[dict]:
+        """The snapshot's topic clusters, largest first: id, label (top words), paragraph count
+        and the documents holding most of them."""
+        if self._topics.is_empty():
+            return []
+        joined = self._topics.join(
+            self._chunks.select("chunk_id", "document_key"), on="chunk_id", how="left"
+        )
+        found = []
+        for (cluster_id, label), group in joined.group_by("cluster_id", "label"):
+            documents = group["document_key"].value_counts(sort=True).head(3)
+            found.append(
+                {
+                    "cluster_id": int(cluster_id),
+                    "label": label,
+                    "paragraphs": group.height,
+                    "documents": dict(documents.rows()),
+                }
+            )
+        return sorted(found, key=lambda c: (-c["paragraphs"], c["cluster_id"]))
+
     def definitions_of(self, term: str) -> list[Hit]:
         """The paragraphs defining `term` (any case), in the snapshot's order."""
         term = check.text(term, "term", self.limits.max_reference_chars)
@@ -414,6 +442,15 @@ class Index:
                     f"unknown chunk_level {sorted(unknown)}; levels are {CHUNK_LEVELS}"
                 )
             expr &= pl.col("chunk_level").is_in(levels)
+        if (cluster := filters.get("cluster_id")) is not None:
+            wanted = [cluster] if isinstance(cluster, int) else list(cluster)
+            if unknown := sorted(set(wanted) - set(self._topics["cluster_id"].to_list())):
+                raise check.QueryError(
+                    f"unknown cluster_id {unknown}; see clusters() for the "
+                    f"{self._topics['cluster_id'].n_unique()} clusters of this snapshot"
+                )
+            members = self._topics.filter(pl.col("cluster_id").is_in(wanted))["chunk_id"]
+            expr &= pl.col("chunk_id").is_in(members.implode())
         if filters.get("cards_only"):
             expr &= pl.col("chunk_id").is_in(self._definitions["chunk_id"].implode())
         if (clause := filters.get("clause_type")) is not None:

@@ -81,6 +81,7 @@ class SearchFilters(BaseModel):
         None, description="contract clause type", examples=["governing law", "termination"]
     )
     cards_only: bool | None = Field(None, description="only paragraphs that define a term")
+    cluster_id: int | list[int] | None = Field(None, description="topic clusters (see clusters)")
     deprecated: bool | None = None
 
 
@@ -183,6 +184,14 @@ def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS):
         """Every document: number, title, type, version, dates, paragraph count."""
         return await run(
             lambda index: {"snapshot_version": index.version, "documents": index.documents()}
+        )
+
+    @server.tool(structured_output=True)
+    async def clusters() -> dict[str, Any]:
+        """The snapshot's topic clusters (paragraphs grouped by their vectors), each with its
+        id, label (top words), size and main documents; search takes `filters.cluster_id`."""
+        return await run(
+            lambda index: {"snapshot_version": index.version, "clusters": index.clusters()}
         )
 
     @server.tool(structured_output=True)

@@ -180,6 +180,16 @@ DEFINITIONS = pa.schema(
     ]
 )
 
+# A paragraph's topic cluster (transforms.topics) and the cluster's label, its top words; empty
+# for a keyword-only build.
+TOPICS = pa.schema(
+    [
+        ("chunk_id", pa.string()),
+        ("cluster_id", pa.int32()),
+        ("label", pa.string()),
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "documents": DOCUMENTS,
     "sections": SECTIONS,
@@ -193,4 +203,5 @@ TABLES: dict[str, pa.Schema] = {
     "quarantine": QUARANTINE,
     "clauses": CLAUSES,
     "definitions": DEFINITIONS,
+    "topics": TOPICS,
 }

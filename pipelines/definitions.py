@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
-from assets.embeddings import chunk_embeddings
+from assets.embeddings import chunk_embeddings, topic_clusters
 from assets.index import (
     citation_edges,
     clause_types,
@@ -36,6 +36,7 @@ BUILD_ASSETS = [
     clause_types,
     defined_terms,
     chunk_embeddings,
+    topic_clusters,
     dbt_models,
     published_snapshot,
 ]

@@ -25,6 +25,7 @@ STAGES = {
     "clause_types": "labelling contract clauses",
     "defined_terms": "finding defined terms",
     "chunk_embeddings": "embedding",
+    "topic_clusters": "clustering topics",
     "dbt_models": "dbt models and tests",
     "published_snapshot": "publishing",
 }

@@ -1,9 +1,11 @@
-"""The JSON plumbing shared by the tests' stand-ins for HTTP APIs (Voyage, Brave)."""
+"""The plumbing shared by the tests' stand-ins for HTTP APIs (Voyage, Brave, a chat endpoint):
+a server on 127.0.0.1 at a free port, and a handler that answers in JSON."""
 
 from __future__ import annotations
 
 import json
-from http.server import BaseHTTPRequestHandler
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class JSONHandler(BaseHTTPRequestHandler):
@@ -19,3 +21,16 @@ class JSONHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(raw)))
         self.end_headers()
         self.wfile.write(raw)
+
+
+class LocalServer:
+    """Serves `handler` on 127.0.0.1 from a thread, from construction until `close`."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.root = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

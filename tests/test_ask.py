@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -17,7 +15,7 @@ from lexkb.answers.extract import extract
 from lexkb.answers.guardrails import ALLOWED, GuardrailSettings, check_question, question_type
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
-from tests.http_fake import JSONHandler
+from tests.http_fake import JSONHandler, LocalServer
 from tests.test_cli import LEXKB
 
 RETENTION_QUESTION = "How long must records of client money reconciliations be kept?"
@@ -192,12 +190,11 @@ class FakeChat:
                 text = reply.format(cited=cited)
                 self._send(200, {"model": "fake-1", "choices": [{"message": {"content": text}}]})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = LocalServer(Handler)
+        self.url = f"{self._server.root}/v1"
 
     def close(self) -> None:
-        self._server.shutdown()
+        self._server.close()
 
 
 @pytest.fixture()

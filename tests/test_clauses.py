@@ -77,6 +77,10 @@ def test_build_labels_contract_paragraphs_only(contract_index):
         assert all(h.document_key == "master-supply-agreement" for h in hits)
 
 
+def test_a_keyword_only_build_has_no_topic_clusters(contract_index):
+    assert contract_index.clusters() == []
+
+
 def test_unknown_clause_type_is_refused_with_the_known_ones(contract_index):
     with pytest.raises(QueryError, match="governing law"):
         contract_index.search("law", filters={"clause_type": "governing lwa"})

@@ -24,7 +24,7 @@ LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
 TOOLS = {
     "search", "get", "hop", "documents", "format_context", "verify_entities",
     "verify_citations", "verify_relations", "check_contradictions", "web_search",
-    "ask", "evidence", "extract", "check_question", "classify",
+    "ask", "evidence", "extract", "check_question", "classify", "clusters",
 }  # fmt: skip
 SCHEMAS = REPO / "docs" / "schemas"
 
@@ -136,6 +136,12 @@ def test_stdio_tools_answer_from_the_snapshot(built_root):
                                   clause_types={"retention period": "how long records must be kept"})  # fmt: skip
             assert any("seven years" in c["text"] for c in labelled["clauses"])
             assert {c["clause_type"] for c in labelled["clauses"]} == {"retention period"}
+            topics = await call(client, "clusters")
+            assert len(topics["clusters"]) >= 2
+            first_topic = topics["clusters"][0]["cluster_id"]
+            within = await call(client, "search", query="records", mode="keyword",
+                                filters={"cluster_id": first_topic})  # fmt: skip
+            assert within["hits"]
             web = await call(client, "web_search", queries=["client money rules"])
             validate("web-search", web)
             assert web["results"] == [] and "BRAVE_API_KEY" in web["warnings"][0]

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 import urllib.parse
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from lexkb.answers.web import web_search
 from lexkb.limits import QueryError
-from tests.http_fake import JSONHandler
+from tests.http_fake import JSONHandler, LocalServer
 
 KEY = "brave-test-key"
 RESULTS = {
@@ -43,12 +41,11 @@ class FakeBrave:
                 found = RESULTS.get(query["q"], [])[: int(query["count"])]
                 self._send(200, {"type": "search", "web": {"results": found}})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/res/v1/web/search"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = LocalServer(Handler)
+        self.url = f"{self._server.root}/res/v1/web/search"
 
     def close(self) -> None:
-        self._server.shutdown()
+        self._server.close()
 
 
 @pytest.fixture()

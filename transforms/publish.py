@@ -35,7 +35,7 @@ class Published:
 
 def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
     """Hash of what a reader can observe: the snapshot format, chunk ids and hashes, documents,
-    edges, which lines have vectors, clause labels, definitions, settings (the embedder among
+    edges, which lines have vectors, clause labels, definitions, topics, settings (the embedder among
     them)."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     digest.update(f"format {SNAPSHOT_FORMAT}".encode())
@@ -47,6 +47,7 @@ def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
     digest.update(tables["sections"].select("section_id", "title", "path").write_json().encode())
     digest.update(tables["clauses"].select("chunk_id", "clause_type").write_csv().encode())
     digest.update(tables["definitions"].select("term", "chunk_id").write_csv().encode())
+    digest.update(tables["topics"].write_csv().encode())
     return digest.hexdigest()
 
 

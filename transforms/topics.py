@@ -1,0 +1,70 @@
+"""Topic clusters: paragraphs grouped by their vectors, each group named by its top words.
+
+k-means from SciPy (`scipy.cluster.vq.kmeans2`, k-means++ seeding, a fixed seed so the same
+vectors give the same clusters) over the unit-length paragraph vectors the build already
+computed, with k = sqrt(paragraphs / 2), between 2 and MAX_CLUSTERS. A cluster is labelled with
+the words that most set it apart: frequency in the cluster times log(clusters / clusters using
+the word) (class-based TF-IDF), stopwords and numbers left out. A keyword-only build has no
+vectors and no clusters.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import numpy as np
+import polars as pl
+from scipy.cluster.vq import kmeans2
+
+from lexkb.schema import TOPICS
+from lexkb.tokenize import STOPWORDS
+
+MAX_CLUSTERS = 200
+LABEL_WORDS = 4
+SEED = 20_260_301
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def cluster_count(paragraphs: int) -> int:
+    return max(2, min(MAX_CLUSTERS, round(math.sqrt(paragraphs / 2))))
+
+
+def labels(texts: list[str], assignment: np.ndarray) -> dict[int, str]:
+    """Each cluster's LABEL_WORDS most distinctive words, joined with ", "."""
+    counts: dict[int, Counter] = {}
+    for text, cluster in zip(texts, assignment.tolist(), strict=True):
+        words = [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+        counts.setdefault(cluster, Counter()).update(words)
+    spread = Counter(word for c in counts.values() for word in c)
+    total = len(counts)
+    named = {}
+    for cluster, words in counts.items():
+        size = sum(words.values()) or 1
+        ranked = sorted(
+            words, key=lambda w: (-(words[w] / size) * math.log((total + 1) / spread[w]), w)
+        )
+        named[cluster] = ", ".join(ranked[:LABEL_WORDS])
+    return named
+
+
+def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
+    """(chunk_id, cluster_id, label) for every paragraph with a vector."""
+    empty = pl.from_arrow(TOPICS.empty_table())
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph").select("chunk_id", "content")
+    joined = paragraphs.join(embeddings.select("chunk_id", "vector"), on="chunk_id", how="inner")
+    if joined.height < 4:
+        return empty
+    vectors = np.asarray(joined["vector"].to_list(), dtype=np.float64)
+    k = cluster_count(joined.height)
+    _, assignment = kmeans2(vectors, k, minit="++", seed=SEED)
+    named = labels(joined["content"].to_list(), assignment)
+    return pl.DataFrame(
+        {
+            "chunk_id": joined["chunk_id"],
+            "cluster_id": assignment.astype(np.int32),
+            "label": [named[c] for c in assignment.tolist()],
+        },
+        schema=empty.schema,
+    )
