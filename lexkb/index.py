@@ -20,9 +20,9 @@ import polars as pl
 from lexkb import limits as check
 from lexkb import relevance
 from lexkb import snapshot as snap
-from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.annotations import Annotations
 from lexkb.embedders import Embedder, embedder_for
-from lexkb.filters import DOCUMENT_FILTERS, defined_term_asked, document_ids
+from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
 from lexkb.lookup import Resolver
@@ -106,24 +106,7 @@ class Index:
             ).to_dicts()
         }
         self._edges = pl.read_parquet(snapshot.table_path("edges"))
-        # Snapshots published before the clauses, definitions and topics tables have none.
-        self._topics = (
-            pl.read_parquet(snapshot.table_path("topics"))
-            if "topics" in snapshot.manifest["tables"]
-            else pl.DataFrame(
-                schema={"chunk_id": pl.String, "cluster_id": pl.Int32, "label": pl.String}
-            )
-        )
-        self._definitions = (
-            pl.read_parquet(snapshot.table_path("definitions"))
-            if "definitions" in snapshot.manifest["tables"]
-            else pl.DataFrame(schema={"term_key": pl.String, "chunk_id": pl.String})
-        )
-        self._clauses = (
-            pl.read_parquet(snapshot.table_path("clauses"), columns=["chunk_id", "clause_type"])
-            if "clauses" in snapshot.manifest["tables"]
-            else pl.DataFrame(schema={"chunk_id": pl.String, "clause_type": pl.String})
-        )
+        self.annotations = Annotations(snapshot)
         # Read now, like every other table: after open the index needs no file of its snapshot,
         # so a prune or rollback can never take one from under a long-lived reader.
         self._standards = pl.read_parquet(
@@ -303,42 +286,20 @@ class Index:
     def clusters(self) -> list[dict]:
         """The snapshot's topic clusters, largest first: id, label (top words), paragraph count
         and the documents holding most of them."""
-        if self._topics.is_empty():
-            return []
-        joined = self._topics.join(
-            self._chunks.select("chunk_id", "document_key"), on="chunk_id", how="left"
-        )
-        found = []
-        for (cluster_id, label), group in joined.group_by("cluster_id", "label"):
-            documents = group["document_key"].value_counts(sort=True).head(3)
-            found.append(
-                {
-                    "cluster_id": int(cluster_id),
-                    "label": label,
-                    "paragraphs": group.height,
-                    "documents": dict(documents.rows()),
-                }
-            )
-        return sorted(found, key=lambda c: (-c["paragraphs"], c["cluster_id"]))
+        return self.annotations.clusters(self._chunks)
 
     def definitions_of(self, term: str) -> list[Hit]:
         """The paragraphs defining `term` (any case), in the snapshot's order."""
         term = check.text(term, "term", self.limits.max_reference_chars)
-        key = " ".join(term.strip(" \"'“”‘’").split()).casefold()
-        rows = self._definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
-        return [self._hit(self._by_id[c], None) for c in dict.fromkeys(rows)]
+        return [self._hit(self._by_id[c], None) for c in self.annotations.defining(term)]
 
     def _definition_first(
         self, query: str, order: np.ndarray, keep: np.ndarray, k: int
     ) -> np.ndarray:
         """A question about a term ("what is Client Money?") gets the paragraph defining it
         first: the one in the best hit's document when several documents define it."""
-        asked = defined_term_asked(query)
-        if asked is None or self._definitions.is_empty():
-            return order
-        key = asked.casefold()
-        chunk_ids = self._definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
-        rows = [self._by_id[c] for c in dict.fromkeys(chunk_ids) if keep[self._by_id[c]]]
+        rows = [self._by_id[c] for c in self.annotations.asked_definition(query)]
+        rows = [r for r in rows if keep[r]]
         if not rows:
             return order
         documents = self._chunks["document_id"]
@@ -442,24 +403,7 @@ class Index:
                     f"unknown chunk_level {sorted(unknown)}; levels are {CHUNK_LEVELS}"
                 )
             expr &= pl.col("chunk_level").is_in(levels)
-        if (cluster := filters.get("cluster_id")) is not None:
-            wanted = [cluster] if isinstance(cluster, int) else list(cluster)
-            if unknown := sorted(set(wanted) - set(self._topics["cluster_id"].to_list())):
-                raise check.QueryError(
-                    f"unknown cluster_id {unknown}; see clusters() for the "
-                    f"{self._topics['cluster_id'].n_unique()} clusters of this snapshot"
-                )
-            members = self._topics.filter(pl.col("cluster_id").is_in(wanted))["chunk_id"]
-            expr &= pl.col("chunk_id").is_in(members.implode())
-        if filters.get("cards_only"):
-            expr &= pl.col("chunk_id").is_in(self._definitions["chunk_id"].implode())
-        if (clause := filters.get("clause_type")) is not None:
-            wanted = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
-            known = set(DEFAULT_TYPES) | set(self._clauses["clause_type"].str.to_lowercase())
-            if unknown := sorted(set(wanted) - known):
-                raise check.QueryError(f"unknown clause_type {unknown}; types are {sorted(known)}")
-            labelled = self._clauses.filter(pl.col("clause_type").str.to_lowercase().is_in(wanted))
-            expr &= pl.col("chunk_id").is_in(labelled["chunk_id"].implode())
+        expr &= self.annotations.filter(filters)
         if (section := filters.get("section")) is not None:
             # A heading path prefix ("4 CLIENT ASSETS > 4.3"), a heading, or a number ("4.3",
             # "Article 5"): the section so numbered and everything under it.

@@ -1,0 +1,86 @@
+"""What a build learned about paragraphs beyond their text: clause types, defined terms and topic
+clusters (the snapshot's `clauses`, `definitions` and `topics` tables), as search filters and
+lookups. Snapshots published before these tables existed open with them empty."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from lexkb import limits as check
+from lexkb import snapshot as snap
+from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.filters import defined_term_asked
+
+_EMPTY = {
+    "clauses": {"chunk_id": pl.String, "clause_type": pl.String},
+    "definitions": {"term_key": pl.String, "chunk_id": pl.String},
+    "topics": {"chunk_id": pl.String, "cluster_id": pl.Int32, "label": pl.String},
+}
+
+
+def _table(snapshot: snap.Snapshot, name: str) -> pl.DataFrame:
+    if name not in snapshot.manifest["tables"]:
+        return pl.DataFrame(schema=_EMPTY[name])
+    return pl.read_parquet(snapshot.table_path(name), columns=list(_EMPTY[name]))
+
+
+class Annotations:
+    def __init__(self, snapshot: snap.Snapshot) -> None:
+        self.clauses = _table(snapshot, "clauses")
+        self.definitions = _table(snapshot, "definitions")
+        self.topics = _table(snapshot, "topics")
+
+    def filter(self, filters: Mapping[str, object]) -> pl.Expr:
+        """The chunks the `clause_type`, `cards_only` and `cluster_id` filters keep."""
+        expr = pl.lit(True)
+        if (cluster := filters.get("cluster_id")) is not None:
+            wanted = [cluster] if isinstance(cluster, int) else list(cluster)
+            if unknown := sorted(set(wanted) - set(self.topics["cluster_id"].to_list())):
+                raise check.QueryError(
+                    f"unknown cluster_id {unknown}; see clusters() for the "
+                    f"{self.topics['cluster_id'].n_unique()} clusters of this snapshot"
+                )
+            members = self.topics.filter(pl.col("cluster_id").is_in(wanted))["chunk_id"]
+            expr &= pl.col("chunk_id").is_in(members.implode())
+        if filters.get("cards_only"):
+            expr &= pl.col("chunk_id").is_in(self.definitions["chunk_id"].implode())
+        if (clause := filters.get("clause_type")) is not None:
+            wanted = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
+            types = self.clauses["clause_type"].str.to_lowercase()
+            if unknown := sorted(set(wanted) - set(DEFAULT_TYPES) - set(types)):
+                known = sorted(set(DEFAULT_TYPES) | set(types))
+                raise check.QueryError(f"unknown clause_type {unknown}; types are {known}")
+            labelled = self.clauses.filter(types.is_in(wanted))["chunk_id"]
+            expr &= pl.col("chunk_id").is_in(labelled.implode())
+        return expr
+
+    def defining(self, term: str) -> list[str]:
+        """Chunk ids of the paragraphs defining `term` (any case), in the snapshot's order."""
+        key = " ".join(term.strip(" \"'“”‘’").split()).casefold()
+        rows = self.definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
+        return list(dict.fromkeys(rows))
+
+    def asked_definition(self, query: str) -> list[str]:
+        """For a question about a term ("What is Client Money?"), the paragraphs defining it."""
+        asked = defined_term_asked(query)
+        return self.defining(asked) if asked and not self.definitions.is_empty() else []
+
+    def clusters(self, chunks: pl.DataFrame) -> list[dict]:
+        """Topic clusters, largest first: id, label, paragraphs, the three main documents."""
+        joined = self.topics.join(
+            chunks.select("chunk_id", "document_key"), on="chunk_id", how="left"
+        )
+        found = []
+        for (cluster_id, label), group in joined.group_by("cluster_id", "label"):
+            documents = group["document_key"].value_counts(sort=True).head(3)
+            found.append(
+                {
+                    "cluster_id": int(cluster_id),
+                    "label": label,
+                    "paragraphs": group.height,
+                    "documents": dict(documents.rows()),
+                }
+            )
+        return sorted(found, key=lambda c: (-c["paragraphs"], c["cluster_id"]))
