@@ -33,7 +33,7 @@ from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
 from lexkb.answers.entities import verify_entities
 from lexkb.answers.evidence import ABSTAIN, Evidence, EvidenceSettings, evidence
-from lexkb.answers.extract import best_sentences
+from lexkb.answers.extract import best_sentences, is_fragment
 from lexkb.answers.guardrails import (
     ALLOWED,
     REFUSALS,
@@ -197,9 +197,12 @@ def _source(number: int, hit: Hit) -> Source:
 
 def _extractive(index, question: str, found: Evidence, settings: AskSettings):
     """[(sentence, [hit])] from the strong hits' best sentences."""
-    strong = [h for h in found.hits if (h.relevance or 0.0) >= settings.evidence.strong_relevance][
-        : settings.max_sentences + 2
-    ]
+    # A heading kept as a paragraph of its own answers nothing.
+    strong = [
+        h
+        for h in found.hits
+        if (h.relevance or 0.0) >= settings.evidence.strong_relevance and not is_fragment(h.text)
+    ][: settings.max_sentences + 2]
     ranked = best_sentences(index, question, strong or found.hits[:1])
     if not ranked:
         return []
@@ -249,11 +252,17 @@ def _generated(index, question: str, found: Evidence, settings: AskSettings):
 
 
 def _verified(index, sentences, settings: AskSettings):
-    """Each sentence with its verdict: supported when any paragraph it cites supports it."""
+    """Each sentence with its verdict: supported when any paragraph it cites supports it. A
+    sentence that is a verbatim quote of a paragraph it cites is supported as such (an exact
+    match); any other goes through verify_citations."""
     checked = []
     for text, cited in sentences:
         if not cited:
             checked.append((text, cited, "uncited", "no citation"))
+            continue
+        quoted = next((h for h in cited if text in h.text), None)
+        if quoted is not None:
+            checked.append((text, cited, "supported", f"quoted verbatim from {quoted.citation}"))
             continue
         result = verify_citations(
             index, [{"paragraph_id": h.chunk_id, "claim": text} for h in cited], threshold=0.0
@@ -263,9 +272,13 @@ def _verified(index, sentences, settings: AskSettings):
     return checked
 
 
-def _answer_entities(text: str) -> list[str]:
-    found = [text[q.start : q.end] for q in find_quantities(text)]
-    found += [" ".join(words) for words in capitalised_terms(text)]
+def _answer_entities(sentences: list[str]) -> list[str]:
+    """The quantities and capitalised names of each sentence (read one by one, so a name never
+    runs across the end of a sentence into the next)."""
+    found = []
+    for text in sentences:
+        found += [text[q.start : q.end] for q in find_quantities(text)]
+        found += [" ".join(words) for words in capitalised_terms(text)]
     return list(dict.fromkeys(e for e in found if e.strip()))[:50]
 
 
@@ -341,7 +354,7 @@ def _answer(index, question, filters, turns, settings: AskSettings) -> Answer:
     cited_hits = {h.chunk_id: h for _, cited, _, _ in kept for h in cited}
     sources = [_source(n, cited_hits[c]) for c, n in numbers.items()]
     text = " ".join(parts)
-    entities = _answer_entities(" ".join(t for t, *_ in kept))
+    entities = _answer_entities([t for t, *_ in kept])
     entity_check = (
         verify_entities(index, entities, list(numbers)).to_dict()
         if entities

@@ -3,7 +3,8 @@
 Candidates are the sentences of the paragraphs a search returns (the whole index, one
 document, or hits the caller passes). Each sentence scores by its local-model cosine with the
 question plus the IDF-weighted share of the question's terms it holds; a paragraph's best
-sentence is its answer. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
+sentence is its answer. Headings and fragments are not candidates, and a lead-in ending with ":"
+comes with its list, since "... apply in the following cases:" answers nothing alone. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
 times the sentence's share of the best sentence score in that search: it ranks answers and is
 not itself calibrated.
 
@@ -26,6 +27,10 @@ from lexkb.tokenize import tokenize
 
 COVERAGE_WEIGHT = 0.5
 MIN_RELEVANCE = 0.3
+MIN_WORDS = 5
+HEADING_WORDS = 12
+_CLOSING = (".", ";", ":", "?", "!", ")", '"', "”")
+LEAD_IN_CHARS = 800
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,30 @@ class Extraction:
         return {**asdict(self), "answers": [asdict(a) for a in self.answers]}
 
 
+def is_fragment(text: str) -> bool:
+    """A heading ("Exceptions to holding Client Money in Client Accounts") or a bare list item
+    ("(b) Professional Client."): under MIN_WORDS words, or a short line without closing
+    punctuation."""
+    words = len(text.split())
+    return words < MIN_WORDS or (words <= HEADING_WORDS and not text.rstrip().endswith(_CLOSING))
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
-    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
-    return spans or [(0, len(text))]
+    """Candidate answers: sentences of at least MIN_WORDS words (a heading or a bare list
+    marker answers nothing), each lead-in that ends with ":" taken with the list after it, up
+    to LEAD_IN_CHARS. A paragraph with no such sentence is one candidate as a whole."""
+    spans = split_sentences(text)
+    found = []
+    for at, (a, b) in enumerate(spans):
+        if is_fragment(text[a:b]):
+            continue
+        if text[a:b].endswith(":"):
+            for _, end in spans[at + 1 :]:
+                if end - a > LEAD_IN_CHARS:
+                    break
+                b = end
+        found.append((a, b))
+    return found or [(0, len(text))]
 
 
 def best_sentences(index, question: str, hits: list[Hit]) -> list[tuple[Hit, int, int, float]]:
