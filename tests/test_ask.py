@@ -246,3 +246,17 @@ def test_cli_ask_prints_numbered_citations_and_mode(built_root):
     assert refused.returncode == 1
     payload = json.loads(refused.stdout)
     assert payload["mode"] == ABSTAIN and payload["abstention_reason"] == "advice"
+
+
+def test_inputs_are_bounded(index):
+    from lexkb.limits import QueryError
+
+    too_long = "records " * index.limits.max_query_chars
+    for call in (
+        lambda: evidence(index, too_long, hits=[]),
+        lambda: ask(index, too_long, cache=None),
+        lambda: extract(index, too_long),
+        lambda: check_question(index, too_long),
+    ):
+        with pytest.raises(QueryError):
+            call()

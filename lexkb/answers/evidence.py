@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.results import GraphHit, Hit
@@ -120,6 +121,7 @@ def evidence(
     """Judge whether `hits` (ranked best first; by default a hybrid search of `query`) are
     enough to answer `query`."""
     settings = settings or EvidenceSettings()
+    query = check.text(query, "query", index.limits.max_query_chars)
     if hits is None:
         hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
     hits = [h for h in _as_hits(hits) if isinstance(h, Hit)]
