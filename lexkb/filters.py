@@ -84,25 +84,22 @@ def validate(filters: object) -> dict:
                     as_date(value[end], f"filter 'date_range.{end}'")
                     checked[end] = value[end]
             continue
-        if key in TEXT_FILTERS:
-            values = _values(value) if isinstance(value, str | list | tuple) else None
-            if not values or not all(isinstance(v, str) and v.strip() for v in values):
-                raise ValueError(f"filter {key!r} takes text or a list of text, not {value!r}")
+        if key in TEXT_FILTERS or key == "cluster_id":
+            if key == "cluster_id":
+                values = list(value) if isinstance(value, list | tuple) else [value]
+                if not values or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in values
+                ):
+                    raise ValueError(
+                        f"filter 'cluster_id' takes a cluster number or a list, not {value!r}"
+                    )
+            else:
+                values = _values(value) if isinstance(value, str | list | tuple) else None
+                if not values or not all(isinstance(v, str) and v.strip() for v in values):
+                    raise ValueError(f"filter {key!r} takes text or a list of text, not {value!r}")
             if len(values) > MAX_FILTER_VALUES:
                 raise ValueError(
                     f"filter {key!r} lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
-                )
-        elif key == "cluster_id":
-            values = value if isinstance(value, list | tuple) else [value]
-            if not values or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in values
-            ):
-                raise ValueError(
-                    f"filter 'cluster_id' takes a cluster number or a list, not {value!r}"
-                )
-            if len(values) > MAX_FILTER_VALUES:
-                raise ValueError(
-                    f"filter 'cluster_id' lists {len(values)} values; the limit is {MAX_FILTER_VALUES}"
                 )
         elif key in ("deprecated", "cards_only") and not isinstance(value, bool):
             raise ValueError(f"filter {key!r} takes true or false, not {value!r}")

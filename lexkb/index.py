@@ -8,6 +8,7 @@ operations over the postings of its terms. Nothing here imports Dagster or unstr
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -39,6 +40,7 @@ MODES = ("hybrid", "keyword", "vector")
 FUSION_DEPTH = 200
 DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
+QUERY_VECTORS = 256  # query embeddings kept per open index
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
 
@@ -55,6 +57,8 @@ class Index:
         self.snapshot = snapshot
         self.limits = limits
         self._lease_touched = time.monotonic()
+        self._query_vectors: dict[str, np.ndarray] = {}
+        self._query_lock = threading.Lock()
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
         if tokenizer != TOKENIZER_VERSION:
             raise snap.SnapshotError(
@@ -144,12 +148,26 @@ class Index:
         """Cosine similarity of every chunk row to `query`. A multi-line paragraph scores the best
         of its whole text and each of its lines, so a question about one item of a list is not
         diluted by the others (transforms.embeddings)."""
-        vector = self.query_embedder.embed_query(query)
+        vector = self._query_vector(query)
         scores = self._vectors @ vector
         if self._line_owners.size:
             best = np.maximum.reduceat(self._line_vectors @ vector, self._line_starts)
             scores[self._line_owners] = np.maximum(scores[self._line_owners], best)
         return scores
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        """The query's embedding, kept for the last QUERY_VECTORS queries: answering a question
+        scores it for the search and again for its evidence, and a model call costs far more
+        than the lookup."""
+        with self._query_lock:
+            vector = self._query_vectors.pop(query, None)
+        if vector is None:
+            vector = self.query_embedder.embed_query(query)
+        with self._query_lock:
+            self._query_vectors[query] = vector
+            while len(self._query_vectors) > QUERY_VECTORS:
+                self._query_vectors.pop(next(iter(self._query_vectors)))
+        return vector
 
     def _query_embedder(self, embedder: Embedder | None) -> Embedder | None:
         """The embedder for queries: the one given, which must be the snapshot's, or the

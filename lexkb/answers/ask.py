@@ -309,11 +309,13 @@ def ask(
     return answer
 
 
-def _abstain(index, question: str, reason: str, explanation: str, **extra) -> Answer:
+def _abstain(
+    index, question: str, reason: str, explanation: str, warnings: list[str] | None = None
+) -> Answer:
     return Answer(
         question, "", ABSTAIN, reason, explanation, 0.0, [], [], {},
-        extra.pop("suggestions", None) or suggestions(index, question), "none",
-        snapshot_version=index.version, **extra,
+        suggestions(index, question), "none", warnings=warnings or [],
+        snapshot_version=index.version,
     )  # fmt: skip
 
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from lexkb import limits as check
 from lexkb.answers.claims import sentence_vectors
+from lexkb.answers.sources import source_hits
 from lexkb.clause_types import DEFAULT_TYPES
-from lexkb.results import GraphHit, Hit
 from lexkb.tokenize import tokenize
 
 MIN_SCORE = 0.55
@@ -103,11 +103,8 @@ def classify(
         _, frame = index.document_paragraphs(document)
         hits = [index.hit(c) for c in frame["chunk_id"].to_list()]
     else:
-        from lexkb.answers.sources import source_hits
-
-        items = [c.hit if isinstance(c, GraphHit) else c for c in chunks]
-        hits, _ = source_hits(index, items)
-    hits = [h for h in hits if isinstance(h, Hit) and h.text.strip()]
+        hits, _ = source_hits(index, chunks)
+    hits = [h for h in hits if h.text.strip()]
     if not hits:
         return Classification(labels, [], 0, ["no paragraphs to classify"], index.version)
     table = scores([h.text for h in hits], labels)

@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.contradictions import check_contradictions
-from lexkb.results import GraphHit, Hit
+from lexkb.answers.sources import as_hits
+from lexkb.results import Hit
 from lexkb.tokenize import tokenize
 
 DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
@@ -92,10 +93,6 @@ class Evidence:
         return data
 
 
-def _as_hits(hits: Sequence[object]) -> list[Hit]:
-    return [h.hit if isinstance(h, GraphHit) else h for h in hits]
-
-
 def authority_of(hits: list[Hit], settings: EvidenceSettings) -> float | None:
     """Σ level x relevance / Σ relevance over the hits whose document has a known level."""
     weighted = total = 0.0
@@ -124,7 +121,7 @@ def evidence(
     query = check.text(query, "query", index.limits.max_query_chars)
     if hits is None:
         hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
-    hits = [h for h in _as_hits(hits) if isinstance(h, Hit)]
+    hits = as_hits(hits)
     hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
     probability, signals = scope.in_scope(index, query, hits)
     relevances = [h.relevance or 0.0 for h in hits]

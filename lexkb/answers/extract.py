@@ -21,8 +21,9 @@ import numpy as np
 
 from lexkb import limits as check
 from lexkb.answers.claims import sentence_vectors
+from lexkb.answers.sources import as_hits
 from lexkb.answers.statements import split_sentences
-from lexkb.results import GraphHit, Hit
+from lexkb.results import Hit
 from lexkb.tokenize import tokenize
 
 COVERAGE_WEIGHT = 0.5
@@ -128,8 +129,7 @@ def extract(
         results = index.search(question, k=10, filters=filters, min_relevance=0.0)
         warnings = list(results.warnings)
         hits = results.hits
-    found = [h.hit if isinstance(h, GraphHit) else h for h in hits]
-    found = [h for h in found if isinstance(h, Hit)]
+    found = as_hits(hits)
     top = max((h.relevance or 0.0 for h in found), default=0.0)
     if top < min_relevance:
         reason = (

@@ -16,7 +16,7 @@ the index by lexkb.answers.scope. Which types are refused is a setting.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
@@ -170,13 +170,19 @@ def _heading(hit: Hit) -> str | None:
     return None
 
 
+def _candidates(index, hits: list[Hit]) -> Iterator[Hit]:
+    """The question's hits, then, only if those run out, the most cited paragraphs."""
+    yield from hits
+    yield from index.most_cited(50)
+
+
 def suggestions(index, question: str, hits: list[Hit] | None = None, n: int = 3) -> list[str]:
     """`n` questions the index can answer: about the section headings nearest `question`'s
     words, then about the headings of the paragraphs the corpus cites most."""
     if hits is None:
         hits = index.search(question, k=20, mode="keyword").hits
     found: dict[str, str] = {}
-    for hit in [*hits, *index.most_cited(50)]:
+    for hit in _candidates(index, hits):
         heading = _heading(hit)
         if heading and heading.casefold() not in found:
             document = hit.document_title or hit.document_key

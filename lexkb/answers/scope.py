@@ -123,7 +123,6 @@ class ScopeSignals:
     values: tuple[float, ...]
     unknown_terms: list[str]
     unseen_words: list[str]
-    missing_pairs: list[str]
 
 
 def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
@@ -165,11 +164,8 @@ def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
         rarity,
         1.0 if unknown else 0.0,
     )
-    unseen = [
-        t for t, v in zip(tokens, index.term_idf(tokens), strict=True) if v >= index.unseen_idf
-    ]
-    absent = [" ".join(p) for p in pairs if p not in vocab.bigrams]
-    return ScopeSignals(values, unknown, unseen, absent)
+    unseen = [t for t, v in zip(tokens, idf.tolist(), strict=True) if v >= index.unseen_idf]
+    return ScopeSignals(values, unknown, unseen)
 
 
 # Fitted by `benchmarks/abstention.py --fit` (ObliQA tune half against CUAD clauses and category

@@ -29,3 +29,9 @@ def source_hits(index, sources: Sequence[object]) -> tuple[list[Hit], list[str]]
         for hit in hits:
             found.setdefault(hit.chunk_id, hit)
     return list(found.values()), unknown
+
+
+def as_hits(items: Sequence[object]) -> list[Hit]:
+    """The hits among `items`, graph hits unwrapped: what search and hop return, as given."""
+    hits = [item.hit if isinstance(item, GraphHit) else item for item in items]
+    return [hit for hit in hits if isinstance(hit, Hit)]
