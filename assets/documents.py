@@ -10,6 +10,7 @@ import dagster as dg
 import polars as pl
 
 from assets.sources import source_files
+from pipelines import warmup
 from pipelines.partitions import documents_partitions
 from pipelines.progress import PARSED
 from pipelines.resources import LexkbSettings
@@ -66,6 +67,8 @@ def document_elements_asset(
             failed[key] = outcome.error.reason
             context.log.warning(f"{where}: quarantined: {outcome.error.reason}")
 
+    if jobs:
+        warmup.start()  # this process mostly waits while the workers parse
     parse_all(jobs, lexkb.limits, report)
     slowest = max(done, key=lambda o: o.seconds, default=None)
     return dg.MaterializeResult(

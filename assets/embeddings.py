@@ -28,7 +28,8 @@ def chunk_embeddings(
     work = WorkDir(lexkb.root)
     out = work.path / TABLE_DIR
     chunks = pl.read_parquet(
-        out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content", "content_hash"]
+        out / "chunks.parquet",
+        columns=["chunk_id", "chunk_level", "content", "content_hash", "parent_chunk_id"],
     )
     model = embedder.build()
     if model is None:

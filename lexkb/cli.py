@@ -74,6 +74,9 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from transforms.isolation import start_server
+
+    start_server()  # the parse workers' imports overlap Dagster's (transforms.isolation)
     from lexkb.root_lock import RootBusy
     from pipelines.build import NothingPublished, run_build
 

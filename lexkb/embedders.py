@@ -165,9 +165,12 @@ class LocalEmbedder:
     name = f"local:{LOCAL_MODEL}"
     dimension = 384
 
-    def __init__(self, threads: int | None = None, batch_size: int = LOCAL_BATCH) -> None:
+    def __init__(
+        self, threads: int | None = None, batch_size: int = LOCAL_BATCH, serving: bool = False
+    ) -> None:
         self._threads = threads
         self._batch_size = batch_size
+        self._serving = serving
         self._lock = threading.Lock()
         self._session = None
         self._tokenizer = None
@@ -189,6 +192,11 @@ class LocalEmbedder:
             if self._threads:
                 options.intra_op_num_threads = self._threads
             options.log_severity_level = 3
+            if self._serving:
+                # onnxruntime's idle threads spin after each run, waiting for the next op; a
+                # service embeds one query and then scores it with numpy, which those spinning
+                # threads slow down by half (BENCHMARKS.md "Query latency"). Batches keep it.
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._tokenizer = tokenizer
             self._session = onnxruntime.InferenceSession(
                 str(model), options, providers=["CPUExecutionProvider"]
@@ -221,9 +229,10 @@ class LocalEmbedder:
 
 
 def embedder_for(name: str) -> Embedder | None:
-    """The embedder a snapshot was built with, when it can run here (Voyage needs its key)."""
+    """The embedder a snapshot was built with, set up to embed queries, when it can run here
+    (Voyage needs its key)."""
     if name == LocalEmbedder.name:
-        return LocalEmbedder()
+        return LocalEmbedder(serving=True)
     if name.startswith("voyage:") and os.environ.get("VOYAGE_API_KEY"):
         return VoyageEmbedder(model=name.split(":", 1)[1])
     return None

@@ -13,7 +13,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
+from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -41,8 +43,30 @@ FUSION_DEPTH = 200
 DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 QUERY_VECTORS = 256  # query embeddings kept per open index
+# What a Hit reads of its chunk (Index._columns).
+_HIT_COLUMNS = (
+    "chunk_id",
+    "document_id",
+    "document_key",
+    "document_title",
+    "chunk_level",
+    "ref",
+    "section_path",
+    "page",
+    "content",
+    "content_hash",
+    "parent_chunk_id",
+)
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
 _LOOKUP_LEVELS = ("paragraph", "section")
+
+
+class _QueryTerms(NamedTuple):
+    """A query's words as the postings see them (Index._terms)."""
+
+    tokens: list[str]
+    ids: np.ndarray  # its distinct terms the index holds
+    per_token: np.ndarray  # each token's position in `ids`, -1 for a word the index lacks
 
 
 class Index:
@@ -79,12 +103,18 @@ class Index:
         )
         self._rows = postings["chunk_row"].to_numpy().astype(np.int32, copy=False)
         self._weights = postings["weight"].to_numpy().astype(np.float32, copy=False)
-        counts = np.bincount(postings["term_id"].to_numpy(), minlength=len(self._term_ids))
+        term_ids = postings["term_id"].to_numpy().astype(np.int64)
+        counts = np.bincount(term_ids, minlength=len(self._term_ids))
         self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        # (term, row) as one sorted key per posting: the build writes postings in that order.
+        self._keys = term_ids * self._chunks.height + self._rows
+        if np.any(np.diff(self._keys) < 0):
+            raise snap.SnapshotError("bm25_postings are not sorted by term and chunk row")
         self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
         levels = self._chunks["chunk_level"].to_numpy()
         self._level_rows = {level: np.flatnonzero(levels == level) for level in CHUNK_LEVELS}
         self._paragraph_mask = levels == "paragraph"
+        self._outside_paragraphs = np.flatnonzero(~self._paragraph_mask)
         self._unseen_idf = relevance.unseen_idf(int(self._paragraph_mask.sum()))
         self._aliases = self._document_aliases()
         self._resolver: Resolver | None = None
@@ -129,7 +159,9 @@ class Index:
         if not info:
             return None, None
         table = pl.read_parquet(self.snapshot.table_path("embeddings"))
-        vectors = np.zeros((len(self), info["dimension"]), dtype=np.float32)
+        # Column-major: a query's product with every row then streams each dimension's column,
+        # which OpenBLAS does about twice as fast as row by row (BENCHMARKS.md "Query latency").
+        vectors = np.zeros((len(self), info["dimension"]), dtype=np.float32, order="F")
         rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
@@ -137,9 +169,9 @@ class Index:
         owners = np.array([self._by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
         order = np.argsort(owners, kind="stable")
         self._line_vectors = (
-            np.ascontiguousarray(lines["vector"].to_numpy().astype(np.float32, copy=False)[order])
+            np.asfortranarray(lines["vector"].to_numpy().astype(np.float32, copy=False)[order])
             if owners.size
-            else np.zeros((0, info["dimension"]), dtype=np.float32)
+            else np.zeros((0, info["dimension"]), dtype=np.float32, order="F")
         )
         self._line_owners, self._line_starts = np.unique(owners[order], return_index=True)
         return info["name"], vectors
@@ -254,19 +286,26 @@ class Index:
         if filters and filters.get("chunk_level") is None:
             keep = keep & self._paragraph_mask
         used, warnings = self._mode(mode)
-        if not any(term in self._term_ids for term in tokenize(query)):
+        terms = self._terms(tokenize(query))
+        if not terms.ids.size:
             # Nothing the query says occurs in this index: a dense ranking would still order
             # every paragraph by similarity to noise, so no mode returns hits.
             note = "none of the query's words occur in this index; no results"
             return SearchResults(query, used, [], [*warnings, note], self.version)
-        keyword = np.where(keep, self.keyword_scores(query), 0.0) if used != "vector" else None
+        # Rows outside the filters score 0, which `_top` never returns.
+        dropped = self._outside_paragraphs if keep is self._paragraph_mask else ~keep
+        keyword = None
+        if used != "vector":
+            keyword = self._bm25(terms)
+            keyword[dropped] = 0.0
         cosine = None
         if used == "keyword":
             scores = keyword
         else:
             cosine = self.dense_scores(query)
             # Shifted by 2: positive wherever kept, as `_top` expects.
-            dense = np.where(keep, cosine + 2.0, 0.0)
+            dense = cosine + 2.0
+            dense[dropped] = 0.0
             scores = _fuse(keyword, dense) if used == "hybrid" else dense
         order = _top(scores, k)
         via: dict[int, int] = {}
@@ -282,7 +321,7 @@ class Index:
         order = self._definition_first(query, order, keep, k)
         shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
         model = relevance.calibration_for(self.embedder_name, cosine is not None)
-        relevances = model.apply(self.relevance_features(query, order, cosine))
+        relevances = model.apply(self.relevance_features(query, order, cosine, terms))
         floor = min_relevance
         if floor is None and used != "keyword":
             floor = relevance.RELEVANCE_FLOOR
@@ -342,12 +381,30 @@ class Index:
 
     def keyword_scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk row for `query` (zeros where no term matches)."""
-        ids = [self._term_ids[t] for t in tokenize(query) if t in self._term_ids]
-        if not ids:
+        return self._bm25(self._terms(tokenize(query)))
+
+    def _terms(self, tokens: list[str]) -> _QueryTerms:
+        # Sorted by term id, so the (term, row) keys relevance_features looks up come in order.
+        known = sorted(
+            (t for t in dict.fromkeys(tokens) if t in self._term_ids), key=self._term_ids.get
+        )
+        column = {t: i for i, t in enumerate(known)}
+        per_token = np.array([column.get(t, -1) for t in tokens], dtype=np.int64)
+        ids = np.array([self._term_ids[t] for t in known], dtype=np.int64)
+        return _QueryTerms(tokens, ids, per_token)
+
+    def _bm25(self, terms: _QueryTerms) -> np.ndarray:
+        """One bincount over the postings of the query's words; a word the query repeats
+        counts each time, as a bag of words does."""
+        ends = self._indptr[1:]
+        spans = [
+            (self._indptr[term], ends[term])
+            for term in terms.ids[terms.per_token[terms.per_token >= 0]].tolist()
+        ]
+        if not spans:
             return np.zeros(len(self), dtype=np.float32)
-        slices = [slice(self._indptr[i], self._indptr[i + 1]) for i in ids]
-        rows = np.concatenate([self._rows[s] for s in slices])
-        weights = np.concatenate([self._weights[s] for s in slices])
+        rows = np.concatenate([self._rows[a:b] for a, b in spans])
+        weights = np.concatenate([self._weights[a:b] for a, b in spans])
         return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
 
     def term_idf(self, terms: list[str]) -> np.ndarray:
@@ -381,28 +438,36 @@ class Index:
         return [*paragraphs.to_list(), *headings.to_list(), *names.to_list()]
 
     def relevance_features(
-        self, query: str, rows: np.ndarray, cosine: np.ndarray | None = None
+        self,
+        query: str,
+        rows: np.ndarray,
+        cosine: np.ndarray | None = None,
+        terms: _QueryTerms | None = None,
     ) -> np.ndarray:
         """The relevance features (lexkb.relevance.FEATURES) of chunk `rows`, ranked best first,
         for `query`; `cosine` holds every chunk's dense score (NaN where there is none)."""
         rows = np.asarray(rows, dtype=np.int64)
-        tokens = tokenize(query)
-        token_idf = self.term_idf(tokens)
-        weights = np.zeros((rows.size, len(tokens)))
-        present = np.zeros((rows.size, len(tokens)))
-        for column, token in enumerate(tokens):
-            term = self._term_ids.get(token)
-            if term is None:
-                continue
-            # A term's postings are sorted by row.
-            start, end = self._indptr[term], self._indptr[term + 1]
-            at = np.searchsorted(self._rows[start:end], rows)
-            inside = at < end - start
-            found = inside.copy()
-            found[inside] = self._rows[start:end][at[inside]] == rows[inside]
-            weights[found, column] = self._weights[start:end][at[found]]
-            present[found, column] = 1.0
-        fraction, coverage = relevance.lexical_features(token_idf, weights, present)
+        if not rows.size:
+            return np.zeros((0, len(relevance.FEATURES)))
+        terms = terms if terms is not None else self._terms(tokenize(query))
+        # One binary search over the postings' (term, row) keys finds each ranked row's posting
+        # of each term; the keys asked for are sorted (terms by id, then rows), which keeps the
+        # search in cache.
+        order = np.argsort(rows)
+        wanted = (terms.ids[:, None] * len(self) + rows[order][None, :]).ravel()
+        at = np.minimum(np.searchsorted(self._keys, wanted), max(self._keys.size - 1, 0))
+        found = (self._keys[at] == wanted) if self._keys.size else np.zeros(wanted.size, bool)
+        weights = np.where(found, self._weights[at] if self._keys.size else 0.0, 0.0)
+        # Back to ranked rows and one column per query token: a repeated token counts each
+        # time, an unseen one holds nothing.
+        known = terms.per_token >= 0
+        columns = terms.per_token[known]
+        by_token = np.zeros((2, rows.size, len(terms.tokens)))
+        by_token[0][order[:, None], known] = weights.reshape(-1, rows.size).T[:, columns]
+        by_token[1][order[:, None], known] = found.reshape(-1, rows.size).T[:, columns]
+        fraction, coverage = relevance.lexical_features(
+            self.term_idf(terms.tokens), by_token[0], by_token[1]
+        )
         similarity = cosine[rows] if cosine is not None else np.full(rows.size, np.nan)
         return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
 
@@ -623,24 +688,31 @@ class Index:
         return document, paragraphs
 
     # helpers --------------------------------------------------------------------------------
+    @cached_property
+    def _columns(self) -> dict[str, list]:
+        """The chunk columns a hit reads, as Python lists: a hit then costs a few list lookups
+        where a frame row costs about 10 µs. Built on the first hit, so opening stays fast."""
+        return {name: self._chunks[name].to_list() for name in _HIT_COLUMNS}
+
     def _hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:
-        chunk = self._chunks.row(row, named=True)
+        column = self._columns
+        document_id = column["document_id"][row]
         return Hit(
-            chunk_id=chunk["chunk_id"],
-            document_key=chunk["document_key"],
-            document_title=chunk["document_title"],
-            chunk_level=chunk["chunk_level"],
-            ref=chunk["ref"],
-            section_path=list(chunk["section_path"] or []),
-            page=chunk["page"],
+            chunk_id=column["chunk_id"][row],
+            document_key=column["document_key"][row],
+            document_title=column["document_title"][row],
+            chunk_level=column["chunk_level"][row],
+            ref=column["ref"][row],
+            section_path=list(column["section_path"][row] or []),
+            page=column["page"][row],
             score=None if score is None else round(float(score), SCORE_DIGITS),
-            text=chunk["content"],
-            source_url=self._source_urls.get(chunk["document_id"]),
-            metadata=self._metadata.get(chunk["document_id"], {}),
-            content_hash=chunk["content_hash"],
+            text=column["content"][row],
+            source_url=self._source_urls.get(document_id),
+            metadata=self._metadata.get(document_id, {}),
+            content_hash=column["content_hash"][row],
             snapshot_version=self.version,
             relevance=None if relevance is None else round(float(relevance), 4),
-            parent_chunk_id=chunk["parent_chunk_id"],
+            parent_chunk_id=column["parent_chunk_id"][row],
         )
 
     def _document_aliases(self) -> dict[str, str]:
@@ -676,7 +748,7 @@ def _fuse(keyword: np.ndarray, dense: np.ndarray) -> np.ndarray:
     """Weighted z-score fusion over the rows either ranking puts in its best FUSION_DEPTH; every
     other row scores 0. Scores are shifted to stay positive, as `_top` expects."""
     fused = np.zeros(keyword.shape[0], dtype=np.float64)
-    candidates = np.union1d(_top(keyword, FUSION_DEPTH), _top(dense, FUSION_DEPTH))
+    candidates = np.union1d(_best(keyword, FUSION_DEPTH), _best(dense, FUSION_DEPTH))
     if candidates.size:
         combined = _standardise(keyword[candidates]) + DENSE_WEIGHT * _standardise(
             dense[candidates]
@@ -690,12 +762,18 @@ def _standardise(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / (values.std() + 1e-9)
 
 
-def _top(scores: np.ndarray, k: int) -> np.ndarray:
-    """Rows of the k highest positive scores; ties break by row, so equal scores come back in
-    document order."""
+def _best(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows of the k highest positive scores, in no order."""
     candidates = np.flatnonzero(scores > 0)
     if candidates.size > k:
         candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+    return candidates
+
+
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows of the k highest positive scores; ties break by row, so equal scores come back in
+    document order."""
+    candidates = _best(scores, k)
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 

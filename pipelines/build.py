@@ -25,6 +25,7 @@ from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.progress import report_to, stderr_reporter  # noqa: E402
 from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
+from transforms.isolation import start_server  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ def run_build(
         if not Path(source).exists():
             raise ValueError(f"source path does not exist: {source}")
     root = Path(root).resolve()
+    start_server()
     with root_lock.hold(root, wait_seconds, purpose="lexkb build"):
         if not progress:
             return _run(sources, root, log_level, instance, embedder, settings_fields, False)

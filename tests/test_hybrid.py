@@ -43,7 +43,14 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
     assert lines and lines_table.height == len(lines)
     assert lines_table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
     embedded = sum(len(r["input"]) for r in voyage.requests)
-    assert embedded == len(set(chunks["content_hash"]) | {sha256_text(line) for line in lines})
+    own = chunks.filter(pl.col("chunk_level") != "section")["content_hash"]
+    assert embedded == len(set(own) | {sha256_text(line) for line in lines})
+    # A section is not embedded: its vector is the normalised mean of its paragraphs'.
+    vectors = dict(zip(table["chunk_id"], table["vector"].to_numpy(), strict=True))
+    section = chunks.filter(pl.col("chunk_level") == "section")["chunk_id"][0]
+    members = chunks.filter(pl.col("parent_chunk_id") == section)["chunk_id"]
+    mean = np.mean([vectors[m] for m in members], axis=0)
+    assert np.allclose(vectors[section], mean / np.linalg.norm(mean), atol=1e-6)
 
     index = Index.open(root)
     results = index.search("how long are client money reconciliation records kept", k=5)
@@ -68,7 +75,7 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
     text.write_text(text.read_text().replace("seven years", "eight years"), encoding="utf-8")
     run_build([corpus_copy], root)
     again = sum(len(r["input"]) for r in voyage.requests[before:] if r["input_type"] == "document")
-    assert again == 2  # the paragraph § 103(b) and its section chunk
+    assert again == 1  # the paragraph § 103(b); its section takes the new mean
 
     # Without a key the snapshot's vectors cannot be queried: keyword results and a warning.
     monkeypatch.delenv("VOYAGE_API_KEY")

@@ -9,6 +9,11 @@ Paragraphs with several lines of substance (a list's items, a definition's limbs
 vector per line: a question usually asks about one item, and a single mean-pooled vector of the
 whole list dilutes it. On ObliQA the best line or whole-paragraph similarity raised hybrid MAP@10
 on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md).
+
+A section chunk is not embedded: its vector is the normalised mean of its paragraphs' vectors.
+The embedder reads 256 tokens, so a section's own vector saw only its start; the mean finds the
+right ObliQA section more often (held-out Recall@10 0.734 against 0.642,
+`benchmarks/section_vectors.py`) and saves the embedder 42% of the text it was given.
 """
 
 from __future__ import annotations
@@ -55,7 +60,8 @@ def embed_chunks(
     cached: dict[str, list[float]] = {}
     if cache_path.is_file():
         cached = dict(pl.read_parquet(cache_path).rows())
-    wanted: dict[str, str] = dict(zip(chunks["content_hash"], chunks["content"], strict=True))
+    embedded = chunks.filter(pl.col("chunk_level") != "section")
+    wanted = dict(zip(embedded["content_hash"], embedded["content"], strict=True))
     lines: list[tuple[str, int, str]] = []
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
     for chunk_id, content in paragraphs.select("chunk_id", "content").iter_rows():
@@ -82,11 +88,15 @@ def embed_chunks(
             schema={"content_hash": pl.String, "vector": pl.List(pl.Float32)},
         ).write_parquet(staging)
         staging.replace(cache_path)
+    own = {
+        c: cached[h] for c, h in zip(embedded["chunk_id"], embedded["content_hash"], strict=True)
+    }
+    pooled = _section_means(chunks, own)
     table = pl.DataFrame(
         {
             "chunk_id": chunks["chunk_id"],
             "model": [embedder.name] * chunks.height,
-            "vector": [cached[h] for h in chunks["content_hash"]],
+            "vector": [own.get(c) or pooled[c] for c in chunks["chunk_id"]],
         },
         schema=CHUNK_VECTORS,
     )
@@ -109,3 +119,18 @@ def embed_chunks(
             "lines": line_table.height,
         },
     )
+
+
+def _section_means(chunks: pl.DataFrame, vectors: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Each section chunk's vector: the normalised mean of its paragraphs' vectors."""
+    members: dict[str, list[list[float]]] = {}
+    paragraphs = chunks.filter(
+        (pl.col("chunk_level") == "paragraph") & pl.col("parent_chunk_id").is_not_null()
+    )
+    for chunk_id, parent in paragraphs.select("chunk_id", "parent_chunk_id").iter_rows():
+        members.setdefault(parent, []).append(vectors[chunk_id])
+    means = {}
+    for section, rows in members.items():
+        mean = np.mean(np.asarray(rows, dtype=np.float32), axis=0)
+        means[section] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).tolist()
+    return means

@@ -1,0 +1,201 @@
+"""Speed: query latency next to bm25s and a plain numpy search, snapshot open time and memory,
+and the sample build cold and warm, in one run.
+
+    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample]
+
+- `query`: ObliQA dev questions against the ObliQA index (`benchmarks/obliqa.py` builds it),
+  one at a time, k=10. lexkb keyword, vector and hybrid through `Index.search` (full hits with
+  citations and calibrated relevance), each question new to the index (its embedding computed)
+  and again with its embedding kept (the index keeps the last 256). References in the same
+  process on the same paragraphs: bm25s (tokenize + retrieve) and numpy exact cosine top-10 over
+  the paragraph vectors (query vectors computed beforehand, so it is the scoring alone).
+- `open`: `Index.open` wall time (median of 5, in this process) and the resident memory an
+  opened index adds (a child process, peak RSS after opening minus after importing).
+- `sample`: `lexkb build examples/corpus` as a user runs it (a new process: cold), and a second
+  build in the same process as a first (warm: what a Dagster code server or a scheduled build
+  in a long-lived process pays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+DATA = REPO.parent / "shared" / "data" / "obliqa"
+OUT = REPO / "benchmarks" / "out"
+K = 10
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    ms = np.array(seconds) * 1000
+    return {f"p{q}": round(float(np.percentile(ms, q)), 3) for q in (50, 95, 99)}
+
+
+def timed(run, items) -> list[float]:
+    spent = []
+    for item in items:
+        started = time.perf_counter()
+        run(item)
+        spent.append(time.perf_counter() - started)
+    return spent
+
+
+def query_latency(root: Path, count: int) -> dict[str, dict]:
+    import bm25s
+    import Stemmer
+
+    from lexkb.index import Index
+
+    questions = [q["Question"] for q in json.loads((DATA / "questions-dev.json").read_text())]
+    questions = questions[:count]
+    index = Index.open(root)
+    paragraphs = np.flatnonzero(index._paragraph_mask)
+    texts = [index._columns["content"][row] for row in paragraphs.tolist()]
+    stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25()
+    retriever.index(
+        bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+        show_progress=False,
+    )
+
+    def bm25s_search(question: str) -> None:
+        tokens = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, show_progress=False)
+        retriever.retrieve(tokens, k=K, show_progress=False)
+
+    vectors = np.ascontiguousarray(index._vectors[paragraphs])
+    query_vectors = {q: index.query_embedder.embed_query(q) for q in questions}
+
+    def numpy_search(question: str) -> None:
+        scores = vectors @ query_vectors[question]
+        top = np.argpartition(-scores, K)[:K]
+        top[np.argsort(-scores[top])]
+
+    for warm_up in questions[:20]:
+        index.search(warm_up, mode="keyword")
+        bm25s_search(warm_up)
+    index._query_vectors.clear()
+    results = {
+        "bm25s (tokenize + retrieve)": timed(bm25s_search, questions),
+        "lexkb keyword": timed(lambda q: index.search(q, mode="keyword"), questions),
+        "numpy exact cosine (query vector given)": timed(numpy_search, questions),
+    }
+    for mode in ("vector", "hybrid"):
+        index._query_vectors.clear()
+        results[f"lexkb {mode}, new question"] = timed(
+            lambda q, m=mode: index.search(q, mode=m), questions
+        )
+        # The last 256 questions' embeddings are kept: ask those again.
+        again = questions[-256:]
+        results[f"lexkb {mode}, embedding kept"] = timed(
+            lambda q, m=mode: index.search(q, mode=m), again
+        )
+    results["local embedder alone (one query)"] = timed(index.query_embedder.embed_query, questions)
+    return {name: percentiles(spent) for name, spent in results.items()}
+
+
+_OPEN_CHILD = """
+import resource, sys, time
+sys.path.insert(0, {repo!r})
+from lexkb.index import Index
+import polars, numpy
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+index = Index.open({root!r})
+index._columns
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) / 1024)
+"""
+
+
+def open_cost(root: Path) -> dict[str, float]:
+    from lexkb.index import Index
+
+    Index.open(root)
+    seconds = timed(lambda _: Index.open(root), range(5))
+    child = subprocess.run(
+        [sys.executable, "-c", _OPEN_CHILD.format(repo=str(REPO), root=str(root))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {
+        "open_ms_median": round(statistics.median(seconds) * 1000, 1),
+        "resident_mb_added": round(float(child.stdout.strip()), 1),
+    }
+
+
+_WARM_CHILD = """
+import sys, time
+sys.path.insert(0, {repo!r})
+from pipelines.build import run_build
+times = []
+for name in ("first", "second"):
+    started = time.perf_counter()
+    run_build([{corpus!r}], {work!r} + "/" + name)
+    times.append(time.perf_counter() - started)
+print(times[0], times[1])
+"""
+
+
+def sample_build() -> dict[str, float]:
+    corpus = str(REPO / "examples" / "corpus")
+    lexkb = str(Path(sys.executable).parent / "lexkb")
+    with tempfile.TemporaryDirectory() as work:
+        started = time.perf_counter()
+        subprocess.run(
+            [lexkb, "build", corpus, "--out", f"{work}/cold"], check=True, capture_output=True
+        )
+        cold = time.perf_counter() - started
+        child = subprocess.run(
+            [sys.executable, "-c", _WARM_CHILD.format(repo=str(REPO), corpus=corpus, work=work)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    first, second = (float(x) for x in child.stdout.split()[-2:])
+    return {
+        "cold_cli_s": round(cold, 1),
+        "first_in_process_s": round(first, 1),
+        "warm_in_process_s": round(second, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--index", type=Path, default=OUT / "obliqa" / "index")
+    parser.add_argument("--parts", default="query,open,sample")
+    parser.add_argument("--queries", type=int, default=1000)
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    report: dict[str, object] = {}
+    if "query" in parts:
+        report["query_ms"] = query_latency(args.index, args.queries)
+        print("| system | p50 ms | p95 ms | p99 ms |\n| --- | --- | --- | --- |")
+        for name, row in report["query_ms"].items():
+            print(f"| {name} | {row['p50']} | {row['p95']} | {row['p99']} |")
+    if "open" in parts:
+        report["open"] = open_cost(args.index)
+        print("open:", report["open"])
+    if "sample" in parts:
+        report["sample_build"] = sample_build()
+        print("sample build:", report["sample_build"])
+    OUT.mkdir(parents=True, exist_ok=True)
+    existing = (
+        json.loads((OUT / "speed.json").read_text()) if (OUT / "speed.json").is_file() else {}
+    )
+    (OUT / "speed.json").write_text(json.dumps({**existing, **report}, indent=2))
+    shutil.rmtree(OUT / "speed-tmp", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

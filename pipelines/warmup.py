@@ -1,0 +1,28 @@
+"""The build's heavy libraries, imported in a background thread while the build waits.
+
+Great Expectations (about 8 s to import), dbt (about 3 s) and onnxruntime are needed only after
+parsing, and parsing runs in worker processes while this process mostly waits for them. A cold
+`lexkb build` starts importing them at once, so by the time their assets run they are loaded.
+An import that fails here fails again, with its real error, where the asset imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manifest", "onnxruntime")
+
+
+def _import_all() -> None:
+    for name in LATE_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - reported where the asset imports it
+            return
+
+
+def start() -> threading.Thread:
+    thread = threading.Thread(target=_import_all, name="lexkb-warmup", daemon=True)
+    thread.start()
+    return thread
