@@ -1,7 +1,7 @@
 """Speed: query latency next to bm25s and a plain numpy search, snapshot open time and memory,
 and the sample build cold and warm, in one run.
 
-    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample]
+    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental]
 
 - `query`: ObliQA dev questions against the ObliQA index (`benchmarks/obliqa.py` builds it),
   one at a time, k=10. lexkb keyword, vector and hybrid through `Index.search` (full hits with
@@ -10,7 +10,10 @@ and the sample build cold and warm, in one run.
   process on the same paragraphs: bm25s (tokenize + retrieve) and numpy exact cosine top-10 over
   the paragraph vectors (query vectors computed beforehand, so it is the scoring alone).
 - `open`: `Index.open` wall time (median of 5, in this process) and the resident memory an
-  opened index adds (a child process, peak RSS after opening minus after importing).
+  opened index adds (a child process: resident set after opening and one keyword search, minus
+  after importing lexkb).
+- `incremental`: a copy of the ObliQA root rebuilt after one of its 40 documents changed, to set
+  against the full build's time (`benchmarks/obliqa.py` reports it).
 - `sample`: `lexkb build examples/corpus` as a user runs it (a new process: cold), and a second
   build in the same process as a first (warm: what a Dagster code server or a scheduled build
   in a long-lived process pays).
@@ -85,8 +88,15 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
         index.search(warm_up, mode="keyword")
         bm25s_search(warm_up)
     index._query_vectors.clear()
+
+    def lexkb_ranking(question: str) -> None:
+        scores = index.keyword_scores(question)
+        top = np.argpartition(-scores, K)[:K]
+        top[np.argsort(-scores[top])]
+
     results = {
         "bm25s (tokenize + retrieve)": timed(bm25s_search, questions),
+        "lexkb keyword ranking only (keyword_scores + top 10)": timed(lexkb_ranking, questions),
         "lexkb keyword": timed(lambda q: index.search(q, mode="keyword"), questions),
         "numpy exact cosine (query vector given)": timed(numpy_search, questions),
     }
@@ -105,15 +115,18 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
 
 
 _OPEN_CHILD = """
-import resource, sys, time
+import re, sys
 sys.path.insert(0, {repo!r})
 from lexkb.index import Index
-import polars, numpy
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def resident_mb():
+    status = open("/proc/self/status").read()
+    return int(re.search(r"VmRSS:\\s+(\\d+)", status).group(1)) / 1024
+
+before = resident_mb()
 index = Index.open({root!r})
-index._columns
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print((after - before) / 1024)
+index.search("client money", mode="keyword")
+print(resident_mb() - before)
 """
 
 
@@ -170,6 +183,25 @@ def sample_build() -> dict[str, float]:
     }
 
 
+def incremental(root: Path, passages: Path) -> dict[str, float]:
+    """A copy of the ObliQA index root (with its parse and embedding caches) rebuilt after one
+    of its 40 documents changed: one passage of `1.json` gets a sentence more."""
+    lexkb = str(Path(sys.executable).parent / "lexkb")
+    with tempfile.TemporaryDirectory() as work:
+        copy = Path(work) / "index"
+        shutil.copytree(root, copy, symlinks=True)
+        sources = Path(work) / "passages"
+        shutil.copytree(passages, sources)
+        changed = sources / "1.json"
+        data = json.loads(changed.read_text(encoding="utf-8"))
+        data[0]["Passage"] += " This sentence was added for the incremental build benchmark."
+        changed.write_text(json.dumps(data), encoding="utf-8")
+        started = time.perf_counter()
+        subprocess.run([lexkb, "build", str(sources), "--out", str(copy)], check=True)
+        seconds = time.perf_counter() - started
+    return {"incremental_s": round(seconds, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=OUT / "obliqa" / "index")
@@ -186,6 +218,9 @@ def main() -> None:
     if "open" in parts:
         report["open"] = open_cost(args.index)
         print("open:", report["open"])
+    if "incremental" in parts:
+        report["incremental"] = incremental(args.index, args.index.parent / "passages")
+        print("incremental rebuild:", report["incremental"])
     if "sample" in parts:
         report["sample_build"] = sample_build()
         print("sample build:", report["sample_build"])
