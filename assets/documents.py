@@ -106,6 +106,9 @@ def document_chunks(
         if source is None or error is not None or not work.elements(source.sha256).is_file():
             skipped[key] = error or "no parsed elements"
             continue
+        if (parts := work.current_part(source)) is not None:
+            _count(parts, totals, quality)
+            continue
         try:
             parts = structure_document(source, pl.read_parquet(work.elements(source.sha256)))
         except Exception as exc:  # a structure bug on one odd file must not stop the others
@@ -130,11 +133,8 @@ def document_chunks(
             skipped[key] = failure.reason
             context.log.warning(f"{key}: quarantined: {failure.reason}")
             continue
-        work.write_part(key, parts)
-        for name, frame in zip(totals, parts, strict=True):
-            totals[name] += frame.height
-        for document_key, score in parts[0].select("document_key", "extraction_quality").rows():
-            quality[document_key] = score
+        work.write_part(key, parts, source)
+        _count(parts, totals, quality)
     lowest = sorted(quality.items(), key=lambda item: item[1])[:10]
     return dg.MaterializeResult(
         metadata={
@@ -147,3 +147,10 @@ def document_chunks(
             ),
         }
     )
+
+
+def _count(parts: tuple[pl.DataFrame, ...], totals: dict, quality: dict) -> None:
+    for name, frame in zip(totals, parts, strict=True):
+        totals[name] += frame.height
+    for document_key, score in parts[0].select("document_key", "extraction_quality").rows():
+        quality[document_key] = score

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from lexkb import limits as check
-from lexkb import relevance
+from lexkb import relevance, vector_files
 from lexkb import snapshot as snap
 from lexkb.annotations import Annotations
 from lexkb.embedders import Embedder, embedder_for
@@ -153,11 +153,20 @@ class Index:
 
     def _load_vectors(self) -> tuple[str | None, np.ndarray | None]:
         """The embedder's name and chunk vectors by row; line vectors go to `_line_vectors`,
-        sorted by the row that owns them (`_line_owners`, each from `_line_starts`)."""
+        sorted by the row that owns them (`_line_owners`, each from `_line_starts`). Mapped from
+        the snapshot's raw arrays (lexkb.vector_files), or decoded from its Parquet tables when
+        it predates them."""
         self._line_owners = self._line_starts = np.zeros(0, dtype=np.int64)
         info = self.snapshot.manifest.get("embedder")
         if not info:
             return None, None
+        lines = pl.read_parquet(self.snapshot.table_path("line_embeddings"), columns=["chunk_id"])
+        owners = np.array([self._by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
+        order = vector_files.line_order(owners)
+        self._line_owners, self._line_starts = np.unique(owners[order], return_index=True)
+        if vector_files.CHUNK_VECTORS in self.snapshot.manifest["files"]:
+            vectors, self._line_vectors = vector_files.read(self.snapshot.path)
+            return info["name"], vectors
         table = pl.read_parquet(self.snapshot.table_path("embeddings"))
         # Column-major: a query's product with every row then streams each dimension's column,
         # which OpenBLAS does about twice as fast as row by row (BENCHMARKS.md "Query latency").
@@ -165,15 +174,12 @@ class Index:
         rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
-        lines = pl.read_parquet(self.snapshot.table_path("line_embeddings"))
-        owners = np.array([self._by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
-        order = np.argsort(owners, kind="stable")
-        self._line_vectors = (
-            np.asfortranarray(lines["vector"].to_numpy().astype(np.float32, copy=False)[order])
+        line_table = pl.read_parquet(self.snapshot.table_path("line_embeddings"))
+        self._line_vectors = np.asfortranarray(
+            line_table["vector"].to_numpy().astype(np.float32, copy=False)[order]
             if owners.size
-            else np.zeros((0, info["dimension"]), dtype=np.float32, order="F")
+            else np.zeros((0, info["dimension"]), dtype=np.float32)
         )
-        self._line_owners, self._line_starts = np.unique(owners[order], return_index=True)
         return info["name"], vectors
 
     def dense_scores(self, query: str) -> np.ndarray:

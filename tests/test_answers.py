@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from lexkb.answers import (
@@ -168,6 +169,25 @@ def test_a_claim_cited_to_a_whole_document_finds_its_paragraph(index):
     assert supported.verdict == "supported" and supported.lookup_match == "document"
     assert supported.citation == "Records Retention Act, § 103(b)"
     assert contradicted.verdict == "contradicted"
+
+
+def test_the_document_model_never_reports_what_was_not_found():
+    from lexkb.answers import document_verdict as model
+
+    weights = np.array(model.WEIGHTS)
+    mean, scale = np.array(model.MEAN), np.array(model.SCALE)
+    quiet = np.zeros(len(model.FEATURES))  # no conflict found, nothing missing
+    lacking = quiet.copy()
+    lacking[model.FEATURES.index("best lacks a quantity")] = 1.0
+    conflict = quiet.copy()
+    conflict[model.FEATURES.index("share contradicted")] = 1.0
+    conflict[model.FEATURES.index("nearest contradicted")] = 1.0
+    p = model.probabilities(np.stack([quiet, lacking, conflict]), mean, scale, weights)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    contradicted, supported = model.CLASSES.index("contradicted"), model.CLASSES.index("supported")
+    assert p[0, contradicted] == 0.0 and p[1, contradicted] == 0.0
+    assert p[1, supported] == 0.0
+    assert p[2, contradicted] > p[0, contradicted]
 
 
 # verify_relations ------------------------------------------------------------------------------

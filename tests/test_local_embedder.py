@@ -122,3 +122,23 @@ def test_a_list_paragraph_scores_its_best_line(built_root, index):
     # The paragraph scores as its line (the same text: cosine 1), well above its whole vector.
     assert scores[index._by_id[chunk_id]] == pytest.approx(1.0, abs=1e-3)
     assert whole < 0.95
+
+
+def test_vectors_are_mapped_from_raw_arrays_and_match_the_parquet_tables(built_root, index):
+    snapshot = snap.load(built_root, verify=True)
+    assert {"vectors.npy", "line_vectors.npy"} <= set(snapshot.manifest["files"])
+    assert isinstance(index._vectors, np.memmap) and not index._vectors.flags.writeable
+    # The same snapshot without its raw arrays decodes the Parquet tables instead.
+    files = {
+        name: entry
+        for name, entry in snapshot.manifest["files"].items()
+        if not name.endswith(".npy")
+    }
+    decoded = Index(snap.Snapshot(snapshot.path, {**snapshot.manifest, "files": files}))
+    assert not isinstance(decoded._vectors, np.memmap)
+    assert np.array_equal(np.asarray(index._vectors), decoded._vectors)
+    assert np.array_equal(np.asarray(index._line_vectors), decoded._line_vectors)
+    question = "how long must reconciliation records be kept"
+    assert [h.chunk_id for h in index.search(question)] == [
+        h.chunk_id for h in decoded.search(question)
+    ]

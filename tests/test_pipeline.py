@@ -14,6 +14,7 @@ from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
 from pipelines.resources import EmbedderSettings, LexkbSettings
 from tests.conftest import CORPUS, REPO
+from transforms.workdir import WorkDir
 
 
 def _chunks(root) -> pl.DataFrame:
@@ -73,6 +74,9 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
     root = tmp_path / "root"
     instance = dg.DagsterInstance.ephemeral()
     first = run_build([corpus_copy], root, instance=instance)
+    work = WorkDir(root)
+    keys = [p.name for p in corpus_copy.iterdir() if p.name != "catalog.yaml"]
+    written = {k: (work.part_dir(k) / "chunks.parquet").stat().st_mtime_ns for k in keys}
     md = corpus_copy / "data-handling-regulation.md"
     md.write_text(md.read_text().replace("ten years", "twelve years"))
     settings = LexkbSettings(sources=[str(corpus_copy)], root=str(root))
@@ -89,6 +93,11 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
     )
     elements = materialized_metadata(result, "document_elements")
     assert elements["parsed"] == 1 and elements["cached"] == 4
+    # Only the changed file's structure was recovered again; the others' parts were reused.
+    rewritten = {
+        k for k in keys if (work.part_dir(k) / "chunks.parquet").stat().st_mtime_ns != written[k]
+    }
+    assert rewritten == {md.name}
     published = materialized_metadata(result, "published_snapshot")
     assert published["published_new"] and published["version"] != first.version
     chunks = _chunks(root)

@@ -20,7 +20,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from lexkb import root_lock
+from lexkb import root_lock, vector_files
 from lexkb import snapshot as snap
 from lexkb.schema import SNAPSHOT_FORMAT, TABLES
 from lexkb.snapshots import KEEP, clear_leftovers, fsync, prune, switch_current
@@ -133,6 +133,14 @@ def _publish(
             pl.from_arrow(frame).write_parquet(file, compression="zstd", statistics=True)
             manifest_tables[name] = {"file": file.name, "rows": frame.num_rows}
         _write_duckdb(staging, list(TABLES))
+        if settings.get("embedder"):
+            vector_files.write(
+                staging,
+                tables["chunks"],
+                tables["embeddings"],
+                tables["line_embeddings"],
+                settings["embedder"]["dimension"],
+            )
         files = {}
         for file in sorted(staging.iterdir()):
             fsync(file)

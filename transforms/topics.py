@@ -6,6 +6,12 @@ computed, with k = sqrt(paragraphs / 2), between 2 and MAX_CLUSTERS. A cluster i
 the words that most set it apart: frequency in the cluster times log(clusters / clusters using
 the word) (class-based TF-IDF), stopwords and numbers left out. A keyword-only build has no
 vectors and no clusters.
+
+k-means runs on the vectors' first REDUCED_DIMENSIONS principal components: SciPy's k-means
+compares every vector with every centre dimension by dimension, which took 15.5 s of a build on
+ObliQA's 13,012 paragraphs at 384 dimensions and takes 1.9 s at 64. The clusters differ from
+full-dimension ones about as much as full-dimension runs with two seeds differ from each other
+(adjusted Rand 0.40 against 0.44).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from lexkb.schema import TOPICS
 from lexkb.tokenize import STOPWORDS
 
 MAX_CLUSTERS = 200
+REDUCED_DIMENSIONS = 64
 LABEL_WORDS = 4
 SEED = 20_260_301
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -49,6 +56,15 @@ def labels(texts: list[str], assignment: np.ndarray) -> dict[int, str]:
     return named
 
 
+def reduced(vectors: np.ndarray) -> np.ndarray:
+    """The vectors' coordinates on their first REDUCED_DIMENSIONS principal components."""
+    if vectors.shape[1] <= REDUCED_DIMENSIONS:
+        return vectors
+    centered = vectors - vectors.mean(axis=0)
+    _, _, components = np.linalg.svd(centered, full_matrices=False)
+    return centered @ components[:REDUCED_DIMENSIONS].T
+
+
 def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     """(chunk_id, cluster_id, label) for every paragraph with a vector."""
     empty = pl.from_arrow(TOPICS.empty_table())
@@ -56,7 +72,8 @@ def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     joined = paragraphs.join(embeddings.select("chunk_id", "vector"), on="chunk_id", how="inner")
     if joined.height < 4:
         return empty
-    vectors = np.asarray(joined["vector"].to_list(), dtype=np.float64)
+    flat = joined["vector"].explode().to_numpy().astype(np.float64)
+    vectors = reduced(flat.reshape(joined.height, -1))
     k = cluster_count(joined.height)
     _, assignment = kmeans2(vectors, k, minit="++", seed=SEED)
     named = labels(joined["content"].to_list(), assignment)

@@ -1,7 +1,10 @@
 """Where intermediate tables live between pipeline steps (ROOT/work).
 
 Parsed elements are cached by the source file's SHA-256, so an unchanged file is never parsed
-twice, whichever partition or run asks for it. Per-source parts and quarantine records are
+twice, whichever partition or run asks for it. A source's structure (its part: documents,
+sections, chunks) is kept with a stamp of the source and of lexkb's code, and reused while both
+are unchanged, so a rebuild after one file changed recovers that file's structure only.
+Per-source parts and quarantine records are
 stored by source key, under a name derived from a hash of the key: a source nested forty folders
 deep must not make a file name longer than the file system allows.
 """
@@ -11,11 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import polars as pl
 
 from transforms.quarantine import SourceError
+from transforms.sources import SourceFile
 
 PART_TABLES = ("documents", "sections", "chunks")
 
@@ -51,11 +56,24 @@ class WorkDir:
     def error_file(self, key: str) -> Path:
         return self.path / "errors" / f"{_name(key)}.json"
 
-    def write_part(self, key: str, frames: tuple[pl.DataFrame, ...]) -> None:
+    def write_part(
+        self, key: str, frames: tuple[pl.DataFrame, ...], source: SourceFile | None = None
+    ) -> None:
+        """Write a source's part; with `source`, stamp it so `current_part` can reuse it."""
         directory = self.part_dir(key)
         directory.mkdir(parents=True, exist_ok=True)
+        (directory / "stamp").unlink(missing_ok=True)
         for name, frame in zip(PART_TABLES, frames, strict=True):
             frame.write_parquet(directory / f"{name}.parquet")
+        if source is not None:
+            (directory / "stamp").write_text(part_stamp(source), encoding="utf-8")
+
+    def current_part(self, source: SourceFile) -> tuple[pl.DataFrame, ...] | None:
+        """The source's part when it was written from these bytes by this code, else None."""
+        stamp = self.part_dir(source.key) / "stamp"
+        if not stamp.is_file() or stamp.read_text(encoding="utf-8") != part_stamp(source):
+            return None
+        return self.read_part(source.key)
 
     def read_part(self, key: str) -> tuple[pl.DataFrame, ...] | None:
         directory = self.part_dir(key)
@@ -86,3 +104,21 @@ class WorkDir:
     def error(self, key: str) -> str | None:
         record = self.error_record(key)
         return record["error"] if record else None
+
+
+def part_stamp(source: SourceFile) -> str:
+    """What a source's structure depends on: its key, format and bytes, and lexkb's code."""
+    described = f"{source.key}\0{source.format}\0{source.sha256}\0{code_version()}"
+    return hashlib.sha256(described.encode("utf-8")).hexdigest()
+
+
+@cache
+def code_version() -> str:
+    """A digest of the pipeline's transforms and the query module's shared code (references,
+    tokenizer, schema): a part built by other code is never reused."""
+    here = Path(__file__).resolve().parent
+    files = sorted([*here.glob("*.py"), *(here.parent / "lexkb").glob("*.py")])
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.name.encode("utf-8") + b"\0" + file.read_bytes())
+    return digest.hexdigest()

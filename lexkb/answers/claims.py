@@ -32,6 +32,7 @@ import numpy as np
 
 from lexkb import limits as check
 from lexkb.answers.contradictions import statement_conflicts
+from lexkb.answers.document_verdict import document_verdict
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.statements import Statement, statements, topic_terms
 from lexkb.results import Hit
@@ -41,12 +42,8 @@ from lexkb.results import Hit
 WEIGHTS = (0.35, 0.25, 0.40)
 SUPPORT_THRESHOLD = 0.55
 # A claim cited to a whole document is judged against its EVIDENCE_PARAGRAPHS paragraphs nearest
-# the claim: a conflict counts in the nearest CONFLICT_RANK of them, and support at
-# DOCUMENT_SUPPORT_THRESHOLD (see document_verdict). Both were chosen on ContractNLI dev and are
-# reported there by cross-validation over NDAs (benchmarks/verify.py).
+# the claim, and the verdict drawn from those findings (lexkb.answers.document_verdict).
 EVIDENCE_PARAGRAPHS = 5
-CONFLICT_RANK = 5
-DOCUMENT_SUPPORT_THRESHOLD = 0.62
 # A number right after one of these words names a unit of a document ("Article 6", "Rule 12").
 _REFERENCE_WORD = re.compile(
     r"(?:article|art|rule|section|sec|chapter|part|paragraph|para|schedule|annex|appendix|"
@@ -213,32 +210,6 @@ def _match(cited: str, claim: str, result: dict, hit: Hit, match: str) -> Citati
     )
 
 
-def document_verdict(
-    judged: Sequence[tuple[Hit, dict]],
-    support_threshold: float = DOCUMENT_SUPPORT_THRESHOLD,
-    conflict_rank: int = CONFLICT_RANK,
-) -> tuple[Hit, dict]:
-    """The verdict on a claim cited to a whole document, from its paragraphs nearest the claim
-    (nearest first, each with its `judge` result): a conflict in one of the first
-    `conflict_rank` paragraphs makes it contradicted; else the best paragraph at
-    `support_threshold` or above (stating every quantity of the claim) supports it; else it is
-    not addressed."""
-    for hit, result in judged[:conflict_rank]:
-        if result["verdict"] == "contradicted":
-            return hit, result
-    hit, result = max(judged, key=lambda item: item[1]["support"])
-    supported = result["support"] >= support_threshold and not result.get("missing")
-    if result["verdict"] == "contradicted" or supported != (result["verdict"] == "supported"):
-        verdict = "supported" if supported else "not_addressed"
-        reason = (
-            "the document's nearest paragraph states the claim's terms"
-            if supported
-            else "no paragraph of the document addresses the claim closely enough"
-        )
-        result = {**result, "verdict": verdict, "reason": reason, "words": []}
-    return hit, result
-
-
 def judge_in_document(index, document: str, claim: str) -> list[tuple[Hit, dict]]:
     """The document's EVIDENCE_PARAGRAPHS paragraphs nearest the claim, each judged."""
     hits = index.search(
@@ -254,7 +225,7 @@ def _in_document(index, document: str, claim: str) -> CitationMatch:
             document, claim, "not_addressed", "no paragraph of the document shares the claim's "
             "words", lookup_match="document",
         )  # fmt: skip
-    hit, result = document_verdict(judged)
+    hit, result = document_verdict(claim, judged)
     return _match(document, claim, result, hit, "document")
 
 
