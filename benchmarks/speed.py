@@ -1,7 +1,7 @@
 """Speed: query latency next to bm25s and a plain numpy search, snapshot open time and memory,
 and the sample build cold and warm, in one run.
 
-    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental]
+    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental,overhead]
 
 - `query`: ObliQA dev questions against the ObliQA index (`benchmarks/obliqa.py` builds it),
   one at a time, k=10. lexkb keyword, vector and hybrid through `Index.search` (full hits with
@@ -14,6 +14,9 @@ and the sample build cold and warm, in one run.
   after importing lexkb).
 - `incremental`: a copy of the ObliQA root rebuilt after one of its 40 documents changed, to set
   against the full build's time (`benchmarks/obliqa.py` reports it).
+- `overhead`: the full ObliQA build's parts run bare on the same inputs (reading the passage
+  files, bm25s indexing, the local embedder on every text the build embeds), to set against
+  the build's wall time.
 - `sample`: `lexkb build examples/corpus` as a user runs it (a new process: cold), and a second
   build in the same process as a first (warm: what a Dagster code server or a scheduled build
   in a long-lived process pays).
@@ -202,6 +205,48 @@ def incremental(root: Path, passages: Path) -> dict[str, float]:
     return {"incremental_s": round(seconds, 1)}
 
 
+def bare_parts(root: Path, passages: Path) -> dict[str, float]:
+    """The full ObliQA build's parts run bare on the same inputs: reading the 40 passage files,
+    bm25s indexing the paragraphs, and the local embedder on every distinct text the build
+    embeds (paragraphs, parts, notes and list lines; sections take their paragraphs' mean)."""
+    import bm25s
+    import polars as pl
+    import Stemmer
+
+    from lexkb import snapshot as snap
+    from lexkb.embedders import LocalEmbedder
+    from transforms.embeddings import paragraph_lines
+
+    started = time.perf_counter()
+    for file in sorted(passages.glob("*.json")):
+        json.loads(file.read_text(encoding="utf-8"))
+    read = time.perf_counter() - started
+    chunks = pl.read_parquet(snap.load(root).table_path("chunks"))
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")["content"].to_list()
+    started = time.perf_counter()
+    bm25s.BM25().index(
+        bm25s.tokenize(
+            paragraphs, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
+        ),
+        show_progress=False,
+    )
+    bm25 = time.perf_counter() - started
+    embedded = chunks.filter(pl.col("chunk_level") != "section")["content"].to_list()
+    texts = list(dict.fromkeys([*embedded, *(x for p in paragraphs for x in paragraph_lines(p))]))
+    embedder = LocalEmbedder()
+    embedder.embed_documents(texts[:8])
+    started = time.perf_counter()
+    embedder.embed_documents(texts)
+    embed = time.perf_counter() - started
+    return {
+        "read_passages_s": round(read, 2),
+        "bm25s_index_s": round(bm25, 2),
+        "texts": len(texts),
+        "embed_s": round(embed, 1),
+        "sum_s": round(read + bm25 + embed, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=OUT / "obliqa" / "index")
@@ -221,6 +266,9 @@ def main() -> None:
     if "incremental" in parts:
         report["incremental"] = incremental(args.index, args.index.parent / "passages")
         print("incremental rebuild:", report["incremental"])
+    if "overhead" in parts:
+        report["bare_parts"] = bare_parts(args.index, args.index.parent / "passages")
+        print("bare parts of the full ObliQA build:", report["bare_parts"])
     if "sample" in parts:
         report["sample_build"] = sample_build()
         print("sample build:", report["sample_build"])

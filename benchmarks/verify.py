@@ -12,9 +12,11 @@ Last, format_context on ObliQA's own hits at random token budgets: how often it 
 writes XML a standard parser refuses (both must be never). Reported:
 per-class precision, recall and F1 and macro-F1 at document level; at evidence level, how often
 the sentence lexkb reports for a supported or contradicted verdict overlaps a gold evidence span.
-The support threshold is chosen by 5-fold cross-validation over documents (each fold's
-threshold chosen on the other four) and shown next to the shipped default. The baseline is
-term overlap over the NDA's best paragraph, its threshold chosen the same way; it cannot say
+lexkb's document verdict is a small model over the verifier's findings
+(lexkb.answers.document_verdict); it is reported by 5-fold cross-validation over documents
+(each fold's model fitted on the other four), next to the same model fitted on all NDAs
+(`--fit` prints its constants) and the threshold rule it replaced. The baseline is term overlap
+over the NDA's best paragraph, its threshold chosen the same way; it cannot say
 "contradicted".
 
 ObliQA dev corruptions. For the gold passages of the dev questions, a claim is one sentence of
