@@ -4,9 +4,10 @@
 
 A section chunk is its heading and the text of all its paragraphs, so the embedder, which reads
 at most 256 tokens, sees only the start of a long section. The alternative costs nothing to
-compute: the mean of the section's paragraph vectors, normalised. For every dev question, the
-sections are ranked by cosine with each kind of vector; a section counts as found when it holds
-one of the question's gold passages. Recall@10 and MRR@10, on the tune half (sha256 of the
+compute: the mean of the section's paragraph vectors, normalised (what builds now store,
+`transforms.embeddings.section_means`); the sections' own vectors are embedded here. For every
+dev question, the sections are ranked by cosine with each kind of vector; a section counts as
+found when it holds one of the question's gold passages. Recall@10 and MRR@10, on the tune half (sha256 of the
 question id even) and the held-out half, and the share of embedder input the sections take.
 """
 
@@ -27,33 +28,33 @@ DATA = REPO.parent / "shared" / "data" / "obliqa"
 K = 10
 
 
-def pooled_vectors(chunks: pl.DataFrame, vectors: np.ndarray, sections: np.ndarray) -> np.ndarray:
-    """Each section's mean paragraph vector (rows of `vectors` by chunk row), normalised."""
-    row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
-    paragraphs = chunks.with_row_index("row").filter(
-        (pl.col("chunk_level") == "paragraph") & pl.col("parent_chunk_id").is_not_null()
-    )
-    position = {row: i for i, row in enumerate(sections.tolist())}
-    owner = np.array([position[row_of[p]] for p in paragraphs["parent_chunk_id"]])
-    sums = np.zeros((sections.size, vectors.shape[1]))
-    np.add.at(sums, owner, vectors[paragraphs["row"].to_numpy()])
-    norms = np.linalg.norm(sums, axis=1, keepdims=True)
-    return (sums / np.maximum(norms, 1e-12)).astype(np.float32)
-
-
 def main() -> None:
     from lexkb.index import Index
+    from transforms.embeddings import section_means
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
     args = parser.parse_args()
     index = Index.open(args.index)
     chunks = index._chunks
-    vectors = np.ascontiguousarray(index._vectors)
     levels = chunks["chunk_level"].to_numpy()
     sections = np.flatnonzero(levels == "section")
-    kinds = {"own vector": vectors[sections], "mean of its paragraphs": None}
-    kinds["mean of its paragraphs"] = pooled_vectors(chunks, vectors, sections)
+    section_ids = chunks["chunk_id"].to_numpy()[sections]
+    # Builds no longer embed sections, so their own vectors are computed here, by the same model.
+    own = index.query_embedder.embed_documents(chunks["content"].to_numpy()[sections].tolist())
+    paragraphs = np.flatnonzero(levels == "paragraph")
+    paragraph_vectors = dict(
+        zip(
+            chunks["chunk_id"].to_numpy()[paragraphs],
+            np.asarray(index._vectors)[paragraphs],
+            strict=True,
+        )
+    )
+    pooled = section_means(chunks, paragraph_vectors)
+    kinds = {
+        "own vector": own,
+        "mean of its paragraphs": np.array([pooled[s] for s in section_ids], dtype=np.float32),
+    }
     # A passage's key as benchmarks/obliqa.py reads it: document key and ref without "[n]".
     refs = chunks["ref"].str.replace(r" \[\d+\]$", "")
     section_of = {}
@@ -62,7 +63,6 @@ def main() -> None:
     ):
         if level == "paragraph" and parent is not None:
             section_of.setdefault((key, ref), set()).add(parent)
-    section_ids = chunks["chunk_id"].to_numpy()[sections]
     questions = json.loads((DATA / "questions-dev.json").read_text())
     results: dict[str, dict[str, list[tuple[float, float]]]] = {}
     for q in questions:

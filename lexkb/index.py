@@ -174,7 +174,9 @@ class Index:
         rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
-        line_table = pl.read_parquet(self.snapshot.table_path("line_embeddings"))
+        line_table = pl.read_parquet(
+            self.snapshot.table_path("line_embeddings"), columns=["vector"]
+        )
         self._line_vectors = np.asfortranarray(
             line_table["vector"].to_numpy().astype(np.float32, copy=False)[order]
             if owners.size
@@ -461,9 +463,11 @@ class Index:
         # search in cache.
         order = np.argsort(rows)
         wanted = (terms.ids[:, None] * len(self) + rows[order][None, :]).ravel()
-        at = np.minimum(np.searchsorted(self._keys, wanted), max(self._keys.size - 1, 0))
-        found = (self._keys[at] == wanted) if self._keys.size else np.zeros(wanted.size, bool)
-        weights = np.where(found, self._weights[at] if self._keys.size else 0.0, 0.0)
+        found, weights = np.zeros(wanted.size, dtype=bool), np.zeros(wanted.size)
+        if wanted.size:  # a known term has postings, so the keys are not empty
+            at = np.minimum(np.searchsorted(self._keys, wanted), self._keys.size - 1)
+            found = self._keys[at] == wanted
+            weights = np.where(found, self._weights[at], 0.0)
         # Back to ranked rows and one column per query token: a repeated token counts each
         # time, an unseen one holds nothing.
         known = terms.per_token >= 0

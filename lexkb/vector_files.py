@@ -36,10 +36,10 @@ def write(
     vectors = np.zeros((chunks.height, dimension), dtype=np.float32, order="F")
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)
     if rows.size:
-        vectors[rows] = _matrix(embeddings["vector"], dimension)
+        vectors[rows] = matrix(embeddings["vector"], dimension)
     np.save(directory / CHUNK_VECTORS, vectors)
     owners = np.array([row_of[c] for c in lines["chunk_id"]], dtype=np.int64)
-    ordered = _matrix(lines["vector"], dimension)[line_order(owners)]
+    ordered = matrix(lines["vector"], dimension)[line_order(owners)]
     np.save(directory / LINE_VECTORS, np.asfortranarray(ordered))
 
 
@@ -51,7 +51,8 @@ def read(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def _matrix(column: pl.Series, dimension: int) -> np.ndarray:
+def matrix(column: pl.Series, dimension: int) -> np.ndarray:
+    """A column of vectors (lists or arrays of `dimension` floats) as a float32 matrix."""
     if column.is_empty():
         return np.zeros((0, dimension), dtype=np.float32)
     return column.explode().to_numpy().astype(np.float32).reshape(column.len(), dimension)

@@ -22,7 +22,5 @@ def _import_all() -> None:
             return
 
 
-def start() -> threading.Thread:
-    thread = threading.Thread(target=_import_all, name="lexkb-warmup", daemon=True)
-    thread.start()
-    return thread
+def start() -> None:
+    threading.Thread(target=_import_all, name="lexkb-warmup", daemon=True).start()

@@ -91,7 +91,7 @@ def embed_chunks(
     own = {
         c: cached[h] for c, h in zip(embedded["chunk_id"], embedded["content_hash"], strict=True)
     }
-    pooled = _section_means(chunks, own)
+    pooled = section_means(chunks, own)
     table = pl.DataFrame(
         {
             "chunk_id": chunks["chunk_id"],
@@ -121,7 +121,7 @@ def embed_chunks(
     )
 
 
-def _section_means(chunks: pl.DataFrame, vectors: dict[str, list[float]]) -> dict[str, list[float]]:
+def section_means(chunks: pl.DataFrame, vectors: dict[str, list[float]]) -> dict[str, list[float]]:
     """Each section chunk's vector: the normalised mean of its paragraphs' vectors."""
     members: dict[str, list[list[float]]] = {}
     paragraphs = chunks.filter(

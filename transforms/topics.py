@@ -26,6 +26,7 @@ from scipy.cluster.vq import kmeans2
 
 from lexkb.schema import TOPICS
 from lexkb.tokenize import STOPWORDS
+from lexkb.vector_files import matrix
 
 MAX_CLUSTERS = 200
 REDUCED_DIMENSIONS = 64
@@ -72,8 +73,8 @@ def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     joined = paragraphs.join(embeddings.select("chunk_id", "vector"), on="chunk_id", how="inner")
     if joined.height < 4:
         return empty
-    flat = joined["vector"].explode().to_numpy().astype(np.float64)
-    vectors = reduced(flat.reshape(joined.height, -1))
+    dimension = len(joined["vector"][0])
+    vectors = reduced(matrix(joined["vector"], dimension).astype(np.float64))
     k = cluster_count(joined.height)
     _, assignment = kmeans2(vectors, k, minit="++", seed=SEED)
     named = labels(joined["content"].to_list(), assignment)

@@ -149,6 +149,7 @@ def judge(claim: str, hit: Hit, similarity: bool = True) -> dict:
                     "support": 0.0,
                     "sentence": s,
                     "words": words,
+                    "conflict": kind,
                     "reason": (
                         "the paragraph states the opposite"
                         if kind == "modality"

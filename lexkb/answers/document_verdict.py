@@ -143,4 +143,4 @@ def document_verdict(claim: str, judged: Sequence[tuple[Hit, dict]]) -> tuple[Hi
 
 def _about_quantity(result: dict) -> bool:
     """A conflict over a number, amount, date or period rather than an opposed modality."""
-    return "opposite" not in result.get("reason", "")
+    return result.get("conflict") != "modality"
