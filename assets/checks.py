@@ -20,7 +20,7 @@ from transforms.workdir import WorkDir
 
 
 def _table(lexkb: LexkbSettings, name: str) -> pl.DataFrame:
-    return pl.read_parquet(WorkDir(lexkb.root).path / TABLE_DIR / f"{name}.parquet")
+    return pl.read_parquet(WorkDir(lexkb.root_path).path / TABLE_DIR / f"{name}.parquet")
 
 
 def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
@@ -86,7 +86,7 @@ def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
         )
     except (snap.SnapshotError, KeyError):
         previous = None  # first build, or an unreadable CURRENT: nothing to compare with
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
     quarantined = set(_table(lexkb, "quarantine")["source_name"])
     return _result(tc.check_continuity(previous, _table(lexkb, "documents"), shas, quarantined))
@@ -108,7 +108,7 @@ def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     "dimension and unit length.",
 )
 def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     embedder = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     return _result(
         tc.check_embeddings(

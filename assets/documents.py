@@ -37,7 +37,7 @@ def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:
 def document_elements_asset(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     by_key = _sources_by_key(work)
     keys = context.partition_keys
     cached, failed, jobs = 0, {}, []
@@ -95,7 +95,7 @@ def document_elements_asset(
 def document_chunks(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     by_key = _sources_by_key(work)
     totals = {"documents": 0, "sections": 0, "chunks": 0}
     skipped = {}

@@ -25,7 +25,7 @@ EMBEDDER_FILE = "embedder.json"
 def chunk_embeddings(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     out = work.path / TABLE_DIR
     chunks = pl.read_parquet(
         out / "chunks.parquet",
@@ -59,7 +59,7 @@ def chunk_embeddings(
     "(topics.parquet); empty for a keyword-only build.",
 )
 def topic_clusters(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     chunks = pl.read_parquet(out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content"])
     topics = topic_table(chunks, pl.read_parquet(out / "embeddings.parquet"))
     topics.write_parquet(out / "topics.parquet")

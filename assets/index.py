@@ -14,7 +14,7 @@ from transforms import metadata, table_checks
 from transforms import sources as src
 from transforms.clauses import clause_table
 from transforms.definitions import definition_table
-from transforms.publish import publish
+from transforms.publish import publish, push_snapshot
 from transforms.quarantine import quarantine_frame
 from transforms.tables import assemble
 from transforms.workdir import WorkDir
@@ -29,7 +29,7 @@ TABLE_DIR = "tables"
     "and the quarantine: every source left out, and why.",
 )
 def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     sources = src.from_frame(pl.read_parquet(work.sources))
     parts, quarantined = [], []
     for source in sources:
@@ -194,7 +194,7 @@ def length_chart(lengths: list[int], width: int = 30) -> str:
     description="Cross-references between paragraphs, resolved to chunks (edges.parquet).",
 )
 def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     edges = graph.build_edges(tables["chunks"], tables["documents"], settings["aliases"])
@@ -228,7 +228,7 @@ TABLES_FOR_EDGES = ("chunks", "documents")
     description="Defined terms and the paragraphs defining them (definitions.parquet).",
 )
 def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     found = definition_table(pl.read_parquet(out / "chunks.parquet"))
     found.write_parquet(out / "definitions.parquet")
     context.log.info(f"{found.height} definitions in {found['document_id'].n_unique()} documents")
@@ -248,7 +248,7 @@ def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     description="Contract paragraphs labelled by clause type, zero-shot (clauses.parquet).",
 )
 def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     labelled = clause_table(tables["chunks"], tables["documents"])
     labelled.write_parquet(out / "clauses.parquet")
@@ -281,13 +281,15 @@ def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.
 def published_snapshot(
     context: dg.AssetExecutionContext, lexkb: LexkbSettings
 ) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root).path / TABLE_DIR
+    out = WorkDir(lexkb.root_path).path / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     sources = settings.pop("sources")
     settings["embedder"] = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
     with root_lock.hold(lexkb.root_path, wait_seconds=600, purpose="publish"):
         result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
+        if lexkb.remote:
+            result = push_snapshot(lexkb.root, result, keep=lexkb.keep_snapshots)
     if result.created:
         context.log.info(f"published {result.version}")
     else:

@@ -18,7 +18,7 @@ from transforms.workdir import WorkDir
 def source_files(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     scan = src.scan(lexkb.sources, lexkb.follow_symlinks, lexkb.max_file_mb)
     found = scan.sources
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     work.path.mkdir(parents=True, exist_ok=True)
     src.to_frame(found).write_parquet(work.sources)
     report = {

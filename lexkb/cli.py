@@ -257,7 +257,12 @@ def cmd_hop(args: argparse.Namespace) -> int:
 def cmd_snapshots(args: argparse.Namespace) -> int:
     from lexkb import snapshots
     from lexkb.diff import diff
+    from lexkb.object_store import is_remote
 
+    if is_remote(args.index):
+        from lexkb.cli_remote import cmd_remote_snapshots
+
+        return cmd_remote_snapshots(args)
     root = Path(args.index)
     if args.action == "list":
         found = snapshots.list_snapshots(root)

@@ -12,36 +12,53 @@ and the failure is kept in `last_error`.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from lexkb import limits as check
 from lexkb import snapshot as snap
 from lexkb.index import Index
+from lexkb.object_store import POLL_SECONDS, ObjectRoot, is_remote
 
 
 class CurrentIndex:
+    """`root` is a local index root or an `s3://` one (lexkb.object_store), whose CURRENT is
+    read at most every POLL_SECONDS."""
+
     def __init__(self, root: str | Path, limits: check.QueryLimits = check.DEFAULT_LIMITS) -> None:
-        self.root = Path(root)
+        self.remote = ObjectRoot(str(root)) if is_remote(root) else None
+        self.root = root if self.remote else Path(root)
         self.limits = limits
         self.last_error: str | None = None
         self._lock = threading.Lock()
+        self._polled = time.monotonic()
         self._index = Index.open(self.root, limits=limits)
         self._path = self._index.snapshot.path.resolve()
+
+    def _target(self) -> Path | None:
+        """The snapshot folder CURRENT names now, or None to keep the loaded one."""
+        if self.remote is None:
+            return snap.resolve(self.root).resolve()
+        if time.monotonic() - self._polled < POLL_SECONDS:
+            return None
+        self._polled = time.monotonic()
+        version = self.remote.current_version()
+        return None if version is None else self.remote.mirror / snap.SNAPSHOTS / version
 
     def get(self) -> Index:
         """The Index of the snapshot CURRENT names now."""
         try:
-            path = snap.resolve(self.root).resolve()
-        except snap.SnapshotError as exc:
+            path = self._target()
+        except (snap.SnapshotError, OSError) as exc:
             self.last_error = str(exc)
             return self._index
-        if path == self._path:
+        if path is None or path == self._path:
             return self._index
         with self._lock:
             if path != self._path:
                 try:
-                    self._index = Index.open(path, limits=self.limits)
-                    self._path = path
+                    self._index = Index.open(self.root if self.remote else path, limits=self.limits)
+                    self._path = self._index.snapshot.path.resolve()
                     self.last_error = None
                 except (snap.SnapshotError, OSError) as exc:
                     self.last_error = f"snapshot {path.name} could not be opened: {exc}"

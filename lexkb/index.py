@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from lexkb import limits as check
-from lexkb import relevance, vector_files
+from lexkb import object_store, relevance, vector_files
 from lexkb import snapshot as snap
 from lexkb.annotations import Annotations
 from lexkb.embedders import Embedder, embedder_for
@@ -81,6 +81,7 @@ class Index:
         self.snapshot = snapshot
         self.limits = limits
         self._lease_touched = time.monotonic()
+        self._remote: object_store.ObjectRoot | None = None
         self._query_vectors: dict[str, np.ndarray] = {}
         self._query_lock = threading.Lock()
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
@@ -231,20 +232,32 @@ class Index:
         embedder: Embedder | None = None,
         limits: check.QueryLimits = check.DEFAULT_LIMITS,
     ) -> Index:
-        """`location` is an index root (follows CURRENT) or one snapshot directory. Opening
+        """`location` is an index root (follows CURRENT), one snapshot directory, or an
+        `s3://` root (lexkb.object_store: CURRENT's snapshot copied once, verified). Opening
         leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot while the
         index is in use (queries renew it). `embedder` embeds queries; it must be the one the
         snapshot was built with. `limits` bound every argument (lexkb.limits)."""
+        remote = None
+        if object_store.is_remote(location):
+            remote = object_store.ObjectRoot(str(location))
+            location = remote.fetch()
         snapshot = snap.load(location, verify=verify)
-        touch_lease(snapshot.path)
-        return cls(snapshot, embedder, limits)
+        index = cls(snapshot, embedder, limits)
+        index._remote = remote
+        index._touch_leases()
+        return index
+
+    def _touch_leases(self) -> None:
+        touch_lease(self.snapshot.path)
+        if self._remote is not None:
+            self._remote.touch_lease(self.version)
 
     def _renew_lease(self) -> None:
         """Queries renew the lease, at most once a minute, so `snapshots list` and prune see a
         snapshot in use for as long as a service queries it."""
         if time.monotonic() - self._lease_touched > min(60.0, LEASE_MINUTES * 30):
             self._lease_touched = time.monotonic()
-            touch_lease(self.snapshot.path)
+            self._touch_leases()
 
     @property
     def version(self) -> str:

@@ -87,7 +87,7 @@ def resolve(location: str | Path) -> Path:
     return snapshot
 
 
-def _plain_name(name: object, where: str) -> str:
+def plain_name(name: object, where: str) -> str:
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name in (".", ".."):
         raise SnapshotError(f"{where} {name!r} is not a file name inside the snapshot")
     return name
@@ -120,11 +120,11 @@ def load(location: str | Path, verify: bool = False) -> Snapshot:
             f"{path / MANIFEST} says version {version!r}, but its folder is {folder!r}"
         )
     for name, entry in manifest["tables"].items():
-        file = _plain_name(entry.get("file") if isinstance(entry, dict) else None, f"table {name}")
+        file = plain_name(entry.get("file") if isinstance(entry, dict) else None, f"table {name}")
         if file not in manifest["files"]:
             raise SnapshotError(f"table {name}'s file {file!r} is not among the manifest's files")
     for name, entry in manifest["files"].items():
-        file = path / _plain_name(name, "file")
+        file = path / plain_name(name, "file")
         if file.is_symlink() or not file.is_file():
             raise SnapshotError(f"{file} is missing (or not a regular file)")
         if not isinstance(entry, dict) or file.stat().st_size != entry.get("bytes"):

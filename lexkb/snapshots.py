@@ -75,19 +75,22 @@ def current_version(root: Path) -> str | None:
 def resolve_version(root: Path, name: str) -> str:
     """A version from what a person types: "CURRENT", "previous" (the one before CURRENT), a
     full version, or a prefix of exactly one version."""
-    known = versions(root)
+    return pick_version(name, versions(root), current_version(root), str(root))
+
+
+def pick_version(name: str, known: list[str], current: str | None, where: str) -> str:
+    """resolve_version over a listing (local or object-store roots share the rules)."""
     if not isinstance(name, str) or not name.strip():
         raise snap.SnapshotError("a version is needed (CURRENT, previous, or a version prefix)")
     name = name.strip()
-    current = current_version(root)
     if name.upper() == "CURRENT":
         if current is None:
-            raise snap.SnapshotError(f"{root} has no CURRENT snapshot")
+            raise snap.SnapshotError(f"{where} has no CURRENT snapshot")
         return current
     if name.casefold() == "previous":
         older = [v for v in known if current is None or v < current]
         if not older:
-            raise snap.SnapshotError(f"{root} has no snapshot before CURRENT")
+            raise snap.SnapshotError(f"{where} has no snapshot before CURRENT")
         return older[-1]
     if name in known:
         return name
@@ -99,7 +102,7 @@ def resolve_version(root: Path, name: str) -> str:
     if matches:
         raise snap.SnapshotError(f"{name!r} matches {len(matches)} snapshots: {', '.join(matches)}")
     listed = ", ".join(known[-5:]) or "none"
-    raise snap.SnapshotError(f"no snapshot {name!r} under {root}; newest: {listed}")
+    raise snap.SnapshotError(f"no snapshot {name!r} under {where}; newest: {listed}")
 
 
 def list_snapshots(root: Path) -> list[SnapshotInfo]:

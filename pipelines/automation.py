@@ -33,7 +33,7 @@ reindex_job = dg.define_asset_job(
 
 
 def _last_scan(lexkb: LexkbSettings) -> dict[str, str]:
-    scan = WorkDir(lexkb.root).sources
+    scan = WorkDir(lexkb.root_path).sources
     if not scan.is_file():
         return {}
     return dict(pl.read_parquet(scan, columns=["key", "sha256"]).rows())

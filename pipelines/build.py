@@ -21,6 +21,7 @@ from dagster._core.storage.tags import (  # noqa: E402
 
 from lexkb import root_lock  # noqa: E402
 from lexkb import snapshot as snap  # noqa: E402
+from lexkb.object_store import is_remote, mirror_path  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.progress import report_to, stderr_reporter  # noqa: E402
@@ -105,9 +106,12 @@ def run_build(
     for source in sources:
         if not Path(source).exists():
             raise ValueError(f"source path does not exist: {source}")
-    root = Path(root).resolve()
+    # An s3:// root stays a URL; its local mirror is what the lock guards (lexkb.object_store).
+    root = str(root) if is_remote(root) else Path(root).resolve()
     start_server()
-    with root_lock.hold(root, wait_seconds, purpose="lexkb build"):
+    with root_lock.hold(
+        mirror_path(root) if is_remote(root) else root, wait_seconds, "lexkb build"
+    ):
         if not progress:
             return _run(sources, root, log_level, instance, embedder, settings_fields, False)
         reporter = stderr_reporter()
@@ -121,7 +125,7 @@ def run_build(
 
 def _run(
     sources: list[str | Path],
-    root: Path,
+    root: str | Path,
     log_level: str,
     instance: dg.DagsterInstance | None,
     embedder: str | None,

@@ -96,7 +96,7 @@ TRANSLATOR = DagsterDbtTranslator(
     manifest=_ensure_manifest(DBT_PROJECT), project=DBT_PROJECT, dagster_dbt_translator=TRANSLATOR
 )
 def dbt_models(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> Iterator:
-    work = WorkDir(lexkb.root)
+    work = WorkDir(lexkb.root_path)
     tables = work.path / TABLE_DIR
     database = work.path / DATABASE_FILE
     load_sources(tables, database)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from lexkb.object_store import is_remote, mirror_path
 from transforms.limits import ParseLimits
 from transforms.sources import MAX_FILE_MB
 
@@ -23,7 +24,8 @@ def default_root() -> str:
 
 
 class LexkbSettings(dg.ConfigurableResource):
-    """Source files or folders to index, the index root that receives snapshots, how many
+    """Source files or folders to index, the index root that receives snapshots (a folder or
+    an `s3://bucket/prefix`, see lexkb.object_store), how many
     snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless), and the
     limits one source file may cost (see transforms.limits; a file past one is quarantined)."""
 
@@ -41,8 +43,14 @@ class LexkbSettings(dg.ConfigurableResource):
     parse_workers: int = max(1, min(4, os.cpu_count() or 1))
 
     @property
+    def remote(self) -> bool:
+        """An `s3://` root: builds work and publish in its local mirror, then push."""
+        return is_remote(self.root)
+
+    @property
     def root_path(self) -> Path:
-        return Path(self.root)
+        """The local root the assets write: the root itself, or an `s3://` root's mirror."""
+        return mirror_path(self.root) if self.remote else Path(self.root)
 
     @property
     def limits(self) -> ParseLimits:

@@ -164,6 +164,12 @@ def parse_all(
     """Parse every (source, target) pair, `limits.workers` at a time; `done` hears of each."""
     import psutil
 
+    if multiprocessing.current_process().daemon:
+        raise RuntimeError(
+            "each file is parsed in a child process, which a daemonic process may not start; "
+            "run Dask workers with distributed.worker.daemon false "
+            "(DASK_DISTRIBUTED__WORKER__DAEMON=False)"
+        )
     pending = list(jobs)
     context = _context({source.format for source, _ in pending})
     pending.reverse()

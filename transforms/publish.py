@@ -22,8 +22,9 @@ import pyarrow as pa
 
 from lexkb import root_lock, vector_files
 from lexkb import snapshot as snap
+from lexkb.object_store import ObjectRoot
 from lexkb.schema import SNAPSHOT_FORMAT, TABLES
-from lexkb.snapshots import KEEP, clear_leftovers, fsync, prune, switch_current
+from lexkb.snapshots import KEEP, LEASE_MINUTES, clear_leftovers, fsync, prune, switch_current
 
 
 @dataclass(frozen=True)
@@ -169,3 +170,13 @@ def _publish(
     switch_current(root, version)
     prune(root, keep=keep)
     return Published(final, version, created=True)
+
+
+def push_snapshot(url: str, published: Published, keep: int = KEEP) -> Published:
+    """Copy a snapshot published in an `s3://` root's local mirror to the root itself, switch
+    its CURRENT, and prune it as the mirror was pruned. `created` says whether the remote
+    CURRENT changed (not when it already held the same content)."""
+    remote = ObjectRoot(url)
+    created = remote.push(published.path)
+    remote.prune(keep=keep, lease_minutes=LEASE_MINUTES)
+    return Published(published.path, published.version, created=created)
