@@ -43,7 +43,13 @@ def chunk_embeddings(
             work.path / "embeddings",
             lambda done, total: context.log.info(f"{EMBEDDED}{done}/{total} texts"),
         )
-        info = {"name": model.name, "dimension": stats["dimension"], "normalized": True}
+        info = {
+            "name": model.name,
+            "dimension": stats["dimension"],
+            "normalized": True,
+            # Recorded so a change in how line vectors are made changes the content fingerprint.
+            "line_vectors": "pooled" if hasattr(model, "embed_with_spans") else "alone",
+        }
     table.write_parquet(out / "embeddings.parquet")
     lines.write_parquet(out / "line_embeddings.parquet")
     (out / EMBEDDER_FILE).write_text(json.dumps(info), encoding="utf-8")

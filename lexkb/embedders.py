@@ -19,7 +19,7 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -211,23 +211,47 @@ class LocalEmbedder:
                 str(model), options, providers=["CPUExecutionProvider"]
             )
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        # Longest first, so texts of like length share a batch and little of it is padding; a
-        # batch is as many texts as fit LOCAL_BATCH_TOKENS at its first (longest) text's length.
+    def _batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        """Positions of `texts` in batches, longest first, so texts of like length share a
+        batch and little of it is padding; a batch is as many texts as fit LOCAL_BATCH_TOKENS
+        at its first (longest) text's length."""
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         start = 0
         while start < len(order):
             longest = min(LOCAL_MAX_TOKENS, len(texts[order[start]]) / CHARS_PER_LOCAL_TOKEN + 2)
             rows = order[start : start + max(1, int(self._batch_tokens // longest))]
-            vectors[rows] = self._embed([texts[i] for i in rows])
+            yield rows
             start += rows.size
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for rows in self._batches(texts):
+            vectors[rows] = self._embed([texts[i] for i in rows])
         return vectors
+
+    def embed_with_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
+        """Each text's vector and, from the same pass, one vector per (start, end) character
+        span of it: the normalised mean of the span's token states, read in the context of the
+        whole text ("late chunking"). A span the model's 256-token window cuts gets None.
+
+        Why: a list paragraph's lines each need a vector (transforms.embeddings), and embedding
+        them again on their own cost 39% of the ObliQA build's model time; pooled lines retrieve
+        as well (benchmarks/line_vectors.py)."""
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        pooled: list[list[np.ndarray | None]] = [[] for _ in texts]
+        for rows in self._batches(texts):
+            hidden, encodings = self._states([texts[i] for i in rows])
+            vectors[rows] = _normalise(_mean(hidden, encodings))
+            for b, row in enumerate(rows):
+                pooled[row] = [_span_mean(hidden[b], encodings[b], span) for span in spans[row]]
+        return vectors, pooled
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _states(self, texts: list[str]) -> tuple[np.ndarray, list]:
         if self._session is None:
             self._load()
         encodings = self._tokenizer.encode_batch(texts)
@@ -236,9 +260,36 @@ class LocalEmbedder:
         (hidden,) = self._session.run(
             None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         )
-        pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return hidden, encodings
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        hidden, encodings = self._states(texts)
+        return _normalise(_mean(hidden, encodings))
+
+
+def _mean(hidden: np.ndarray, encodings: list) -> np.ndarray:
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
+    return (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
+
+
+def _normalise(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
+    return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _span_mean(hidden: np.ndarray, encoding, span: tuple[int, int]) -> np.ndarray | None:
+    """The mean state of the tokens inside `span`; None when the window ends before it does."""
+    start, end = span
+    inside = [
+        i
+        for i, ((a, z), special) in enumerate(
+            zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+        )
+        if not special and z > a and a >= start and z <= end
+    ]
+    if not inside or encoding.offsets[inside[-1]][1] < end - 1:
+        return None
+    return _normalise(hidden[inside].mean(axis=0))
 
 
 def embedder_for(name: str) -> Embedder | None:

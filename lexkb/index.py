@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
+from lexkb import ann, object_store, relevance, vector_files
 from lexkb import limits as check
-from lexkb import object_store, relevance, vector_files
 from lexkb import snapshot as snap
 from lexkb.annotations import Annotations
 from lexkb.embedders import Embedder, embedder_for
@@ -43,6 +43,7 @@ FUSION_DEPTH = 200
 DENSE_WEIGHT = 1.0
 CHUNK_LEVELS = ("paragraph", "section", "part", "note")
 QUERY_VECTORS = 256  # query embeddings kept per open index
+UNSCORED = -2.0  # cosine of a row an approximate search did not score (below any real one)
 # What a Hit reads of its chunk (Index._columns).
 _HIT_COLUMNS = (
     "chunk_id",
@@ -158,6 +159,7 @@ class Index:
         the snapshot's raw arrays (lexkb.vector_files), or decoded from its Parquet tables when
         it predates them."""
         self._line_owners = self._line_starts = np.zeros(0, dtype=np.int64)
+        self._ann: ann.Candidates | None = None
         info = self.snapshot.manifest.get("embedder")
         if not info:
             return None, None
@@ -167,6 +169,14 @@ class Index:
         self._line_owners, self._line_starts = np.unique(owners[order], return_index=True)
         if vector_files.CHUNK_VECTORS in self.snapshot.manifest["files"]:
             vectors, self._line_vectors = vector_files.read(self.snapshot.path)
+            if ann.FILE in self.snapshot.manifest["files"]:
+                self._ann = ann.Candidates(
+                    self.snapshot.path / ann.FILE,
+                    len(self),
+                    ann.line_owner_per_vector(
+                        self._line_owners, self._line_starts, len(self._line_vectors)
+                    ),
+                )
             return info["name"], vectors
         table = pl.read_parquet(self.snapshot.table_path("embeddings"))
         # Column-major: a query's product with every row then streams each dimension's column,
@@ -194,6 +204,42 @@ class Index:
         if self._line_owners.size:
             best = np.maximum.reduceat(self._line_vectors @ vector, self._line_starts)
             scores[self._line_owners] = np.maximum(scores[self._line_owners], best)
+        return scores
+
+    def _search_cosine(
+        self, query: str, keep: np.ndarray, keyword: np.ndarray | None
+    ) -> np.ndarray:
+        """Cosines for a search: every row's, or with a graph (lexkb.ann) the rows it and the
+        keyword side nominate, exactly, and UNSCORED elsewhere."""
+        if self._ann is None or np.count_nonzero(keep) < ann.MIN_KEPT_SHARE * len(self):
+            return self.dense_scores(query)
+        vector = self._query_vector(query)
+        rows = self._ann.rows(vector)
+        if keyword is not None:
+            rows = np.union1d(rows, _best(keyword, FUSION_DEPTH))
+        cosine = np.full(len(self), UNSCORED, dtype=np.float32)
+        cosine[rows] = self._cosine_rows(vector, rows)
+        return cosine
+
+    def _cosine_rows(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """dense_scores for some rows only: own vector, or the best line where it is higher."""
+        scores = np.asarray(self._vectors[rows] @ vector, dtype=np.float32)
+        owners = self._line_owners
+        if not owners.size or not rows.size:
+            return scores
+        at = np.minimum(np.searchsorted(owners, rows), owners.size - 1)
+        has = owners[at] == rows
+        if not has.any():
+            return scores
+        ends = np.append(self._line_starts[1:], len(self._line_vectors))
+        starts, stops = self._line_starts[at[has]], ends[at[has]]
+        lengths = stops - starts
+        offsets = np.cumsum(lengths) - lengths
+        positions = (
+            np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
+        )
+        best = np.maximum.reduceat(self._line_vectors[positions] @ vector, offsets)
+        scores[has] = np.maximum(scores[has], best)
         return scores
 
     def _query_vector(self, query: str) -> np.ndarray:
@@ -323,7 +369,7 @@ class Index:
         if used == "keyword":
             scores = keyword
         else:
-            cosine = self.dense_scores(query)
+            cosine = self._search_cosine(query, keep, keyword)
             # Shifted by 2: positive wherever kept, as `_top` expects.
             dense = cosine + 2.0
             dense[dropped] = 0.0
@@ -341,6 +387,10 @@ class Index:
             order = _top(scores, k)
         order = self._definition_first(query, order, keep, k)
         shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
+        if self._ann is not None and cosine is not None:
+            # Rows a graph walk or a definition brought in were not among the candidates.
+            unscored = order[cosine[order] == UNSCORED]
+            cosine[unscored] = self._cosine_rows(self._query_vector(query), unscored)
         model = relevance.calibration_for(self.embedder_name, cosine is not None)
         relevances = model.apply(self.relevance_features(query, order, cosine, terms))
         floor = min_relevance

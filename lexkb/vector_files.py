@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lexkb import ann
+
 CHUNK_VECTORS = "vectors.npy"
 LINE_VECTORS = "line_vectors.npy"
 
@@ -32,15 +34,18 @@ def write(
     lines: pl.DataFrame,
     dimension: int,
 ) -> None:
+    """Column-major for exact search; row-major when the snapshot also gets a graph
+    (lexkb.ann), whose searches read the candidates' rows one by one."""
     row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
-    vectors = np.zeros((chunks.height, dimension), dtype=np.float32, order="F")
+    vectors = np.zeros((chunks.height, dimension), dtype=np.float32)
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)
     if rows.size:
         vectors[rows] = matrix(embeddings["vector"], dimension)
-    np.save(directory / CHUNK_VECTORS, vectors)
     owners = np.array([row_of[c] for c in lines["chunk_id"]], dtype=np.int64)
     ordered = matrix(lines["vector"], dimension)[line_order(owners)]
-    np.save(directory / LINE_VECTORS, np.asfortranarray(ordered))
+    layout = np.ascontiguousarray if ann.write(directory, vectors, ordered) else np.asfortranarray
+    np.save(directory / CHUNK_VECTORS, layout(vectors))
+    np.save(directory / LINE_VECTORS, layout(ordered))
 
 
 def read(directory: Path) -> tuple[np.ndarray, np.ndarray]:

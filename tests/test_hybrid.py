@@ -31,6 +31,7 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
         "name": "voyage:voyage-law-2",
         "dimension": DIMENSION,
         "normalized": True,
+        "line_vectors": "alone",
     }
     table = pl.read_parquet(loaded.table_path("embeddings"))
     assert table.height == first.chunks

@@ -113,32 +113,77 @@ def test_only_paragraphs_of_several_substantial_lines_are_split():
 def test_a_list_paragraph_scores_its_best_line(built_root, index):
     lines = pl.read_parquet(snap.load(built_root).table_path("line_embeddings"))
     chunk_id = lines["chunk_id"][0]
+    row = index._by_id[chunk_id]
     hit = index.lookup(chunk_id).hit
     line = paragraph_lines(hit.text)[1]
+    query = index.query_embedder.embed_query(line)
     scores = index.dense_scores(line)
-    whole = float(
-        index.query_embedder.embed_documents([hit.text])[0] @ index.query_embedder.embed_query(line)
+    own = np.vstack(lines.filter(pl.col("chunk_id") == chunk_id)["vector"].to_list()) @ query
+    whole = float(index.query_embedder.embed_documents([hit.text])[0] @ query)
+    # The paragraph scores as its best line, which asking for that line puts well above its
+    # whole vector.
+    assert scores[row] == pytest.approx(max(own.max(), whole), abs=1e-4)
+    assert own.max() > whole + 0.05
+
+
+LIST = (
+    "A firm must give each client, before it provides custody services:\n"
+    "(a) the fees it charges for holding client assets;\n"
+    "(b) its policy on handling complaints about custody;\n"
+    "(c) the name of the bank that holds the client's money;\n"
+    "(d) how it reconciles client money records every day."
+)
+
+
+def test_line_spans_locate_the_lines_in_the_paragraph():
+    from transforms.embeddings import line_spans
+
+    spans = line_spans(LIST)
+    assert [LIST[a:b] for a, b in spans] == paragraph_lines(LIST)
+    assert len(spans) == 5 and spans[1][0] == LIST.index("(a)")
+
+
+def test_pooled_lines_come_from_the_paragraphs_own_pass(local):
+    from transforms.embeddings import line_spans
+
+    spans = line_spans(LIST)
+    vectors, pooled = local.embed_with_spans([LIST, PASSAGES[0]], [spans, []])
+    assert np.allclose(vectors, local.embed_documents([LIST, PASSAGES[0]]), atol=1e-5)
+    assert pooled[1] == []
+    alone = local.embed_documents(paragraph_lines(LIST))
+    stacked = np.vstack(pooled[0])
+    assert np.allclose(np.linalg.norm(stacked, axis=1), 1.0, atol=1e-5)
+    # Pooled lines carry their paragraph's context, but each stays close to its line alone,
+    # and a question about one item finds that item's line above the whole paragraph.
+    assert (np.diag(stacked @ alone.T) > 0.65).all()
+    query = local.embed_query("which bank holds the client money")
+    assert int(np.argmax(stacked @ query)) == 3
+    assert float(stacked[3] @ query) > float(vectors[0] @ query) + 0.05
+    # A line past the model's 256-token window has no pooled vector, rather than a wrong one.
+    long_text = LIST + "\n" + " ".join(["custody"] * 300) + "\n(e) the last line, out of reach."
+    _, cut = local.embed_with_spans([long_text], [line_spans(long_text)])
+    assert cut[0][0] is not None and cut[0][-1] is None
+
+
+def test_cut_lines_are_embedded_alone_once(local, tmp_path):
+    from transforms.embeddings import embed_chunks, line_spans
+    from transforms.ids import sha256_text
+
+    long_text = LIST + "\n" + " ".join(["custody"] * 300) + "\n(e) the last line, out of reach."
+    chunks = pl.DataFrame(
+        {
+            "chunk_id": ["p1", "p2"],
+            "chunk_level": ["paragraph", "paragraph"],
+            "content": [LIST, long_text],
+            "content_hash": [sha256_text(LIST), sha256_text(long_text)],
+            "parent_chunk_id": [None, None],
+        }
     )
-    # The paragraph scores as its line (the same text: cosine 1), well above its whole vector.
-    assert scores[index._by_id[chunk_id]] == pytest.approx(1.0, abs=1e-3)
-    assert whole < 0.95
-
-
-def test_vectors_are_mapped_from_raw_arrays_and_match_the_parquet_tables(built_root, index):
-    snapshot = snap.load(built_root, verify=True)
-    assert {"vectors.npy", "line_vectors.npy"} <= set(snapshot.manifest["files"])
-    assert isinstance(index._vectors, np.memmap) and not index._vectors.flags.writeable
-    # The same snapshot without its raw arrays decodes the Parquet tables instead.
-    files = {
-        name: entry
-        for name, entry in snapshot.manifest["files"].items()
-        if not name.endswith(".npy")
-    }
-    decoded = Index(snap.Snapshot(snapshot.path, {**snapshot.manifest, "files": files}))
-    assert not isinstance(decoded._vectors, np.memmap)
-    assert np.array_equal(np.asarray(index._vectors), decoded._vectors)
-    assert np.array_equal(np.asarray(index._line_vectors), decoded._line_vectors)
-    question = "how long must reconciliation records be kept"
-    assert [h.chunk_id for h in index.search(question)] == [
-        h.chunk_id for h in decoded.search(question)
-    ]
+    _, lines, first = embed_chunks(chunks, local, tmp_path)
+    assert lines.height == len(line_spans(LIST)) + len(line_spans(long_text))
+    # The window cuts the 300-word line and the one after it: those two go alone.
+    assert first["lines_pooled"] == lines.height - 2
+    assert first["embedded"] == 2 + 2
+    again_table, again_lines, again = embed_chunks(chunks, local, tmp_path)
+    assert again["embedded"] == 0 and again["lines_pooled"] == first["lines_pooled"]
+    assert again_lines.equals(lines)

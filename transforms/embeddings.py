@@ -8,7 +8,9 @@ the embedder.
 Paragraphs with several lines of substance (a list's items, a definition's limbs) also get one
 vector per line: a question usually asks about one item, and a single mean-pooled vector of the
 whole list dilutes it. On ObliQA the best line or whole-paragraph similarity raised hybrid MAP@10
-on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md).
+on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md). With the local model a line's
+vector is pooled from its tokens in the paragraph's own pass rather than embedded again: the
+same retrieval for none of the model time (benchmarks/line_vectors.py).
 
 A section chunk is not embedded: its vector is the normalised mean of its paragraphs' vectors.
 The embedder reads 256 tokens, so a section's own vector saw only its start; the mean finds the
@@ -43,8 +45,26 @@ def cache_file(directory: Path, model: str) -> Path:
 
 def paragraph_lines(text: str) -> list[str]:
     """The lines of a paragraph embedded on their own; none when it has only one."""
-    lines = [line.strip() for line in text.splitlines() if len(line.strip()) >= MIN_LINE_CHARS]
-    return lines if len(lines) > 1 else []
+    return [text[a:b] for a, b in line_spans(text)]
+
+
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line `paragraph_lines` gives, in the paragraph's characters."""
+    spans, position = [], 0
+    for raw in text.splitlines(keepends=True):
+        line = raw.strip()
+        if len(line) >= MIN_LINE_CHARS:
+            start = position + raw.index(line)
+            spans.append((start, start + len(line)))
+        position += len(raw)
+    return spans if len(spans) > 1 else []
+
+
+def late_key(content_hash: str, number: int) -> str:
+    """Cache key of a line's vector pooled inside its paragraph: it depends on the whole
+    paragraph, so it is keyed by the paragraph's hash and the line's number, never by the line's
+    own text (which keys the vector of the line embedded alone)."""
+    return sha256_text(f"late line {number} of {content_hash}")
 
 
 def embed_chunks(
@@ -55,20 +75,59 @@ def embed_chunks(
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """The embeddings table (chunk_id, model, vector) for `chunks`, the line embeddings table
     (chunk_id, line, vector) for their multi-line paragraphs, and counts of texts embedded now
-    and reused from the cache. `progress(done, total)` hears after each slice of texts."""
+    and reused from the cache. `progress(done, total)` hears after each slice of texts.
+
+    An embedder that can pool spans (`embed_with_spans`, the local model) gives a paragraph's
+    lines their vectors in the paragraph's own pass; a line its window cuts, and every line
+    under other embedders, is embedded alone."""
     cache_path = cache_file(cache_dir, embedder.name)
     cached: dict[str, list[float]] = {}
     if cache_path.is_file():
         cached = dict(pl.read_parquet(cache_path).rows())
+    before = len(cached)
+    pooling = getattr(embedder, "embed_with_spans", None)
     embedded = chunks.filter(pl.col("chunk_level") != "section")
     wanted = dict(zip(embedded["content_hash"], embedded["content"], strict=True))
-    lines: list[tuple[str, int, str]] = []
+    # (chunk_id, line number, the line's own hash, its pooled key or None)
+    lines: list[tuple[str, int, str, str | None]] = []
+    line_texts: dict[str, str] = {}
+    pooled_paragraphs: dict[str, tuple[str, list[tuple[int, int]]]] = {}
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
-    for chunk_id, content in paragraphs.select("chunk_id", "content").iter_rows():
-        for number, line in enumerate(paragraph_lines(content), start=1):
-            digest = sha256_text(line)
-            wanted.setdefault(digest, line)
-            lines.append((chunk_id, number, digest))
+    for chunk_id, content, digest in paragraphs.select(
+        "chunk_id", "content", "content_hash"
+    ).iter_rows():
+        spans = line_spans(content)
+        stale = digest not in cached
+        for number, (a, b) in enumerate(spans, start=1):
+            own = sha256_text(content[a:b])
+            key = late_key(digest, number) if pooling else None
+            line_texts[own] = content[a:b]
+            lines.append((chunk_id, number, own, key))
+            stale = stale or (key not in cached and own not in cached)
+        if pooling and spans and stale:
+            pooled_paragraphs[digest] = (content, spans)
+    done = 0
+    total = len(pooled_paragraphs) + sum(
+        1 for d in wanted if d not in cached and d not in pooled_paragraphs
+    )
+    if pooled_paragraphs:
+        digests = list(pooled_paragraphs)
+        for start in range(0, len(digests), PROGRESS_SLICE):
+            part = digests[start : start + PROGRESS_SLICE]
+            texts = [pooled_paragraphs[d][0] for d in part]
+            vectors, pooled = pooling(texts, [pooled_paragraphs[d][1] for d in part])
+            for digest, vector, line_vectors in zip(part, vectors, pooled, strict=True):
+                cached[digest] = np.asarray(vector, dtype=np.float32).tolist()
+                for number, line_vector in enumerate(line_vectors, start=1):
+                    if line_vector is not None:
+                        cached[late_key(digest, number)] = line_vector.tolist()
+            done += len(part)
+            if progress is not None:
+                progress(done, total)
+    # Lines without a pooled vector are embedded alone.
+    for _, _, own, key in lines:
+        if key not in cached:
+            wanted.setdefault(own, line_texts[own])
     missing = [digest for digest in wanted if digest not in cached]
     # Longest first, in slices, so a progress report can come between them and each slice
     # still batches texts of like length.
@@ -79,8 +138,8 @@ def embed_chunks(
         for digest, vector in zip(part, vectors, strict=True):
             cached[digest] = np.asarray(vector, dtype=np.float32).tolist()
         if progress is not None:
-            progress(start + len(part), len(missing))
-    if missing:
+            progress(done + start + len(part), max(total, done + len(missing)))
+    if len(cached) != before:
         cache_dir.mkdir(parents=True, exist_ok=True)
         staging = cache_path.with_suffix(".tmp")
         pl.DataFrame(
@@ -88,23 +147,23 @@ def embed_chunks(
             schema={"content_hash": pl.String, "vector": pl.List(pl.Float32)},
         ).write_parquet(staging)
         staging.replace(cache_path)
-    own = {
+    own_vectors = {
         c: cached[h] for c, h in zip(embedded["chunk_id"], embedded["content_hash"], strict=True)
     }
-    pooled = section_means(chunks, own)
+    pooled = section_means(chunks, own_vectors)
     table = pl.DataFrame(
         {
             "chunk_id": chunks["chunk_id"],
             "model": [embedder.name] * chunks.height,
-            "vector": [own.get(c) or pooled[c] for c in chunks["chunk_id"]],
+            "vector": [own_vectors.get(c) or pooled[c] for c in chunks["chunk_id"]],
         },
         schema=CHUNK_VECTORS,
     )
     line_table = pl.DataFrame(
         {
-            "chunk_id": [chunk_id for chunk_id, _, _ in lines],
-            "line": [number for _, number, _ in lines],
-            "vector": [cached[digest] for _, _, digest in lines],
+            "chunk_id": [chunk_id for chunk_id, _, _, _ in lines],
+            "line": [number for _, number, _, _ in lines],
+            "vector": [cached[key] if key in cached else cached[own] for _, _, own, key in lines],
         },
         schema=LINE_VECTORS,
     )
@@ -113,10 +172,11 @@ def embed_chunks(
         table,
         line_table,
         {
-            "embedded": len(missing),
+            "embedded": len(missing) + len(pooled_paragraphs),
             "reused": len(wanted) - len(missing),
             "dimension": dimension,
             "lines": line_table.height,
+            "lines_pooled": sum(1 for *_, key in lines if key in cached),
         },
     )
 

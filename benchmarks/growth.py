@@ -1,0 +1,164 @@
+"""The growth model: build time, peak memory, snapshot size, open time and query latency at
+several multiples of ObliQA, each a real build, with the fitted growth of each.
+
+The corpus at factor F is the 40 ObliQA documents and F - 1 copies of them with distinct
+numbering (every passage number prefixed with the copy's number) and distinct names. The
+passages' text is unchanged, so the embedding cache seeded from a 1x build (`--seed`) serves
+every vector: the builds measure everything but the model, whose cost grows with the number
+of new texts at the rate `benchmarks/speed.py` reports. Each build runs in its own process
+under /usr/bin/time; open and queries run in a fresh process too.
+
+    .venv/bin/python benchmarks/growth.py --factors 1,3,10 --seed /path/to/1x/root
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "benchmarks" / "out" / "growth"
+
+PROBE = r"""
+import json, resource, sys, time
+sys.path.insert(0, "benchmarks")
+started = time.perf_counter()
+from lexkb.index import Index
+index = Index.open(sys.argv[1])
+opened = time.perf_counter() - started
+import obliqa
+questions = [q["Question"] for q in obliqa.load_questions(__import__("pathlib").Path(sys.argv[2]))
+             if obliqa.held_out(q)][:200]
+result = {"open_s": opened, "rss_after_open_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+for mode in ("keyword", "hybrid"):
+    for q in questions[:20]:
+        index.search(q, k=10, mode=mode)
+    times = []
+    for q in questions:
+        t = time.perf_counter(); index.search(q, k=10, mode=mode); times.append(time.perf_counter() - t)
+    times.sort()
+    result[f"{mode}_p50_ms"] = 1000 * times[len(times) // 2]
+    result[f"{mode}_p95_ms"] = 1000 * times[int(len(times) * 0.95)]
+result["rss_after_queries_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(result))
+"""
+
+
+def make_corpus(passages: Path, factor: int, target: Path) -> Path:
+    """ObliQA and factor - 1 renumbered, renamed copies, with a catalog naming every copy."""
+    if target.is_dir():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    catalog = json.loads((passages / "catalog.json").read_text(encoding="utf-8"))["documents"]
+    documents = {}
+    for copy in range(factor):
+        for file in sorted(passages.glob("*.json")):
+            if file.name == "catalog.json":
+                continue
+            rows = json.loads(file.read_text(encoding="utf-8"))
+            key = file.stem if copy == 0 else f"c{copy}-{file.stem}"
+            if copy:
+                for row in rows:
+                    row["ID"] = f"{row['ID']}-c{copy}"
+                    row["DocumentID"] = 1000 * copy + int(row["DocumentID"])
+                    row["PassageID"] = f"{copy}.{row['PassageID']}"
+            (target / f"{key}.json").write_text(json.dumps(rows), encoding="utf-8")
+            entry = dict(catalog.get(file.stem, {}))
+            if copy and entry:
+                entry["title"] = f"{entry.get('title')} (copy {copy})"
+                entry["short_name"] = (
+                    f"{entry['short_name']}{copy}" if entry.get("short_name") else None
+                )
+                entry["aliases"] = [f"{a} (copy {copy})" for a in entry.get("aliases", [])]
+            documents[key] = entry
+    (target / "catalog.json").write_text(json.dumps({"documents": documents}), encoding="utf-8")
+    return target
+
+
+def timed_build(corpus: Path, root: Path, seed: Path | None) -> dict:
+    if root.exists():
+        shutil.rmtree(root)
+    if seed is not None:
+        shutil.copytree(seed / "work" / "embeddings", root / "work" / "embeddings")
+    completed = subprocess.run(
+        [
+            "/usr/bin/time",
+            "-v",
+            str(REPO / ".venv/bin/lexkb"),
+            "build",
+            str(corpus),
+            "--out",
+            str(root),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    report = json.loads(completed.stdout.strip().splitlines()[-1])
+    stats = {}
+    for line in completed.stderr.splitlines():
+        line = line.strip()
+        if line.startswith("Elapsed (wall clock) time"):
+            clock = line.rsplit(" ", 1)[-1].split(":")
+            stats["build_s"] = sum(float(x) * 60**i for i, x in enumerate(reversed(clock)))
+        elif line.startswith("Maximum resident set size"):
+            stats["build_peak_mb"] = int(line.rsplit(" ", 1)[-1]) / 1024
+    snapshot = Path(report["path"])
+    stats["snapshot_mb"] = sum(f.stat().st_size for f in snapshot.iterdir()) / 1e6
+    stats["chunks"] = report["chunks"]
+    stats["documents"] = report["documents"]
+    return stats
+
+
+def probe(root: Path, data: Path) -> dict:
+    completed = subprocess.run(
+        [str(REPO / ".venv/bin/python"), "-c", PROBE, str(root), str(data)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def fitted(rows: list[dict], metric: str) -> float | None:
+    """Exponent b of metric = a * factor^b, least squares in log-log over the measured points."""
+    points = [(math.log(r["factor"]), math.log(r[metric])) for r in rows if r.get(metric, 0) > 0]
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--passages", type=Path, default=REPO / "benchmarks/out/obliqa/passages")
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/obliqa")
+    parser.add_argument("--factors", default="1,3,10")
+    parser.add_argument("--seed", type=Path, help="a 1x root whose embedding cache to start from")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    rows = []
+    for factor in (int(f) for f in args.factors.split(",")):
+        corpus = make_corpus(args.passages, factor, args.out / f"corpus-{factor}")
+        root = args.out / f"root-{factor}"
+        row = {"factor": factor, **timed_build(corpus, root, args.seed), **probe(root, args.data)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        shutil.rmtree(corpus)
+    metrics = [k for k in rows[0] if k not in ("factor", "documents")]
+    exponents = {m: fitted(rows, m) for m in metrics}
+    print(json.dumps({"rows": rows, "exponents": exponents}, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

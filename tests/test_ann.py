@@ -1,0 +1,97 @@
+"""Approximate candidates (lexkb/ann.py): a snapshot past the threshold carries an HNSW graph that
+`Index.open` maps, and searches through it return what exact search returns on a corpus small
+enough for the graph to be exhaustive; selective filters search exactly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lexkb import ann
+from lexkb.index import Index
+
+CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
+QUESTIONS = [
+    "how long must client money reconciliation records be kept",
+    "what must the auditor document",
+    "who may access personal data",
+    "fees charged for custody",
+]
+
+
+@pytest.fixture(scope="module")
+def graph_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipelines.build import run_build
+
+    sources = tmp_path_factory.mktemp("ann-sources")
+    for name in (
+        "records-retention-act.txt",
+        "data-handling-regulation.md",
+        "lrb-chapter-4-client-assets.docx",
+    ):
+        shutil.copy(CORPUS / name, sources / name)
+    root = tmp_path_factory.mktemp("ann-root")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("LEXKB_ANN_MIN_VECTORS", "1")
+    try:
+        run_build([sources], root, embedder="local")
+    finally:
+        patch.undo()
+    return root
+
+
+def test_the_graph_is_published_and_mapped(graph_root: Path) -> None:
+    index = Index.open(graph_root)
+    assert ann.FILE in index.snapshot.manifest["files"]
+    assert index._ann is not None
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> None:
+    graph = Index.open(graph_root)
+    exact = Index.open(graph_root)
+    exact._ann = None
+    for question in QUESTIONS:
+        found = graph.search(question, k=5, mode=mode, min_relevance=0.0)
+        truth = exact.search(question, k=5, mode=mode, min_relevance=0.0)
+        assert [h.chunk_id for h in found.hits] == [h.chunk_id for h in truth.hits]
+        assert [h.relevance for h in found.hits] == pytest.approx([h.relevance for h in truth.hits])
+
+
+def test_scoring_some_rows_equals_scoring_all(graph_root: Path) -> None:
+    index = Index.open(graph_root)
+    vector = index._query_vector(QUESTIONS[0])
+    rows = np.arange(len(index))
+    # Rows with lines among them: their score is the best of the whole and its lines.
+    assert index._line_owners.size
+    assert np.allclose(
+        index._cosine_rows(vector, rows), index.dense_scores(QUESTIONS[0]), atol=1e-5
+    )
+    picked = np.sort(np.random.default_rng(3).choice(rows, size=min(7, rows.size), replace=False))
+    assert np.allclose(
+        index._cosine_rows(vector, picked), index.dense_scores(QUESTIONS[0])[picked], atol=1e-5
+    )
+
+
+def test_below_the_threshold_there_is_no_graph(index) -> None:
+    assert ann.FILE not in index.snapshot.manifest["files"] and index._ann is None
+
+
+def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None:
+    """Line vectors are stored under keys past the chunk rows; a near line must nominate the
+    paragraph that owns it. With a shallow search the graph's rows are the exact top rows."""
+    index = Index.open(graph_root)
+    for question in QUESTIONS:
+        vector = index._query_vector(question)
+        exact = index.dense_scores(question)
+        top = set(np.argsort(-exact)[:3].tolist())
+        nominated = set(index._ann.rows(vector, depth=12).tolist())
+        assert top <= nominated
+        assert len(nominated) <= 12
+    # A line's own text nominates its paragraph through the line's key.
+    row = int(index._line_owners[0])
+    first = index._line_vectors[index._line_starts[0]]
+    assert row in index._ann.rows(np.asarray(first), depth=1).tolist()
