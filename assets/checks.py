@@ -14,6 +14,7 @@ import polars as pl
 from assets.index import TABLE_DIR, citation_edges, search_tables
 from lexkb import snapshot as snap
 from pipelines.resources import LexkbSettings
+from transforms import checks_worker
 from transforms import sources as src
 from transforms import table_checks as tc
 from transforms.workdir import WorkDir
@@ -50,7 +51,7 @@ def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
     "paragraph refs unique per document (Great Expectations).",
 )
 def chunks_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(tc.check_chunks(_table(lexkb, "chunks")))
+    return _result(checks_worker.run(tc.check_chunks, _table(lexkb, "chunks")))
 
 
 @dg.asset_check(
@@ -59,7 +60,7 @@ def chunks_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     description="Section ids unique and present; every parent section exists.",
 )
 def sections_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(tc.check_sections(_table(lexkb, "sections")))
+    return _result(checks_worker.run(tc.check_sections, _table(lexkb, "sections")))
 
 
 @dg.asset_check(
@@ -69,7 +70,9 @@ def sections_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     "(A document whose paragraphs are implausible was quarantined before this check.)",
 )
 def documents_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(tc.check_documents(_table(lexkb, "documents"), _table(lexkb, "chunks")))
+    return _result(
+        checks_worker.run(tc.check_documents, _table(lexkb, "documents"), _table(lexkb, "chunks"))
+    )
 
 
 @dg.asset_check(
@@ -89,7 +92,11 @@ def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     work = WorkDir(lexkb.root_path)
     shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
     quarantined = set(_table(lexkb, "quarantine")["source_name"])
-    return _result(tc.check_continuity(previous, _table(lexkb, "documents"), shas, quarantined))
+    return _result(
+        checks_worker.run(
+            tc.check_continuity, previous, _table(lexkb, "documents"), shas, quarantined
+        )
+    )
 
 
 @dg.asset_check(
@@ -98,7 +105,9 @@ def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     description="Both ends of every edge exist; types and weights are in range.",
 )
 def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(tc.check_edges(_table(lexkb, "edges"), _table(lexkb, "chunks")))
+    return _result(
+        checks_worker.run(tc.check_edges, _table(lexkb, "edges"), _table(lexkb, "chunks"))
+    )
 
 
 @dg.asset_check(
@@ -111,7 +120,8 @@ def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     out = WorkDir(lexkb.root_path).path / TABLE_DIR
     embedder = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
     return _result(
-        tc.check_embeddings(
+        checks_worker.run(
+            tc.check_embeddings,
             _table(lexkb, "embeddings"),
             _table(lexkb, "line_embeddings"),
             _table(lexkb, "chunks"),

@@ -47,8 +47,9 @@ def chunk_embeddings(
             "name": model.name,
             "dimension": stats["dimension"],
             "normalized": True,
-            # Recorded so a change in how line vectors are made changes the content fingerprint.
+            # Recorded so a change in how these vectors are made changes the content fingerprint.
             "line_vectors": "pooled" if hasattr(model, "embed_with_spans") else "alone",
+            "part_vectors": "pooled" if hasattr(model, "embed_with_spans") else "alone",
         }
     table.write_parquet(out / "embeddings.parquet")
     lines.write_parquet(out / "line_embeddings.parquet")

@@ -9,8 +9,8 @@ from assets.documents import document_chunks
 from assets.sources import source_files
 from lexkb import root_lock
 from pipelines.resources import LexkbSettings
+from transforms import checks_worker, metadata, table_checks
 from transforms import edges as graph
-from transforms import metadata, table_checks
 from transforms import sources as src
 from transforms.clauses import clause_table
 from transforms.definitions import definition_table
@@ -141,7 +141,7 @@ def _plausible(
         return parts, []
     documents = pl.concat([p[0] for p in parts])
     chunks = pl.concat([p[2].select("document_id", "chunk_level", "content") for p in parts])
-    failing = table_checks.implausible_documents(documents, chunks)
+    failing = checks_worker.run(table_checks.implausible_documents, documents, chunks)
     if not failing:
         return parts, []
     kept, records = [], []

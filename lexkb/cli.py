@@ -74,9 +74,11 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from transforms import checks_worker
     from transforms.isolation import start_server
 
     start_server()  # the parse workers' imports overlap Dagster's (transforms.isolation)
+    checks_worker.start()  # and Great Expectations' import, in the checks' own worker
     from lexkb.root_lock import RootBusy
     from pipelines.build import NothingPublished, run_build
 

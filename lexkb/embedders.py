@@ -232,21 +232,57 @@ class LocalEmbedder:
     def embed_with_spans(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
     ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
-        """Each text's vector and, from the same pass, one vector per (start, end) character
-        span of it: the normalised mean of the span's token states, read in the context of the
-        whole text ("late chunking"). A span the model's 256-token window cuts gets None.
+        """Each text's vector (its first 256 tokens, as `embed_documents`) and one vector per
+        (start, end) character span of it: the normalised mean of the span's token states,
+        read in context ("late chunking"). A text with spans that runs past the model's window
+        is read in further windows of 256 tokens, so every span's tokens are read once; a span
+        gets None only when it holds no token.
 
-        Why: a list paragraph's lines each need a vector (transforms.embeddings), and embedding
-        them again on their own cost 39% of the ObliQA build's model time; pooled lines retrieve
-        as well (benchmarks/line_vectors.py)."""
+        Why: a list paragraph's lines and a long paragraph's parts each need a vector
+        (transforms.embeddings); embedding them again on their own made the model read their
+        text twice. Pooled lines retrieve as well (benchmarks/line_vectors.py)."""
+        if self._session is None:
+            self._load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        windows = [
+            (i, window)
+            for i, first in enumerate(encodings)
+            for window in ([first, *first.overflowing] if spans[i] else [first])
+        ]
+        lengths = [sum(w.attention_mask) for _, w in windows]
+        states: list[np.ndarray] = [np.zeros((0, self.dimension), dtype=np.float32)] * len(windows)
+        for rows in self._batches_by_length(lengths):
+            width = max(lengths[r] for r in rows)
+            ids = np.zeros((rows.size, width), dtype=np.int64)
+            mask = np.zeros((rows.size, width), dtype=np.int64)
+            for b, r in enumerate(rows):
+                ids[b, : lengths[r]] = windows[r][1].ids[: lengths[r]]
+                mask[b, : lengths[r]] = 1
+            (hidden,) = self._session.run(
+                None,
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )
+            for b, r in enumerate(rows):
+                states[r] = hidden[b, : lengths[r]]
+        read: list[list[tuple[object, np.ndarray]]] = [[] for _ in texts]
+        for (i, window), state in zip(windows, states, strict=True):
+            read[i].append((window, state))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        pooled: list[list[np.ndarray | None]] = [[] for _ in texts]
-        for rows in self._batches(texts):
-            hidden, encodings = self._states([texts[i] for i in rows])
-            vectors[rows] = _normalise(_mean(hidden, encodings))
-            for b, row in enumerate(rows):
-                pooled[row] = [_span_mean(hidden[b], encodings[b], span) for span in spans[row]]
+        pooled: list[list[np.ndarray | None]] = []
+        for i, windows_read in enumerate(read):
+            # The first window's mean, special tokens included: what embed_documents gives.
+            vectors[i] = _normalise(windows_read[0][1].mean(axis=0))
+            pooled.append([_span_mean(windows_read, span) for span in spans[i]])
         return vectors, pooled
+
+    def _batches_by_length(self, lengths: Sequence[int]) -> Iterator[np.ndarray]:
+        """As `_batches`, for token counts already known."""
+        order = np.argsort([-n for n in lengths], kind="stable")
+        start = 0
+        while start < len(order):
+            rows = order[start : start + max(1, int(self._batch_tokens // lengths[order[start]]))]
+            yield rows
+            start += rows.size
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
@@ -277,19 +313,23 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _span_mean(hidden: np.ndarray, encoding, span: tuple[int, int]) -> np.ndarray | None:
-    """The mean state of the tokens inside `span`; None when the window ends before it does."""
+def _span_mean(read: list[tuple[object, np.ndarray]], span: tuple[int, int]) -> np.ndarray | None:
+    """The mean state of the tokens inside `span`, over every window that read some of them."""
     start, end = span
-    inside = [
-        i
-        for i, ((a, z), special) in enumerate(
-            zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
-        )
-        if not special and z > a and a >= start and z <= end
-    ]
-    if not inside or encoding.offsets[inside[-1]][1] < end - 1:
+    picked = []
+    for encoding, state in read:
+        inside = [
+            i
+            for i, ((a, z), special) in enumerate(
+                zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+            )
+            if i < len(state) and not special and z > a and a >= start and z <= end
+        ]
+        if inside:
+            picked.append(state[inside])
+    if not picked:
         return None
-    return _normalise(hidden[inside].mean(axis=0))
+    return _normalise(np.vstack(picked).mean(axis=0))
 
 
 def embedder_for(name: str) -> Embedder | None:

@@ -26,6 +26,7 @@ from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.progress import report_to, stderr_reporter  # noqa: E402
 from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
+from transforms import checks_worker  # noqa: E402
 from transforms.isolation import start_server  # noqa: E402
 
 
@@ -109,6 +110,7 @@ def run_build(
     # An s3:// root stays a URL; its local mirror is what the lock guards (lexkb.object_store).
     root = str(root) if is_remote(root) else Path(root).resolve()
     start_server()
+    checks_worker.start()
     with root_lock.hold(
         mirror_path(root) if is_remote(root) else root, wait_seconds, "lexkb build"
     ):

@@ -32,6 +32,7 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
         "dimension": DIMENSION,
         "normalized": True,
         "line_vectors": "alone",
+        "part_vectors": "alone",
     }
     table = pl.read_parquet(loaded.table_path("embeddings"))
     assert table.height == first.chunks

@@ -159,31 +159,60 @@ def test_pooled_lines_come_from_the_paragraphs_own_pass(local):
     query = local.embed_query("which bank holds the client money")
     assert int(np.argmax(stacked @ query)) == 3
     assert float(stacked[3] @ query) > float(vectors[0] @ query) + 0.05
-    # A line past the model's 256-token window has no pooled vector, rather than a wrong one.
+    # A line past the model's 256-token window is read in the next window, not dropped.
     long_text = LIST + "\n" + " ".join(["custody"] * 300) + "\n(e) the last line, out of reach."
-    _, cut = local.embed_with_spans([long_text], [line_spans(long_text)])
-    assert cut[0][0] is not None and cut[0][-1] is None
+    first, far = local.embed_with_spans([long_text], [line_spans(long_text)])
+    assert np.allclose(first[0], local.embed_documents([long_text])[0], atol=1e-5)
+    last = far[0][-1]
+    assert last is not None
+    assert float(last @ local.embed_documents(["(e) the last line, out of reach."])[0]) > 0.5
 
 
-def test_cut_lines_are_embedded_alone_once(local, tmp_path):
+def test_one_pass_gives_lines_and_parts_their_vectors(local, tmp_path):
+    from transforms.chunks import split_parts
     from transforms.embeddings import embed_chunks, line_spans
     from transforms.ids import sha256_text
 
     long_text = LIST + "\n" + " ".join(["custody"] * 300) + "\n(e) the last line, out of reach."
+    sentences = " ".join(
+        f"Rule {n}. A firm must keep record {n} of its client money reconciliations for six years."
+        for n in range(40)
+    )
+    parts = split_parts(sentences)
+    assert len(parts) > 1
+    rows = [("p1", "paragraph", LIST, None), ("p2", "paragraph", long_text, None)]
+    rows += [("p3", "paragraph", sentences, None)]
+    rows += [(f"p3#{n}", "part", part, "p3") for n, part in enumerate(parts)]
     chunks = pl.DataFrame(
         {
-            "chunk_id": ["p1", "p2"],
-            "chunk_level": ["paragraph", "paragraph"],
-            "content": [LIST, long_text],
-            "content_hash": [sha256_text(LIST), sha256_text(long_text)],
-            "parent_chunk_id": [None, None],
+            "chunk_id": [r[0] for r in rows],
+            "chunk_level": [r[1] for r in rows],
+            "content": [r[2] for r in rows],
+            "content_hash": [sha256_text(r[2]) for r in rows],
+            "parent_chunk_id": [r[3] for r in rows],
         }
     )
-    _, lines, first = embed_chunks(chunks, local, tmp_path)
+    table, lines, first = embed_chunks(chunks, local, tmp_path)
     assert lines.height == len(line_spans(LIST)) + len(line_spans(long_text))
-    # The window cuts the 300-word line and the one after it: those two go alone.
-    assert first["lines_pooled"] == lines.height - 2
-    assert first["embedded"] == 2 + 2
-    again_table, again_lines, again = embed_chunks(chunks, local, tmp_path)
-    assert again["embedded"] == 0 and again["lines_pooled"] == first["lines_pooled"]
+    # Every line and part came from its paragraph's pass: the model read three texts.
+    assert first["lines_pooled"] == lines.height and first["parts_pooled"] == len(parts)
+    assert first["embedded"] == 3
+    vectors = dict(zip(table["chunk_id"], table["vector"].to_list(), strict=True))
+    alone = local.embed_documents(parts)
+    for n in range(len(parts)):
+        assert float(np.asarray(vectors[f"p3#{n}"]) @ alone[n]) > 0.8
+    _, again_lines, again = embed_chunks(chunks, local, tmp_path)
+    assert again["embedded"] == 0 and again["reused"] > first["reused"]
     assert again_lines.equals(lines)
+
+
+def test_parts_are_found_in_their_paragraph():
+    from transforms.chunks import split_parts
+    from transforms.embeddings import part_spans
+
+    text = "First rule applies.  It is long.\nSecond rule: it is longer still. Third (a) item."
+    parts = split_parts(text, limit=30)
+    spans = part_spans(text, parts)
+    assert all(span is not None for span in spans)
+    assert [" ".join(text[a:b].split()) for a, b in spans] == [" ".join(p.split()) for p in parts]
+    assert part_spans(text, ["Not in the paragraph."]) == [None]

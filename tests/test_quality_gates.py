@@ -126,3 +126,55 @@ def test_one_implausible_document_is_quarantined_not_the_build(corpus_copy, tmp_
         (pl.col("document_key") == "one-line") & (pl.col("chunk_level") == "paragraph")
     )["content"].str.len_chars()
     assert lengths.len() > 100 and lengths.max() <= 4000
+
+
+def test_reference_checks_name_the_rows_that_dangle():
+    from transforms.table_checks import check_edges, check_sections
+
+    chunks = pl.DataFrame({"chunk_id": ["a", "b"]})
+    edges = pl.DataFrame(
+        {
+            "source_chunk_id": ["a", "b", "x"],
+            "target_chunk_id": ["b", None, "a"],
+            "reference_text": ["Rule 1", "FSMR 2", "Rule 3"],
+            "reference_type": ["internal", "outside", "internal"],
+            "weight": [1.0, 0.5, 1.0],
+        }
+    )
+    result = check_edges(edges, chunks)
+    failed = {e.description: e for e in result.failures()}
+    assert list(failed) == ["every source chunk exists"]
+    assert failed["every source chunk exists"].failing_rows[0]["reference_text"] == "Rule 3"
+    sections = pl.DataFrame(
+        {
+            "section_id": ["s1", "s2", "s3"],
+            "document_id": ["d", "d", "d"],
+            "parent_id": [None, "s1", "s9"],
+            "title": ["One", "Two", "Three"],
+        }
+    )
+    failed = check_sections(sections).failures()
+    assert [e.description for e in failed] == ["every parent section exists"]
+    assert failed[0].failing_rows == [{"section_id": "s3", "document_id": "d", "title": "Three"}]
+
+
+def test_checks_run_in_their_worker_with_the_same_verdicts():
+    import os
+
+    from transforms import checks_worker
+    from transforms.table_checks import check_sections
+
+    sections = pl.DataFrame(
+        {
+            "section_id": ["s1", "s2"],
+            "document_id": ["d", "d"],
+            "parent_id": [None, "s9"],
+            "title": ["One", "Two"],
+        }
+    )
+    checks_worker.start()
+    assert checks_worker.started()
+    assert checks_worker.run(os.getpid) != os.getpid()
+    there = checks_worker.run(check_sections, sections)
+    here = check_sections(sections)
+    assert there == here and not there.success

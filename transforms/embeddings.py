@@ -8,9 +8,10 @@ the embedder.
 Paragraphs with several lines of substance (a list's items, a definition's limbs) also get one
 vector per line: a question usually asks about one item, and a single mean-pooled vector of the
 whole list dilutes it. On ObliQA the best line or whole-paragraph similarity raised hybrid MAP@10
-on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md). With the local model a line's
-vector is pooled from its tokens in the paragraph's own pass rather than embedded again: the
-same retrieval for none of the model time (benchmarks/line_vectors.py).
+on the held-out questions from 0.662 to 0.674 (BENCHMARKS.md). With the local model a paragraph
+with lines or parts is read once, whole, in windows of the model's 256 tokens, and its lines
+and parts take the pooled states of their own tokens instead of being embedded again: the same
+retrieval, and the model reads each token once (benchmarks/line_vectors.py).
 
 A section chunk is not embedded: its vector is the normalised mean of its paragraphs' vectors.
 The embedder reads 256 tokens, so a section's own vector saw only its start; the mean finds the
@@ -28,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from lexkb.embedders import Embedder
+from lexkb.vector_files import matrix
 from transforms.ids import sha256_text
 
 # Shorter lines are numbering or connectives ("(a)", "and"), not statements worth a vector.
@@ -60,11 +62,82 @@ def line_spans(text: str) -> list[tuple[int, int]]:
     return spans if len(spans) > 1 else []
 
 
-def late_key(content_hash: str, number: int) -> str:
-    """Cache key of a line's vector pooled inside its paragraph: it depends on the whole
-    paragraph, so it is keyed by the paragraph's hash and the line's number, never by the line's
-    own text (which keys the vector of the line embedded alone)."""
-    return sha256_text(f"late line {number} of {content_hash}")
+def late_key(content_hash: str, label: str) -> str:
+    """Cache key of a span's vector pooled inside its paragraph ("line 2", "part 1"): it
+    depends on the whole paragraph, so it is keyed by the paragraph's hash and the span's label,
+    never by the span's own text (which keys the vector of that text embedded alone)."""
+    return sha256_text(f"late {label} of {content_hash}")
+
+
+def part_spans(text: str, parts: list[str]) -> list[tuple[int, int] | None]:
+    """Where each part (transforms.chunks.split_parts: sentences rejoined with single spaces)
+    lies in its paragraph, matching with whitespace runs collapsed; None where it is not found."""
+    flat, where, previous_space = [], [], False
+    for i, char in enumerate(text):
+        space = char.isspace()
+        if not (space and previous_space):
+            flat.append(" " if space else char)
+            where.append(i)
+        previous_space = space
+    haystack, position, spans = "".join(flat), 0, []
+    for part in parts:
+        needle = " ".join(part.split())
+        at = haystack.find(needle, position) if needle else -1
+        if at < 0:
+            spans.append(None)
+            continue
+        position = at + len(needle)
+        spans.append((where[at], where[position - 1] + 1))
+    return spans
+
+
+class VectorCache:
+    """The embedding cache of one model: cache key -> vector, held as one float32 matrix with a
+    row per key (decoding it into Python lists cost a cached rebuild seconds), plus the vectors
+    added since it was read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._row: dict[str, int] = {}
+        self._blocks: list[np.ndarray] = []
+        if path.is_file():
+            frame = pl.read_parquet(path)
+            if frame.height:
+                dimension = len(frame["vector"][0])
+                self._blocks.append(matrix(frame["vector"], dimension))
+                self._row = {key: row for row, key in enumerate(frame["content_hash"])}
+        self._stored = len(self._row)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._row
+
+    def put(self, key: str, vector: np.ndarray) -> None:
+        if key not in self._row:
+            self._row[key] = len(self._row)
+            self._blocks.append(np.asarray(vector, dtype=np.float32).reshape(1, -1))
+
+    def vectors(self, keys: list[str]) -> np.ndarray:
+        """The vectors of `keys`, a row each (every key must be held)."""
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        self._blocks = [np.vstack(self._blocks)] if len(self._blocks) > 1 else self._blocks
+        return self._blocks[0][[self._row[k] for k in keys]]
+
+    def save(self) -> None:
+        """Write the cache back if anything was added (through a temporary file)."""
+        if len(self._row) == self._stored:
+            return
+        held = self.vectors(list(self._row))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        staging = self.path.with_suffix(".tmp")
+        pl.DataFrame(
+            {
+                "content_hash": list(self._row),
+                "vector": pl.Series(held).cast(pl.List(pl.Float32)),
+            }
+        ).write_parquet(staging)
+        staging.replace(self.path)
+        self._stored = len(self._row)
 
 
 def embed_chunks(
@@ -74,96 +147,104 @@ def embed_chunks(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """The embeddings table (chunk_id, model, vector) for `chunks`, the line embeddings table
-    (chunk_id, line, vector) for their multi-line paragraphs, and counts of texts embedded now
-    and reused from the cache. `progress(done, total)` hears after each slice of texts.
+    (chunk_id, line, vector) for their multi-line paragraphs, and counts of texts given to the
+    model now and reused from the cache. `progress(done, total)` hears after each slice.
 
-    An embedder that can pool spans (`embed_with_spans`, the local model) gives a paragraph's
-    lines their vectors in the paragraph's own pass; a line its window cuts, and every line
-    under other embedders, is embedded alone."""
-    cache_path = cache_file(cache_dir, embedder.name)
-    cached: dict[str, list[float]] = {}
-    if cache_path.is_file():
-        cached = dict(pl.read_parquet(cache_path).rows())
-    before = len(cached)
+    An embedder that can pool spans (`embed_with_spans`, the local model) reads a paragraph
+    with lines or parts once, all of it, and gives its lines and parts the pooled states of
+    their tokens; anything it cannot place, and every line and part under other embedders, is
+    embedded alone."""
+    cached = VectorCache(cache_file(cache_dir, embedder.name))
     pooling = getattr(embedder, "embed_with_spans", None)
+    # Each vector's cache keys, best first: a pooled key, then the hash of its text alone.
+    keys_of: dict[str, list[str]] = {}
+    text_of: dict[str, str] = {}
+    lines: list[tuple[str, int, list[str]]] = []
+    to_pool: dict[str, tuple[str, list[tuple[int, int]], list[str]]] = {}
     embedded = chunks.filter(pl.col("chunk_level") != "section")
-    wanted = dict(zip(embedded["content_hash"], embedded["content"], strict=True))
-    # (chunk_id, line number, the line's own hash, its pooled key or None)
-    lines: list[tuple[str, int, str, str | None]] = []
-    line_texts: dict[str, str] = {}
-    pooled_paragraphs: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+    for chunk_id, content, digest in embedded.select(
+        "chunk_id", "content", "content_hash"
+    ).iter_rows():
+        keys_of[chunk_id] = [digest]
+        text_of[digest] = content
+    parts_of: dict[str, list[tuple[str, str]]] = {}
+    parts = chunks.filter(pl.col("chunk_level") == "part")
+    for chunk_id, content, parent in parts.select(
+        "chunk_id", "content", "parent_chunk_id"
+    ).iter_rows():
+        parts_of.setdefault(parent, []).append((chunk_id, content))
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
     for chunk_id, content, digest in paragraphs.select(
         "chunk_id", "content", "content_hash"
     ).iter_rows():
-        spans = line_spans(content)
-        stale = digest not in cached
-        for number, (a, b) in enumerate(spans, start=1):
+        spans, keys = [], []
+        for number, (a, b) in enumerate(line_spans(content), start=1):
             own = sha256_text(content[a:b])
-            key = late_key(digest, number) if pooling else None
-            line_texts[own] = content[a:b]
-            lines.append((chunk_id, number, own, key))
-            stale = stale or (key not in cached and own not in cached)
+            text_of[own] = content[a:b]
+            key = late_key(digest, f"line {number}")
+            lines.append((chunk_id, number, [key, own] if pooling else [own]))
+            spans.append((a, b))
+            keys.append(key)
+        own_parts = parts_of.get(chunk_id, []) if pooling else []
+        located = part_spans(content, [text for _, text in own_parts]) if own_parts else []
+        for number, ((part_id, _), span) in enumerate(zip(own_parts, located, strict=True), 1):
+            if span is not None:
+                key = late_key(digest, f"part {number}")
+                keys_of[part_id] = [key, *keys_of[part_id]]
+                spans.append(span)
+                keys.append(key)
+        stale = digest not in cached or any(k not in cached for k in keys)
         if pooling and spans and stale:
-            pooled_paragraphs[digest] = (content, spans)
-    done = 0
-    total = len(pooled_paragraphs) + sum(
-        1 for d in wanted if d not in cached and d not in pooled_paragraphs
-    )
-    if pooled_paragraphs:
-        digests = list(pooled_paragraphs)
-        for start in range(0, len(digests), PROGRESS_SLICE):
-            part = digests[start : start + PROGRESS_SLICE]
-            texts = [pooled_paragraphs[d][0] for d in part]
-            vectors, pooled = pooling(texts, [pooled_paragraphs[d][1] for d in part])
-            for digest, vector, line_vectors in zip(part, vectors, pooled, strict=True):
-                cached[digest] = np.asarray(vector, dtype=np.float32).tolist()
-                for number, line_vector in enumerate(line_vectors, start=1):
-                    if line_vector is not None:
-                        cached[late_key(digest, number)] = line_vector.tolist()
-            done += len(part)
-            if progress is not None:
-                progress(done, total)
-    # Lines without a pooled vector are embedded alone.
-    for _, _, own, key in lines:
-        if key not in cached:
-            wanted.setdefault(own, line_texts[own])
-    missing = [digest for digest in wanted if digest not in cached]
+            to_pool[digest] = (content, spans, keys)
+
+    done, total = 0, len(to_pool)
+    pooled_digests = list(to_pool)
+    for start in range(0, len(pooled_digests), PROGRESS_SLICE):
+        part = pooled_digests[start : start + PROGRESS_SLICE]
+        vectors, pooled = pooling([to_pool[d][0] for d in part], [to_pool[d][1] for d in part])
+        for digest, vector, span_vectors in zip(part, vectors, pooled, strict=True):
+            cached.put(digest, vector)
+            for key, span_vector in zip(to_pool[digest][2], span_vectors, strict=True):
+                if span_vector is not None:
+                    cached.put(key, span_vector)
+        done += len(part)
+        if progress is not None:
+            progress(done, total)
+    # Whatever has no vector yet is embedded alone, by the last of its keys (its own text).
+    chains = [*keys_of.values(), *(keys for *_, keys in lines)]
+    missing = list(dict.fromkeys(c[-1] for c in chains if not any(k in cached for k in c)))
     # Longest first, in slices, so a progress report can come between them and each slice
     # still batches texts of like length.
-    missing.sort(key=lambda d: len(wanted[d]), reverse=True)
+    missing.sort(key=lambda d: len(text_of[d]), reverse=True)
+    total += len(missing)
     for start in range(0, len(missing), PROGRESS_SLICE):
         part = missing[start : start + PROGRESS_SLICE]
-        vectors = embedder.embed_documents([wanted[d] for d in part])
+        vectors = embedder.embed_documents([text_of[d] for d in part])
         for digest, vector in zip(part, vectors, strict=True):
-            cached[digest] = np.asarray(vector, dtype=np.float32).tolist()
+            cached.put(digest, vector)
         if progress is not None:
-            progress(done + start + len(part), max(total, done + len(missing)))
-    if len(cached) != before:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        staging = cache_path.with_suffix(".tmp")
-        pl.DataFrame(
-            {"content_hash": list(cached), "vector": list(cached.values())},
-            schema={"content_hash": pl.String, "vector": pl.List(pl.Float32)},
-        ).write_parquet(staging)
-        staging.replace(cache_path)
-    own_vectors = {
-        c: cached[h] for c, h in zip(embedded["chunk_id"], embedded["content_hash"], strict=True)
-    }
-    pooled = section_means(chunks, own_vectors)
+            progress(done + start + len(part), total)
+    cached.save()
+
+    def first(keys: list[str]) -> str:
+        return next(k for k in keys if k in cached)
+
+    own_ids = list(keys_of)
+    own = dict(zip(own_ids, cached.vectors([first(keys_of[c]) for c in own_ids]), strict=True))
+    means = section_means(chunks, own)
     table = pl.DataFrame(
         {
             "chunk_id": chunks["chunk_id"],
             "model": [embedder.name] * chunks.height,
-            "vector": [own_vectors.get(c) or pooled[c] for c in chunks["chunk_id"]],
+            "vector": _vector_column([own.get(c, means.get(c)) for c in chunks["chunk_id"]]),
         },
         schema=CHUNK_VECTORS,
     )
     line_table = pl.DataFrame(
         {
-            "chunk_id": [chunk_id for chunk_id, _, _, _ in lines],
-            "line": [number for _, number, _, _ in lines],
-            "vector": [cached[key] if key in cached else cached[own] for _, _, own, key in lines],
+            "chunk_id": [chunk_id for chunk_id, _, _ in lines],
+            "line": [number for _, number, _ in lines],
+            "vector": _vector_column(list(cached.vectors([first(keys) for *_, keys in lines]))),
         },
         schema=LINE_VECTORS,
     )
@@ -172,18 +253,27 @@ def embed_chunks(
         table,
         line_table,
         {
-            "embedded": len(missing) + len(pooled_paragraphs),
-            "reused": len(wanted) - len(missing),
+            "embedded": len(to_pool) + len(missing),
+            "reused": len(set(c[-1] for c in chains)) - len(missing) - len(to_pool),
             "dimension": dimension,
             "lines": line_table.height,
-            "lines_pooled": sum(1 for *_, key in lines if key in cached),
+            "lines_pooled": sum(1 for *_, keys in lines if len(keys) > 1 and keys[0] in cached),
+            "parts_pooled": sum(
+                1 for c in parts["chunk_id"] if len(keys_of[c]) > 1 and keys_of[c][0] in cached
+            ),
         },
     )
 
 
-def section_means(chunks: pl.DataFrame, vectors: dict[str, list[float]]) -> dict[str, list[float]]:
+def _vector_column(rows: list[np.ndarray]) -> pl.Series:
+    if not rows:
+        return pl.Series("vector", [], dtype=pl.List(pl.Float32))
+    return pl.Series("vector", np.vstack(rows)).cast(pl.List(pl.Float32))
+
+
+def section_means(chunks: pl.DataFrame, vectors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Each section chunk's vector: the normalised mean of its paragraphs' vectors."""
-    members: dict[str, list[list[float]]] = {}
+    members: dict[str, list[np.ndarray]] = {}
     paragraphs = chunks.filter(
         (pl.col("chunk_level") == "paragraph") & pl.col("parent_chunk_id").is_not_null()
     )
@@ -192,5 +282,5 @@ def section_means(chunks: pl.DataFrame, vectors: dict[str, list[float]]) -> dict
     means = {}
     for section, rows in members.items():
         mean = np.mean(np.asarray(rows, dtype=np.float32), axis=0)
-        means[section] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).tolist()
+        means[section] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
     return means

@@ -122,12 +122,12 @@ def start_server() -> None:
     from multiprocessing import forkserver
 
     _context(set(_UNSTRUCTURED))
-    with _main_hidden():
+    with main_hidden():
         forkserver.ensure_running()
 
 
 @contextmanager
-def _main_hidden() -> Iterator[None]:
+def main_hidden() -> Iterator[None]:
     """Start a worker without having it re-import the caller's __main__.
 
     multiprocessing re-runs the main script in each child, which fails for code read from stdin
@@ -190,7 +190,7 @@ def parse_all(
             process = context.Process(
                 target=_work, args=(source, str(target), limits, child), daemon=True
             )
-            with _main_hidden():
+            with main_hidden():
                 process.start()
             child.close()
             running.append(_Running(source, process, parent, time.perf_counter()))

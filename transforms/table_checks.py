@@ -44,7 +44,8 @@ class SuiteResult:
         return [e for e in self.expectations if not e.success]
 
 
-def _gx():
+def load_gx():
+    """Great Expectations and one ephemeral context (cheap once GX is imported)."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -64,7 +65,7 @@ def run_suite(
     """Validate `frame` with GX; `expectations` pairs a description with a factory taking the
     `gx.expectations` module. Failing rows are reported by their `id_columns`, at most
     `max_rows` of them (None: all)."""
-    gx, context = _gx()
+    gx, context = load_gx()
     data = frame.to_pandas()
     source = context.data_sources.add_pandas(f"{name}_source")
     batch = source.add_dataframe_asset(name).add_batch_definition_whole_dataframe("all")
@@ -139,11 +140,25 @@ def check_chunks(chunks: pl.DataFrame) -> SuiteResult:
     )
 
 
+def _exists(column: str, ids: pl.Series) -> pl.Expr:
+    """Whether the column's id is among `ids` (null counts as none to look for). Reference checks
+    read this column rather than handing GX every id as a value set, which it copies into every
+    result it builds (36 s for ObliQA's edges against 16,779 chunk ids; now well under a second)."""
+    return (pl.col(column).is_null() | pl.col(column).is_in(ids.implode())).alias(
+        f"{column}_exists"
+    )
+
+
 def check_sections(sections: pl.DataFrame) -> SuiteResult:
-    ids = sections["section_id"].to_list()
     return run_suite(
         "sections",
-        sections.select("section_id", "document_id", "parent_id", "title"),
+        sections.select(
+            "section_id",
+            "document_id",
+            "parent_id",
+            "title",
+            _exists("parent_id", sections["section_id"]),
+        ),
         [
             (
                 "section_id is never null",
@@ -152,7 +167,9 @@ def check_sections(sections: pl.DataFrame) -> SuiteResult:
             ("section_id is unique", lambda e: e.ExpectColumnValuesToBeUnique(column="section_id")),
             (
                 "every parent section exists",
-                lambda e: e.ExpectColumnValuesToBeInSet(column="parent_id", value_set=ids),
+                lambda e: e.ExpectColumnValuesToBeInSet(
+                    column="parent_id_exists", value_set=[True]
+                ),
             ),
         ],
         ["section_id", "document_id", "title"],
@@ -242,20 +259,30 @@ def implausible_documents(documents: pl.DataFrame, chunks: pl.DataFrame) -> dict
 
 
 def check_edges(edges: pl.DataFrame, chunks: pl.DataFrame) -> SuiteResult:
-    ids = chunks["chunk_id"].to_list()
+    ids = chunks["chunk_id"]
     return run_suite(
         "edges",
         edges.select(
-            "source_chunk_id", "target_chunk_id", "reference_text", "reference_type", "weight"
+            "source_chunk_id",
+            "target_chunk_id",
+            "reference_text",
+            "reference_type",
+            "weight",
+            _exists("source_chunk_id", ids),
+            _exists("target_chunk_id", ids),
         ),
         [
             (
                 "every source chunk exists",
-                lambda e: e.ExpectColumnValuesToBeInSet(column="source_chunk_id", value_set=ids),
+                lambda e: e.ExpectColumnValuesToBeInSet(
+                    column="source_chunk_id_exists", value_set=[True]
+                ),
             ),
             (
                 "every target chunk exists",
-                lambda e: e.ExpectColumnValuesToBeInSet(column="target_chunk_id", value_set=ids),
+                lambda e: e.ExpectColumnValuesToBeInSet(
+                    column="target_chunk_id_exists", value_set=[True]
+                ),
             ),
             (
                 "reference_type is known",
