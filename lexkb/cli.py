@@ -256,6 +256,26 @@ def cmd_hop(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_listing(found: list, where: str) -> None:
+    """`snapshots list` for people: CURRENT's marked with a star."""
+    if not found:
+        print(f"no snapshots under {where}")
+    for item in found:
+        mark = "*" if item.current else " "
+        print(
+            f"{mark} {item.version}  {item.created_at[:19]}  {item.documents} documents  "
+            f"{item.chunks} chunks  {item.bytes / 1e6:.1f} MB"
+        )
+
+
+def print_pruned(deleted: list[str], kept: dict[str, str]) -> None:
+    print(f"deleted {len(deleted)} snapshot(s)")
+    for version in deleted:
+        print(f"  - {version}")
+    for version, why in kept.items():
+        print(f"  kept {version}: {why}")
+
+
 def cmd_snapshots(args: argparse.Namespace) -> int:
     from lexkb import snapshots
     from lexkb.diff import diff
@@ -271,14 +291,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([{**vars(s), "path": str(s.path)} for s in found]))
             return 0
-        if not found:
-            print(f"no snapshots under {root}")
-        for item in found:
-            mark = "*" if item.current else " "
-            print(
-                f"{mark} {item.version}  {item.created_at[:19]}  {item.documents} documents  "
-                f"{item.chunks} chunks  {item.bytes / 1e6:.1f} MB"
-            )
+        print_listing(found, str(root))
         return 0
     if args.action == "rollback":
         if len(args.versions) != 1:
@@ -294,11 +307,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"deleted": pruned.deleted, "kept": pruned.kept}))
             return 0
-        print(f"deleted {len(pruned.deleted)} snapshot(s)")
-        for version in pruned.deleted:
-            print(f"  - {version}")
-        for version, why in pruned.kept.items():
-            print(f"  kept {version}: {why}")
+        print_pruned(pruned.deleted, pruned.kept)
         return 0
     if args.action == "verify":
         if len(args.versions) > 1:

@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict
 
 from lexkb import snapshots
+from lexkb.cli import print_listing, print_pruned
 from lexkb.object_store import ObjectRoot
 
 
@@ -17,14 +18,7 @@ def cmd_remote_snapshots(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([asdict(s) for s in found]))
             return 0
-        if not found:
-            print(f"no snapshots under {remote.url}")
-        for item in found:
-            mark = "*" if item.current else " "
-            print(
-                f"{mark} {item.version}  {item.created_at[:19]}  {item.documents} documents  "
-                f"{item.chunks} chunks  {item.bytes / 1e6:.1f} MB"
-            )
+        print_listing(found, remote.url)
         return 0
     if args.action == "rollback":
         if len(args.versions) != 1:
@@ -40,11 +34,7 @@ def cmd_remote_snapshots(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"deleted": deleted, "kept": kept}))
             return 0
-        print(f"deleted {len(deleted)} snapshot(s)")
-        for version in deleted:
-            print(f"  - {version}")
-        for version, why in kept.items():
-            print(f"  kept {version}: {why}")
+        print_pruned(deleted, kept)
         return 0
     if args.action == "verify":
         if len(args.versions) > 1:

@@ -27,7 +27,6 @@ import shutil
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -257,6 +256,8 @@ class ObjectRoot:
         """Delete all but the newest `keep` versions, sparing CURRENT's and leased ones."""
         from pyarrow import fs
 
+        from lexkb.snapshots import keep_reason
+
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"keep must be a whole number of at least 1, not {keep!r}")
         current = self.current_version()
@@ -271,13 +272,9 @@ class ObjectRoot:
                 if lease.type == fs.FileType.File and lease.mtime
                 else 0
             )
-            if version == current:
-                kept[version] = "CURRENT"
-            elif version in newest:
-                kept[version] = f"among the newest {keep}"
-            elif leased_until > now:
-                until = datetime.fromtimestamp(leased_until, UTC).isoformat(timespec="seconds")
-                kept[version] = f"in use by a reader (leased until {until})"
+            reason = keep_reason(version, current, newest, keep, leased_until, now)
+            if reason:
+                kept[version] = reason
             else:
                 # The manifest first, so a half-deleted snapshot is never listed as one.
                 self.fs.delete_file(self._key(snap.SNAPSHOTS, version, snap.MANIFEST))

@@ -185,13 +185,9 @@ def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) ->
         for version in published:
             lease = root / LEASES / version
             leased_until = lease.stat().st_mtime + lease_minutes * 60 if lease.is_file() else 0
-            if version == current:
-                kept[version] = "CURRENT"
-            elif version in newest:
-                kept[version] = f"among the newest {keep}"
-            elif leased_until > now:
-                until = datetime.fromtimestamp(leased_until, UTC).isoformat(timespec="seconds")
-                kept[version] = f"in use by a reader (leased until {until})"
+            reason = keep_reason(version, current, newest, keep, leased_until, now)
+            if reason:
+                kept[version] = reason
             else:
                 # Rename first so a half-deleted snapshot is never listed as one.
                 doomed = directory / f".deleting-{version}-{uuid.uuid4().hex[:8]}"
@@ -201,6 +197,21 @@ def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) ->
                 deleted.append(version)
         clear_leftovers(root)
     return Pruned(deleted, kept)
+
+
+def keep_reason(
+    version: str, current: str | None, newest: set[str], keep: int, leased_until: float, now: float
+) -> str | None:
+    """Why pruning keeps `version` (CURRENT's, among the newest `keep`, or leased by a reader
+    until `leased_until`), or None when it may go. Local and object-store roots share it."""
+    if version == current:
+        return "CURRENT"
+    if version in newest:
+        return f"among the newest {keep}"
+    if leased_until > now:
+        until = datetime.fromtimestamp(leased_until, UTC).isoformat(timespec="seconds")
+        return f"in use by a reader (leased until {until})"
+    return None
 
 
 def clear_leftovers(root: Path) -> None:
