@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -211,21 +211,22 @@ class LocalEmbedder:
                 str(model), options, providers=["CPUExecutionProvider"]
             )
 
-    def _batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
-        """Positions of `texts` in batches, longest first, so texts of like length share a
-        batch and little of it is padding; a batch is as many texts as fit LOCAL_BATCH_TOKENS
-        at its first (longest) text's length."""
-        order = np.argsort([-len(t) for t in texts], kind="stable")
+    def _batches(self, lengths: Sequence[float]) -> Iterator[np.ndarray]:
+        """Positions in batches, longest first, so texts of like length share a batch and
+        little of it is padding; a batch is as many texts as fit LOCAL_BATCH_TOKENS at its
+        first (longest) text's length in tokens (`lengths`, known or estimated)."""
+        order = np.argsort([-n for n in lengths], kind="stable")
         start = 0
         while start < len(order):
-            longest = min(LOCAL_MAX_TOKENS, len(texts[order[start]]) / CHARS_PER_LOCAL_TOKEN + 2)
+            longest = min(LOCAL_MAX_TOKENS, lengths[order[start]])
             rows = order[start : start + max(1, int(self._batch_tokens // longest))]
             yield rows
             start += rows.size
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for rows in self._batches(texts):
+        estimated = [len(t) / CHARS_PER_LOCAL_TOKEN + 2 for t in texts]
+        for rows in self._batches(estimated):
             vectors[rows] = self._embed([texts[i] for i in rows])
         return vectors
 
@@ -251,7 +252,7 @@ class LocalEmbedder:
         ]
         lengths = [sum(w.attention_mask) for _, w in windows]
         states: list[np.ndarray] = [np.zeros((0, self.dimension), dtype=np.float32)] * len(windows)
-        for rows in self._batches_by_length(lengths):
+        for rows in self._batches(lengths):
             width = max(lengths[r] for r in rows)
             ids = np.zeros((rows.size, width), dtype=np.int64)
             mask = np.zeros((rows.size, width), dtype=np.int64)
@@ -264,25 +265,16 @@ class LocalEmbedder:
             )
             for b, r in enumerate(rows):
                 states[r] = hidden[b, : lengths[r]]
-        read: list[list[tuple[object, np.ndarray]]] = [[] for _ in texts]
+        read: list[list[_Window]] = [[] for _ in texts]
         for (i, window), state in zip(windows, states, strict=True):
-            read[i].append((window, state))
+            read[i].append(_Window.of(window, state))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pooled: list[list[np.ndarray | None]] = []
         for i, windows_read in enumerate(read):
             # The first window's mean, special tokens included: what embed_documents gives.
-            vectors[i] = _normalise(windows_read[0][1].mean(axis=0))
+            vectors[i] = _normalise(windows_read[0].state.mean(axis=0))
             pooled.append([_span_mean(windows_read, span) for span in spans[i]])
         return vectors, pooled
-
-    def _batches_by_length(self, lengths: Sequence[int]) -> Iterator[np.ndarray]:
-        """As `_batches`, for token counts already known."""
-        order = np.argsort([-n for n in lengths], kind="stable")
-        start = 0
-        while start < len(order):
-            rows = order[start : start + max(1, int(self._batch_tokens // lengths[order[start]]))]
-            yield rows
-            start += rows.size
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
@@ -313,20 +305,30 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def _span_mean(read: list[tuple[object, np.ndarray]], span: tuple[int, int]) -> np.ndarray | None:
+class _Window(NamedTuple):
+    """One window's token states with each token's character span; special and padding
+    tokens get an empty span, so no text span takes them in."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    state: np.ndarray
+
+    @classmethod
+    def of(cls, encoding, state: np.ndarray) -> _Window:
+        offsets = np.array(encoding.offsets[: len(state)], dtype=np.int64).reshape(-1, 2)
+        special = np.array(encoding.special_tokens_mask[: len(state)], dtype=bool)
+        ends = np.where(special, offsets[:, 0], offsets[:, 1])
+        return cls(offsets[:, 0], ends, state)
+
+
+def _span_mean(read: list[_Window], span: tuple[int, int]) -> np.ndarray | None:
     """The mean state of the tokens inside `span`, over every window that read some of them."""
     start, end = span
-    picked = []
-    for encoding, state in read:
-        inside = [
-            i
-            for i, ((a, z), special) in enumerate(
-                zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
-            )
-            if i < len(state) and not special and z > a and a >= start and z <= end
-        ]
-        if inside:
-            picked.append(state[inside])
+    picked = [
+        w.state[inside]
+        for w in read
+        if (inside := (w.ends > w.starts) & (w.starts >= start) & (w.ends <= end)).any()
+    ]
     if not picked:
         return None
     return _normalise(np.vstack(picked).mean(axis=0))
