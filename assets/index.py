@@ -9,7 +9,7 @@ from assets.documents import document_chunks
 from assets.sources import source_files
 from lexkb import root_lock
 from pipelines.resources import LexkbSettings
-from transforms import checks_worker, metadata, table_checks
+from transforms import checks_worker, citation_cache, metadata, table_checks
 from transforms import edges as graph
 from transforms import sources as src
 from transforms.clauses import clause_table
@@ -77,7 +77,12 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     catalog = metadata.load(lexkb.sources, [s.path for s in sources])
     for file, reason in catalog.errors.items():
         context.log.warning(f"metadata ignored: {file}: {reason}")
-    tables, settings = assemble(parts, catalog)
+    kept = work.kept_tokens()
+    tables, settings, tokens = assemble(parts, catalog, kept=kept)
+    work.keep_tokens(tokens)
+    tokenized = (
+        tokens.height if kept is None else tokens.join(kept, on="content_hash", how="anti").height
+    )
     duplicates = {s.key: list(s.duplicates) for s in sources}
     tables["documents"] = tables["documents"].with_columns(
         pl.col("source_name")
@@ -118,6 +123,7 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
             "documents": tables["documents"].height,
             "chunks": tables["chunks"].height,
             "terms": tables["bm25_terms"].height,
+            "texts_tokenized": tokenized,
             "postings": tables["bm25_postings"].height,
             "median_paragraph_chars": int(lengths.median() or 0),
             "paragraph_length_chart": dg.MetadataValue.md(length_chart(lengths.to_list())),
@@ -194,13 +200,24 @@ def length_chart(lengths: list[int], width: int = 30) -> str:
     description="Cross-references between paragraphs, resolved to chunks (edges.parquet).",
 )
 def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
+    work = WorkDir(lexkb.root_path).path
+    out = work / TABLE_DIR
     settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
-    edges = graph.build_edges(tables["chunks"], tables["documents"], settings["aliases"])
+    stamp = citation_cache.grammar_stamp(
+        graph.grammar_names(tables["documents"], settings["aliases"])
+    )
+    readings = citation_cache.load(work, stamp)
+    kept = set(readings)
+    edges = graph.build_edges(tables["chunks"], tables["documents"], settings["aliases"], readings)
+    citation_cache.save(work, stamp, readings)
+    reread = len(readings.keys() - kept)
     edges.write_parquet(out / "edges.parquet")
     stats = graph.summary(edges)
-    context.log.info(f"{stats['edges']} edges, resolution rate {stats['resolution_rate']:.3f}")
+    context.log.info(
+        f"{stats['edges']} edges, resolution rate {stats['resolution_rate']:.3f}; "
+        f"{reread} of {len(readings)} paragraph texts read for citations, the rest kept"
+    )
     unresolved = (
         edges.filter(pl.col("reference_type") == "unresolved")
         .group_by("reference_text")
@@ -211,6 +228,7 @@ def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> d
     return dg.MaterializeResult(
         metadata={
             **stats,
+            "paragraphs_read": reread,
             "most_frequent_unresolved": dg.MetadataValue.md(
                 "| reference | times |\n| --- | --- |\n"
                 + "\n".join(f"| {text} | {n} |" for text, n in unresolved.rows())

@@ -97,11 +97,13 @@ def cmd_build(args: argparse.Namespace) -> int:
                 follow_symlinks=args.follow_symlinks,
             )
     except (NothingPublished, RootBusy) as exc:
+        checks_worker.stop()
         if args.json:
             print(json.dumps({"published_new": False, "error": str(exc)}))
         else:
             print(f"lexkb: not published: {exc}", file=sys.stderr)
         return 1
+    checks_worker.stop()
     if args.json:
         print(
             json.dumps(
@@ -115,6 +117,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                     "ignored": report.ignored,
                     "blocked": report.blocked,
                     "seconds": round(time.perf_counter() - started, 1),
+                    "steps": report.steps,
                 }
             )
         )
@@ -141,6 +144,9 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"  quarantined {safe(key)}: {safe(reason)}", file=sys.stderr)
         for key, reason in report.ignored.items():
             print(f"  ignored {safe(key)}: {reason}", file=sys.stderr)
+    if args.timings:
+        for step, seconds in sorted(report.steps.items(), key=lambda item: -item[1]):
+            print(f"  {seconds:8.2f} s  {step}", file=sys.stderr)
     return 0
 
 
@@ -524,6 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--verbose", action="store_true", help="show the pipeline's full log")
     build.add_argument("--quiet", action="store_true", help="print only the result line")
+    build.add_argument(
+        "--timings", action="store_true", help="print the seconds each pipeline step took"
+    )
     build.add_argument(
         "--wait", type=float, default=60.0, help="seconds to wait while another build holds --out"
     )

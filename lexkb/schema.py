@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pyarrow as pa
 
 SNAPSHOT_FORMAT = 4
@@ -205,3 +206,32 @@ TABLES: dict[str, pa.Schema] = {
     "definitions": DEFINITIONS,
     "topics": TOPICS,
 }
+
+
+def polars_schema(schema: pa.Schema) -> pl.Schema:
+    """`schema` as polars types, read from its type objects alone. Why not `pl.from_arrow(
+    schema.empty_table())`: pyarrow's table constructors import pandas (about 1.2 s) to check
+    their input, and a build process otherwise never needs it."""
+    return pl.Schema({field.name: _polars_type(field.type) for field in schema})
+
+
+def empty_frame(schema: pa.Schema) -> pl.DataFrame:
+    return pl.DataFrame(schema=polars_schema(schema))
+
+
+def _polars_type(kind: pa.DataType) -> pl.DataType:
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return pl.List(_polars_type(kind.value_type))
+    simple = {
+        pa.string(): pl.String,
+        pa.large_string(): pl.String,
+        pa.int32(): pl.Int32,
+        pa.int64(): pl.Int64,
+        pa.float32(): pl.Float32,
+        pa.float64(): pl.Float64,
+        pa.bool_(): pl.Boolean,
+        pa.date32(): pl.Date,
+    }
+    if kind not in simple:
+        raise TypeError(f"no polars type for arrow type {kind}")
+    return simple[kind]()

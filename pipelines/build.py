@@ -47,10 +47,21 @@ class BuildReport:
     documents: int = 0
     parsed: int = 0  # files parsed in this build
     cached: int = 0  # files whose parsed elements were reused from an earlier build
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step of the build run
 
 
 class NothingPublished(RuntimeError):
     """Every source file was quarantined (or there were none): the message lists why."""
+
+
+def step_seconds(result: dg.ExecuteInProcessResult) -> dict[str, float]:
+    """Seconds each step of the build run took, in the order they finished: where a slow
+    build spends its time (`lexkb build --timings`)."""
+    return {
+        event.step_key: round(event.event_specific_data.duration_ms / 1000, 2)
+        for event in result.all_events
+        if event.event_type_value == "STEP_SUCCESS" and event.step_key
+    }
 
 
 def failed_checks(result: dg.ExecuteInProcessResult) -> dict[str, str]:
@@ -191,4 +202,5 @@ def _run(
         documents=published["documents"],
         parsed=parsing["parsed"],
         cached=parsing["cached"],
+        steps=step_seconds(result),
     )

@@ -1,8 +1,9 @@
 """The dbt project's inputs and outputs, moved between Parquet and DuckDB without SQL text.
 
-The tables a build stages are read with pyarrow and registered with DuckDB as Arrow tables, then
+The tables a build stages are read with polars and registered with DuckDB as Arrow tables, then
 copied into the schema `lexkb_source` of the models' database; dbt's source points at that
-schema. The `standards` model is read back as Arrow and written to Parquet by pyarrow. No path
+schema. The `standards` model is read back as Arrow and written to Parquet by polars. (Not
+pyarrow's own reader and writer: they import pandas, 1.2 s a build otherwise never spends.) No path
 is ever part of a SQL string, so a root such as "/tmp/d')); COPY ..." is just a folder name.
 
 Run dbt on a build by hand:
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 import duckdb
-import pyarrow.parquet as pq
+import polars as pl
 
 SOURCE_SCHEMA = "lexkb_source"
 SOURCE_TABLES = ("documents", "sections", "chunks", "edges")
@@ -31,7 +32,7 @@ def load_sources(tables: Path, database: Path) -> None:
     with duckdb.connect(str(database)) as con:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {SOURCE_SCHEMA}")
         for name in SOURCE_TABLES:
-            con.register("incoming", pq.read_table(tables / f"{name}.parquet"))
+            con.register("incoming", pl.read_parquet(tables / f"{name}.parquet").to_arrow())
             try:
                 con.execute(_COPY[name])
             finally:
@@ -42,7 +43,7 @@ def export_standards(database: Path, tables: Path) -> None:
     """Write the `standards` model to tables/standards.parquet."""
     with duckdb.connect(str(database), read_only=True) as con:
         table = con.sql("SELECT * FROM main.standards ORDER BY document_key").to_arrow_table()
-    pq.write_table(table, tables / "standards.parquet")
+    pl.from_arrow(table).write_parquet(tables / "standards.parquet")
 
 
 if __name__ == "__main__":

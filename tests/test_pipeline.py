@@ -14,6 +14,8 @@ from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
 from pipelines.resources import EmbedderSettings, LexkbSettings
 from tests.conftest import CORPUS, REPO
+from transforms.bm25 import build_bm25
+from transforms.edges import build_edges
 from transforms.workdir import WorkDir
 
 
@@ -98,8 +100,25 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
         k for k in keys if (work.part_dir(k) / "chunks.parquet").stat().st_mtime_ns != written[k]
     }
     assert rewritten == {md.name}
+    # Its changed paragraph (and the section holding it) were tokenized and read for citations
+    # again; every other text's terms and readings were kept from the first build.
+    assert materialized_metadata(result, "search_tables")["texts_tokenized"] == 2
+    assert materialized_metadata(result, "citation_edges")["paragraphs_read"] == 1
     published = materialized_metadata(result, "published_snapshot")
     assert published["published_new"] and published["version"] != first.version
+    # What was kept gives the tables a build from nothing gives.
+    snapshot = snap.load(root)
+    tables = {n: pl.read_parquet(snapshot.table_path(n)) for n in ("chunks", "documents")}
+    fresh = build_edges(tables["chunks"], tables["documents"], snapshot.manifest["aliases"])
+    published_edges = pl.read_parquet(snapshot.table_path("edges"))
+    assert sorted(published_edges.select(fresh.columns).rows(), key=str) == sorted(
+        fresh.rows(), key=str
+    )
+    _, postings = build_bm25(
+        tables["chunks"]["content"].to_list(), groups=tables["chunks"]["chunk_level"].to_list()
+    )
+    published_postings = pl.read_parquet(snapshot.table_path("bm25_postings"))
+    assert published_postings.select(postings.columns).equals(postings)
     chunks = _chunks(root)
     changed = chunks.filter(pl.col("content").str.contains("twelve years"))
     assert changed["chunk_level"].sort().to_list() == ["paragraph", "section"]

@@ -13,7 +13,7 @@ import polars as pl
 
 from lexkb.answers.classify import MIN_SCORE, scores
 from lexkb.clause_types import DEFAULT_TYPES
-from lexkb.schema import CLAUSES
+from lexkb.schema import CLAUSES, empty_frame
 
 
 def clause_table(chunks: pl.DataFrame, documents: pl.DataFrame) -> pl.DataFrame:
@@ -25,7 +25,7 @@ def clause_table(chunks: pl.DataFrame, documents: pl.DataFrame) -> pl.DataFrame:
         & pl.col("document_id").is_in(contracts["document_id"].implode())
         & (pl.col("content").str.strip_chars() != "")
     )
-    empty = pl.DataFrame(schema=pl.from_arrow(CLAUSES.empty_table()).schema)
+    empty = empty_frame(CLAUSES)
     if paragraphs.is_empty():
         return empty
     table = scores(paragraphs["content"].to_list(), DEFAULT_TYPES)

@@ -20,7 +20,7 @@ import re
 
 import polars as pl
 
-from lexkb.schema import DEFINITIONS
+from lexkb.schema import DEFINITIONS, empty_frame
 
 _VERB = r"(?:means|shall\s+mean|has\s+the\s+meaning|shall\s+have\s+the\s+meaning|is\s+defined\s+as|refers\s+to|includes|shall\s+include)\b"
 _QUOTED = re.compile(
@@ -72,7 +72,7 @@ def definition_table(chunks: pl.DataFrame) -> pl.DataFrame:
     ).iter_rows():
         for term, start, end in definitions_in(text or ""):
             rows.append((term, term.casefold(), document_id, chunk_id, start, end))
-    empty = pl.from_arrow(DEFINITIONS.empty_table())
+    empty = empty_frame(DEFINITIONS)
     if not rows:
         return empty
     frame = pl.DataFrame(rows, schema=empty.schema, orient="row")

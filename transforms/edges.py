@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from lexkb.citations import Citation, CitationParser
+from lexkb.citations import Citation, CitationParser, Parsed
 from lexkb.refs import core_address, document_names, ref_address
-from lexkb.schema import EDGES
+from lexkb.schema import EDGES, polars_schema
 
 _SOURCE_LEVELS = ("paragraph", "note")
 _TARGET_LEVELS = ("paragraph", "section")
@@ -93,15 +93,27 @@ def name_table(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
     return names
 
 
+def grammar_names(documents: pl.DataFrame, extra_aliases: Mapping[str, str]) -> list[str]:
+    """The document names the citation grammar of these documents knows."""
+    return [name for name, _ in document_name_pairs(documents, extra_aliases)]
+
+
 def build_edges(
     chunks: pl.DataFrame,
     documents: pl.DataFrame,
     extra_aliases: Mapping[str, str] | None = None,
+    readings: dict[str, Parsed] | None = None,
 ) -> pl.DataFrame:
-    """The edges table (lexkb.schema.EDGES) for a snapshot's chunks."""
+    """The edges table (lexkb.schema.EDGES) for a snapshot's chunks.
+
+    `readings`: paragraphs' citations by content hash, as read with this grammar before
+    (transforms.citation_cache); a paragraph found there is not read again. Afterwards it holds
+    the readings of exactly these chunks' paragraphs."""
     pairs = document_name_pairs(documents, extra_aliases or {})
     names = name_table(pairs)
-    parser = CitationParser(name for name, _ in pairs)
+    parser: CitationParser | None = None
+    kept = readings if readings is not None else {}
+    current: dict[str, Parsed] = {}
     resolver = _Resolver(chunks)
     by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
     refers_to = {
@@ -109,8 +121,12 @@ def build_edges(
         for doc_id, keys in documents.select("document_id", "refers_to").rows()
     }
     rows: list[dict] = []
-    columns = chunks.select("chunk_id", "document_id", "chunk_level", "ref", "content").rows()
-    for row, (chunk_id, doc_id, level, ref, content) in enumerate(columns):
+    # Readings are kept by content hash; frames built by hand may lack it, and use the text.
+    identity = "content_hash" if "content_hash" in chunks.columns else "content"
+    columns = chunks.select(
+        "chunk_id", "document_id", "chunk_level", "ref", "content", pl.col(identity).alias("key")
+    ).rows()
+    for row, (chunk_id, doc_id, level, ref, content, key) in enumerate(columns):
         if level not in _SOURCE_LEVELS:
             continue
         own = ref_address(ref) if ref else ()
@@ -118,7 +134,11 @@ def build_edges(
         # An unqualified citation that the citing document lacks is read in the documents the
         # paragraph names, the nearest before it first ("Rule 4.3.1 of the Rulebook ... under
         # Rule 4.3.3"), then in those the catalog says this one refers to.
-        parsed = parser.parse(content)
+        parsed = kept.get(key) or current.get(key)
+        if parsed is None:
+            parser = parser or CitationParser(name for name, _ in pairs)
+            parsed = parser.parse(content)
+        current[key] = parsed
         for citation in parsed.citations:
             if citation.bare and citation.address == own and not content[: citation.start].strip():
                 continue  # the paragraph's own number, printed at its start
@@ -151,7 +171,10 @@ def build_edges(
                     "weight": WEIGHTS.get(match, 0.0),
                 }
             )
-    return pl.from_dicts(rows, schema=pl.from_arrow(EDGES.empty_table()).schema)
+    if readings is not None:
+        readings.clear()
+        readings.update(current)
+    return pl.from_dicts(rows, schema=polars_schema(EDGES))
 
 
 def _named_near(

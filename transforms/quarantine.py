@@ -9,9 +9,8 @@ or Office file)"). `kind` is a short stable name for the fault, for counting and
 from __future__ import annotations
 
 import polars as pl
-import pyarrow as pa
 
-from lexkb.schema import QUARANTINE
+from lexkb.schema import QUARANTINE, polars_schema
 
 
 class SourceError(Exception):
@@ -36,4 +35,4 @@ def quarantine_frame(records: list[dict]) -> pl.DataFrame:
         }
         for r in sorted(records, key=lambda r: r["source"])
     ]
-    return pl.from_arrow(pa.Table.from_pylist(rows, schema=QUARANTINE))
+    return pl.from_dicts(rows, schema=polars_schema(QUARANTINE))

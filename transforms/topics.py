@@ -22,9 +22,8 @@ from collections import Counter
 
 import numpy as np
 import polars as pl
-from scipy.cluster.vq import kmeans2
 
-from lexkb.schema import TOPICS
+from lexkb.schema import TOPICS, empty_frame
 from lexkb.tokenize import STOPWORDS
 from lexkb.vector_files import matrix
 
@@ -68,7 +67,7 @@ def reduced(vectors: np.ndarray) -> np.ndarray:
 
 def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     """(chunk_id, cluster_id, label) for every paragraph with a vector."""
-    empty = pl.from_arrow(TOPICS.empty_table())
+    empty = empty_frame(TOPICS)
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph").select("chunk_id", "content")
     joined = paragraphs.join(embeddings.select("chunk_id", "vector"), on="chunk_id", how="inner")
     if joined.height < 4:
@@ -76,6 +75,8 @@ def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     dimension = len(joined["vector"][0])
     vectors = reduced(matrix(joined["vector"], dimension).astype(np.float64))
     k = cluster_count(joined.height)
+    from scipy.cluster.vq import kmeans2  # on use: SciPy's import is 0.3 s of every build start
+
     _, assignment = kmeans2(vectors, k, minit="++", seed=SEED)
     named = labels(joined["content"].to_list(), assignment)
     return pl.DataFrame(

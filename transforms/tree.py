@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
-import pyarrow as pa
 
-from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS
+from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS, polars_schema
 from transforms.quality import extraction_quality
 from transforms.sources import SourceFile
 
@@ -43,14 +42,10 @@ def tables(
     chunks: list[dict],
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     return (
-        pl.from_arrow(_to_arrow(documents, DOCUMENTS)),
-        pl.from_arrow(_to_arrow(sections, SECTIONS)),
-        pl.from_arrow(_to_arrow(chunks, CHUNKS)),
+        pl.from_dicts(documents, schema=polars_schema(DOCUMENTS)),
+        pl.from_dicts(sections, schema=polars_schema(SECTIONS)),
+        pl.from_dicts(chunks, schema=polars_schema(CHUNKS)),
     )
-
-
-def _to_arrow(rows: list[dict], schema: pa.Schema) -> pa.Table:
-    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def section_row(section: Section, doc_id: str) -> dict:

@@ -81,6 +81,29 @@ class WorkDir:
             return None
         return tuple(pl.read_parquet(directory / f"{name}.parquet") for name in PART_TABLES)
 
+    @property
+    def tokens(self) -> Path:
+        """The chunks' BM25 terms by content hash from the last build (transforms.bm25), named
+        for the code that found them."""
+        return self.path / f"tokens-{code_version()[:16]}.parquet"
+
+    def kept_tokens(self) -> pl.DataFrame | None:
+        """The last build's terms when this code found them and the file reads; else None,
+        and every chunk is tokenized again."""
+        try:
+            return pl.read_parquet(self.tokens) if self.tokens.is_file() else None
+        except (OSError, pl.exceptions.PolarsError):
+            return None
+
+    def keep_tokens(self, frame: pl.DataFrame) -> None:
+        """Replace the kept terms atomically; files left by other code go."""
+        staged = self.path / f".{self.tokens.name}.tmp"
+        frame.write_parquet(staged)
+        staged.replace(self.tokens)
+        for old in self.path.glob("tokens-*.parquet"):
+            if old != self.tokens:
+                old.unlink(missing_ok=True)
+
     def record_error(self, key: str, error: SourceError, sha256: str | None = None) -> None:
         """Quarantine `key` (until it parses again): why, at which stage, for which bytes."""
         file = self.error_file(key)
