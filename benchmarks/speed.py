@@ -67,7 +67,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     questions = questions[:count]
     index = Index.open(root)
     paragraphs = np.flatnonzero(index._paragraph_mask)
-    texts = [index._columns["content"][row] for row in paragraphs.tolist()]
+    texts = index._chunks["content"].gather(paragraphs).to_list()
     stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25()
     retriever.index(

@@ -65,14 +65,3 @@ def calibration_for(embedder: str | None, dense: bool) -> Calibration:
 def unseen_idf(paragraphs: int) -> float:
     """The IDF of a word no paragraph holds (Lucene's formula at df 0): the rarest there is."""
     return math.log1p((paragraphs + 0.5) / 0.5)
-
-
-def lexical_features(
-    token_idf: np.ndarray, weights: np.ndarray, present: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """`bm25_fraction` and `coverage` of each hit. `token_idf` holds one IDF per query token
-    (unseen words included); `weights` and `present` are (hits x tokens): each token's BM25
-    weight in the hit and whether the hit holds it. A BM25 weight is IDF x tf / (tf + norm), so
-    a token can add at most its IDF, and the sum of IDFs bounds the score."""
-    total = float(token_idf.sum()) or 1.0
-    return weights.sum(axis=1) / total, (present * token_idf).sum(axis=1) / total
