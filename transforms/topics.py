@@ -1,6 +1,6 @@
 """Topic clusters: paragraphs grouped by their vectors, each group named by its top words.
 
-k-means from SciPy (`scipy.cluster.vq.kmeans2`, k-means++ seeding, a fixed seed so the same
+k-means from SciPy (`scipy.cluster.vq.kmeans2`, seeded by k-means++ with a fixed seed so the same
 vectors give the same clusters) over the unit-length paragraph vectors the build already
 computed, with k = sqrt(paragraphs / 2), between 2 and MAX_CLUSTERS. A cluster is labelled with
 the words that most set it apart: frequency in the cluster times log(clusters / clusters using
@@ -56,6 +56,25 @@ def labels(texts: list[str], assignment: np.ndarray) -> dict[int, str]:
     return named
 
 
+def plus_plus_seeds(points: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ seeding (Arthur and Vassilvitskii, 2007): each next seed drawn with
+    probability proportional to its squared distance from the nearest seed so far. Each point's
+    nearest distance is kept and updated with the newest seed alone; SciPy's own seeding
+    measures every point against every seed again at each step, 1.05 s of ObliQA's 2.4 s of
+    topics where this takes under 0.1 s."""
+    chosen = [int(rng.integers(points.shape[0]))]
+    nearest = ((points - points[chosen[0]]) ** 2).sum(axis=1)
+    for _ in range(1, k):
+        cumulative = np.cumsum(nearest)
+        if cumulative[-1] <= 0:  # fewer distinct points than seeds: repeat one
+            chosen.append(chosen[-1])
+            continue
+        pick = int(np.searchsorted(cumulative, rng.uniform() * cumulative[-1], side="right"))
+        chosen.append(min(pick, points.shape[0] - 1))
+        np.minimum(nearest, ((points - points[chosen[-1]]) ** 2).sum(axis=1), out=nearest)
+    return points[chosen]
+
+
 def reduced(vectors: np.ndarray) -> np.ndarray:
     """The vectors' coordinates on their first REDUCED_DIMENSIONS principal components."""
     if vectors.shape[1] <= REDUCED_DIMENSIONS:
@@ -77,7 +96,8 @@ def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:
     k = cluster_count(joined.height)
     from scipy.cluster.vq import kmeans2  # on use: SciPy's import is 0.3 s of every build start
 
-    _, assignment = kmeans2(vectors, k, minit="++", seed=SEED)
+    seeds = plus_plus_seeds(vectors, k, np.random.default_rng(SEED))
+    _, assignment = kmeans2(vectors, seeds, minit="matrix")
     named = labels(joined["content"].to_list(), assignment)
     return pl.DataFrame(
         {
