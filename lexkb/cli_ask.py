@@ -75,7 +75,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
     result = extract(Index.open(args.index), args.question, document=args.document_name, k=args.k)
     lines = [f"no answer: {result.reason}"] if result.no_answer else []
     lines += [
-        f"{a.confidence:.2f}  {a.citation} [{a.start}:{a.end}]\n      {a.text}"
+        f"{a.confidence:.2f}  {a.citation} [{a.start}:{a.end}]"
+        f"{'' if a.kind == 'sentence' else '  ' + a.kind}\n      {a.text}"
         for a in result.answers
     ]
     _print(result, args.json, lines)

@@ -761,13 +761,15 @@ class Index:
             {k: (v.isoformat() if isinstance(v, date) else v) for k, v in r.items()} for r in rows
         ]
 
-    def document_paragraphs(self, name: str) -> tuple[dict, pl.DataFrame]:
-        """A document (by key, title or code) and its paragraph chunks in reading order."""
+    def document_paragraphs(
+        self, name: str, levels: tuple[str, ...] = ("paragraph",)
+    ) -> tuple[dict, pl.DataFrame]:
+        """A document (by key, title or code) and its chunks of `levels` in reading order."""
         name = check.text(name, "document", self.limits.max_reference_chars)
         doc_id = self._resolve_document(name)
         document = next(d for d in self.documents() if d["document_id"] == doc_id)
         paragraphs = self._chunks.filter(
-            (pl.col("document_id") == doc_id) & (pl.col("chunk_level") == "paragraph")
+            (pl.col("document_id") == doc_id) & pl.col("chunk_level").is_in(list(levels))
         ).sort("chunk_index")
         return document, paragraphs
 

@@ -9,6 +9,7 @@ import pytest
 
 from lexkb import Index
 from lexkb.answers.classify import classify
+from lexkb.answers.extract import extract
 from lexkb.limits import QueryError
 from tests.conftest import CORPUS
 
@@ -109,3 +110,48 @@ def test_classify_takes_a_callers_own_labels_without_training(contract_index):
         classify(contract_index, document="master-supply-agreement", clause_types={})
     with pytest.raises(QueryError, match="not both"):
         classify(contract_index)
+
+
+def _said_at_its_offsets(contract_index: Index, answer) -> bool:
+    return contract_index.hit(answer.chunk_id).text[answer.start : answer.end] == answer.text
+
+
+def test_extract_answers_a_date_question_with_the_date_written_at_the_head(contract_index):
+    result = extract(
+        contract_index, "What is the date of the agreement?", document="master-supply-agreement"
+    )
+    first = result.answers[0]
+    assert (first.kind, first.text) == ("date", "May 2, 2022")
+    assert _said_at_its_offsets(contract_index, first)
+    assert all(a.kind == "sentence" for a in result.answers[1:])
+
+
+def test_extract_answers_title_and_parties_with_what_the_text_says(contract_index):
+    title = extract(
+        contract_index, "What is the name of the contract?", document="master-supply-agreement"
+    ).answers[0]
+    # The catalog's title, where the text first writes it (in any case).
+    assert (title.kind, title.text.casefold()) == ("title", "master supply agreement")
+    assert _said_at_its_offsets(contract_index, title)
+    parties = extract(
+        contract_index,
+        "Who are the parties to this agreement?",
+        document="master-supply-agreement",
+        k=5,
+    ).answers
+    named = [a.text for a in parties if a.kind == "party"]
+    listed = next(
+        d for d in contract_index.documents() if d["document_key"] == "master-supply-agreement"
+    )
+    assert named and set(named) <= set(listed["parties"])
+    assert all(_said_at_its_offsets(contract_index, a) for a in parties)
+
+
+def test_a_date_question_the_text_has_no_date_for_gets_sentences_only(contract_index):
+    result = extract(
+        contract_index,
+        "When may a party terminate for convenience?",
+        document="master-supply-agreement",
+    )
+    assert result.answers and all(a.kind == "sentence" for a in result.answers)
+    assert "terminate" in result.answers[0].text

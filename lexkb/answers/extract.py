@@ -10,6 +10,10 @@ not itself calibrated.
 
 No answer is returned when the best paragraph's relevance is under `min_relevance`: a document
 that does not address the question still has a "most similar" sentence.
+
+A question that asks for a date, a document's title or its parties is answered first with that
+value as the text writes it (`kind` "date", "title", "party"; lexkb.answers.typed), then with
+sentences. Title, parties and the document's own date need `document` and are read at its head.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from lexkb import limits as check
+from lexkb.answers import typed
 from lexkb.answers.claims import sentence_vectors
 from lexkb.answers.sources import as_hits
 from lexkb.answers.statements import split_sentences
@@ -32,6 +37,10 @@ MIN_WORDS = 5
 HEADING_WORDS = 12
 _CLOSING = (".", ";", ":", "?", "!", ")", '"', "”")
 LEAD_IN_CHARS = 800
+# A date is looked for in the best sentences of this many paragraphs.
+DATE_SENTENCES = 3
+# A document's title and parties are looked for in its first chunks (title, preamble).
+OPENING_CHUNKS = 12
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class Span:
     score: float
     confidence: float
     source_url: str | None = None
+    kind: str = "sentence"  # or "date", "title", "party": a value cut from the text (typed)
 
 
 @dataclass(frozen=True)
@@ -132,6 +142,11 @@ def extract(
     found = as_hits(hits)
     top = max((h.relevance or 0.0 for h in found), default=0.0)
     if top < min_relevance:
+        # What a document's head says (its title, parties, date) answers whatever the search
+        # found; anything else needs a paragraph that addresses the question.
+        if values := typed_answers(index, question, document, [], []):
+            reason = f"the {values[0].kind} asked for, as written at the document's head"
+            return Extraction(question, values[:k], False, reason, warnings, index.version)
         reason = (
             "no paragraph matches"
             if not found
@@ -141,27 +156,67 @@ def extract(
     ranked = best_sentences(index, question, found)
     lead = ranked[0][3] if ranked and ranked[0][3] > 0 else 1.0
     answers = [
-        Span(
-            hit.chunk_id,
-            hit.document_title or hit.document_key,
-            hit.ref,
-            hit.page,
-            hit.citation,
-            a,
-            b,
-            hit.text[a:b],
-            round(score, 4),
-            round((hit.relevance or 0.0) * max(score, 0.0) / lead, 4),
-            hit.source_url,
-        )  # fmt: skip
+        _span(hit, a, b, score, (hit.relevance or 0.0) * max(score, 0.0) / lead, "sentence")
         for hit, a, b, score in ranked
     ]
     answers.sort(key=lambda s: -s.confidence)
-    return Extraction(
-        question,
-        answers[:k],
-        False,
-        "best sentences of the best paragraphs",
-        warnings,
-        index.version,
-    )
+    values = typed_answers(index, question, document, ranked, answers)
+    reason = "best sentences of the best paragraphs"
+    if values:
+        reason = f"the {values[0].kind} asked for, as written, then {reason}"
+    return Extraction(question, [*values, *answers][:k], False, reason, warnings, index.version)
+
+
+def typed_answers(
+    index, question: str, document: str | None, ranked: list, sentences: list[Span]
+) -> list[Span]:
+    """The date, title or parties the question asks for, where the text writes them
+    (lexkb.answers.typed); none when it asks for none or the text does not say it. They rank
+    first: what the document's head says at confidence 1, a date cut from a sentence at that
+    sentence's confidence."""
+    kind = typed.kind_asked(question)
+    confidence = sentences[0].confidence if sentences else 0.0
+    if kind is None or (document is None and kind != "date"):
+        return []
+    opening: list[Hit] = []
+    info: dict = {}
+    if document is not None:
+        info, frame = index.document_paragraphs(document, levels=("section", "paragraph"))
+        opening = [index.hit(c) for c in frame["chunk_id"].head(OPENING_CHUNKS).to_list()]
+    if kind in ("date", "own date"):
+        # The document's own date is the first written at its head; another date, the first
+        # in the best sentences.
+        places = [(hit, 0, len(hit.text), 1.0) for hit in opening] if kind == "own date" else []
+        for at, (hit, a, b, score) in enumerate([*places, *ranked[:DATE_SENTENCES]]):
+            if found := typed.date_in(hit.text, a, b):
+                return [_span(hit, *found, score, 1.0 if at < len(places) else confidence, "date")]
+        return []
+    names = [info.get("title") or ""] if kind == "title" else list(info.get("parties") or [])
+    spans = []
+    if kind == "title" and not typed.said_in(opening, names[0]):
+        # The catalog's title is not written at the head (or is only the file's name): the
+        # first contract name that is.
+        found = typed.title_in(opening)
+        return [_span(*found, 1.0, 1.0, "title")] if found else []
+    for name in names:
+        if found := typed.said_in(opening, name):
+            hit, a, b = found
+            spans.append(_span(hit, a, b, 1.0, 1.0, "party" if kind == "parties" else kind))
+    return spans
+
+
+def _span(hit: Hit, a: int, b: int, score: float, confidence: float, kind: str) -> Span:
+    return Span(
+        hit.chunk_id,
+        hit.document_title or hit.document_key,
+        hit.ref,
+        hit.page,
+        hit.citation,
+        a,
+        b,
+        hit.text[a:b],
+        round(score, 4),
+        round(confidence, 4),
+        hit.source_url,
+        kind,
+    )  # fmt: skip
