@@ -43,13 +43,14 @@ def chunk_embeddings(
             work.path / "embeddings",
             lambda done, total: context.log.info(f"{EMBEDDED}{done}/{total} texts"),
         )
+        # Recorded so a change in how these vectors are made changes the content fingerprint.
+        spans = "pooled" if hasattr(model, "embed_with_spans") else "alone"
         info = {
             "name": model.name,
             "dimension": stats["dimension"],
             "normalized": True,
-            # Recorded so a change in how these vectors are made changes the content fingerprint.
-            "line_vectors": "pooled" if hasattr(model, "embed_with_spans") else "alone",
-            "part_vectors": "pooled" if hasattr(model, "embed_with_spans") else "alone",
+            "line_vectors": spans,
+            "part_vectors": spans,
         }
     table.write_parquet(out / "embeddings.parquet")
     lines.write_parquet(out / "line_embeddings.parquet")

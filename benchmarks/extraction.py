@@ -41,6 +41,7 @@ from cuad_data import clauses, contract_key, descriptions  # noqa: E402
 from lexkb import Index  # noqa: E402
 from lexkb.answers.extract import MIN_RELEVANCE, extract, head_values  # noqa: E402
 from lexkb.answers.statements import split_sentences  # noqa: E402
+from lexkb.answers.typed import kind_asked  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 FOUND_F1 = 0.5
@@ -117,7 +118,7 @@ def main() -> None:
             )
             best = relevance.hits[0].relevance if relevance.hits else 0.0
             # What extract answers even under its threshold: a value read at the document's head.
-            head = bool(head_values(index, question, document))
+            head = bool(head_values(index, kind_asked(question), document))
             rows.append((key, category, bool(gold.get((key, category))), best,
                          [a.text for a in result.answers], bm25_best_sentence(question, sentences, cache, key), top, head))  # fmt: skip
     if args.fit:

@@ -43,7 +43,7 @@ def write(directory: Path, vectors: np.ndarray, line_vectors: np.ndarray) -> boo
     """Build and save the graph when the snapshot has enough vectors. Keys: a chunk's row for
     its own vector, the row count plus the line's position for a line vector."""
     total = len(vectors) + len(line_vectors)
-    if total < max(1, min_vectors()) or total == 0:
+    if total < max(1, min_vectors()):
         return False
     from usearch.index import Index as Graph
 

@@ -9,7 +9,7 @@ import polars as pl
 
 from lexkb.citations import Parsed
 from transforms import citation_cache
-from transforms.bm25 import build_bm25, kept_tokens, tokens_of
+from transforms.bm25 import build_bm25, terms_by_hash, tokens_of
 from transforms.edges import build_edges, grammar_names
 from transforms.workdir import WorkDir
 
@@ -77,7 +77,7 @@ def test_kept_terms_give_the_same_bm25_tables_and_changed_texts_are_tokenized_ag
     texts = ["Client money must be segregated.", "Records are kept for six years.", ""]
     hashes = ["a", "b", "c"]
     fresh = build_bm25(texts)
-    kept = kept_tokens(hashes, tokens_of(texts))
+    kept = terms_by_hash(hashes, tokens_of(texts))
     again = build_bm25(texts, terms_of_rows=tokens_of(texts, hashes, kept))
     assert all(x.equals(y) for x, y in zip(fresh, again, strict=True))
     # Text b changed (a new hash): its old terms must not be used.
@@ -91,7 +91,7 @@ def test_a_damaged_terms_file_is_ignored(tmp_path: Path):
     work = WorkDir(tmp_path)
     work.path.mkdir()
     assert work.kept_tokens() is None
-    work.keep_tokens(kept_tokens(["a"], tokens_of(["client money"])))
+    work.keep_tokens(terms_by_hash(["a"], tokens_of(["client money"])))
     assert work.kept_tokens()["terms"].to_list() == [["client", "money"]]
     work.tokens.write_bytes(b"PAR1 not parquet")
     assert work.kept_tokens() is None

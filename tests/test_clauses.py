@@ -159,13 +159,16 @@ def test_a_date_question_the_text_has_no_date_for_gets_sentences_only(contract_i
 
 def test_a_date_cut_from_a_sentence_follows_that_sentence():
     from lexkb.answers.extract import _span, sentence_date
+    from lexkb.answers.typed import kind_asked
     from lexkb.results import Hit
 
     text = "The initial term shall continue until December 31, 2024 unless terminated earlier."
     hit = Hit("c1", "msa", "MSA", "paragraph", "3.1", [], None, 1.0, text, relevance=0.9)
     ranked = [(hit, 0, len(text), 1.2)]
     sentence = _span(hit, 0, len(text), 1.2, 0.9, "sentence")
-    dated = sentence_date("On what date will the initial term expire?", ranked, [sentence])
+    dated = sentence_date(
+        kind_asked("On what date will the initial term expire?"), ranked, [sentence]
+    )
     assert (dated.kind, dated.text) == ("date", "December 31, 2024")
     assert text[dated.start : dated.end] == dated.text and dated.confidence == 0.9
-    assert sentence_date("What law governs the agreement?", ranked, [sentence]) is None
+    assert sentence_date(kind_asked("What law governs the agreement?"), ranked, [sentence]) is None

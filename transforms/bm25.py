@@ -32,7 +32,7 @@ def tokens_of(
     texts: list[str], hashes: list[str] | None = None, kept: pl.DataFrame | None = None
 ) -> pl.Series:
     """Each text's terms (lexkb.tokenize), as a list column. `kept` holds terms already found
-    for texts by content hash (`content_hash`, `terms`: a frame as `kept_tokens` returns):
+    for texts by content hash (`content_hash`, `terms`: a frame as `terms_by_hash` returns):
     a text whose hash is there is not tokenized again. Rebuilding ObliQA after one document
     changed, tokenizing every chunk again was 2.4 s of its 3.2 s of tables and BM25."""
     if kept is None or hashes is None or kept.is_empty():
@@ -58,7 +58,7 @@ def tokens_of(
     return look_up(pl.concat([kept.select(fresh.columns), fresh]))
 
 
-def kept_tokens(hashes: list[str], terms: pl.Series) -> pl.DataFrame:
+def terms_by_hash(hashes: list[str], terms: pl.Series) -> pl.DataFrame:
     """The terms of these texts by content hash, to pass as `kept` next time."""
     return pl.DataFrame({"content_hash": hashes, "terms": terms}).unique(
         "content_hash", maintain_order=True

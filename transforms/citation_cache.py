@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lexkb.citations import Citation, Parsed
-from transforms.workdir import code_version
+from transforms.workdir import code_version, write_atomically
 
 FILE = "citations.json"
 
@@ -41,11 +41,9 @@ def load(work: Path, stamp: str) -> dict[str, Parsed]:
 
 def save(work: Path, stamp: str, parsed: dict[str, Parsed]) -> None:
     """Write the readings atomically: a build that dies half-way leaves the old file whole."""
-    work.mkdir(parents=True, exist_ok=True)
-    staged = work / f".{FILE}.tmp"
     body = {"stamp": stamp, "parsed": {key: _plain(value) for key, value in parsed.items()}}
-    staged.write_text(json.dumps(body, separators=(",", ":")), encoding="utf-8")
-    staged.replace(work / FILE)
+    text = json.dumps(body, separators=(",", ":"))
+    write_atomically(work / FILE, lambda staged: staged.write_text(text, encoding="utf-8"))
 
 
 def _plain(parsed: Parsed) -> list:

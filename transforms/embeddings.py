@@ -31,6 +31,7 @@ import polars as pl
 from lexkb.embedders import Embedder
 from lexkb.vector_files import matrix
 from transforms.ids import sha256_text
+from transforms.workdir import write_atomically
 
 # Shorter lines are numbering or connectives ("(a)", "and"), not statements worth a vector.
 MIN_LINE_CHARS = 20
@@ -128,15 +129,13 @@ class VectorCache:
         if len(self._row) == self._stored:
             return
         held = self.vectors(list(self._row))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        staging = self.path.with_suffix(".tmp")
-        pl.DataFrame(
+        frame = pl.DataFrame(
             {
                 "content_hash": list(self._row),
                 "vector": pl.Series(held).cast(pl.List(pl.Float32)),
             }
-        ).write_parquet(staging)
-        staging.replace(self.path)
+        )
+        write_atomically(self.path, frame.write_parquet)
         self._stored = len(self._row)
 
 

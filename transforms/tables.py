@@ -6,7 +6,7 @@ import polars as pl
 
 from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
 from transforms import metadata
-from transforms.bm25 import BM25Params, build_bm25, kept_tokens, tokens_of
+from transforms.bm25 import BM25Params, build_bm25, terms_by_hash, tokens_of
 
 
 def assemble(
@@ -43,4 +43,4 @@ def assemble(
         "bm25": params.settings(),
         "aliases": dict(sorted(catalog.aliases.items())),
     }
-    return tables, settings, kept_tokens(hashes, terms_of_rows)
+    return tables, settings, terms_by_hash(hashes, terms_of_rows)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -97,9 +98,7 @@ class WorkDir:
 
     def keep_tokens(self, frame: pl.DataFrame) -> None:
         """Replace the kept terms atomically; files left by other code go."""
-        staged = self.path / f".{self.tokens.name}.tmp"
-        frame.write_parquet(staged)
-        staged.replace(self.tokens)
+        write_atomically(self.tokens, frame.write_parquet)
         for old in self.path.glob("tokens-*.parquet"):
             if old != self.tokens:
                 old.unlink(missing_ok=True)
@@ -127,6 +126,15 @@ class WorkDir:
     def error(self, key: str) -> str | None:
         record = self.error_record(key)
         return record["error"] if record else None
+
+
+def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """`write` a temporary file beside `path`, then rename it over `path`: a build that dies
+    half-way leaves the old file whole, never half of a new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(f".{path.name}.tmp")
+    write(staged)
+    staged.replace(path)
 
 
 def part_stamp(source: SourceFile) -> str:

@@ -144,7 +144,8 @@ def extract(
         hits = results.hits
     found = as_hits(hits)
     top = max((h.relevance or 0.0 for h in found), default=0.0)
-    head = head_values(index, question, document)
+    kind = typed.kind_asked(question)
+    head = head_values(index, kind, document)
     if top < min_relevance:
         # What a document's head says (its title, parties, date) answers whatever the search
         # found; anything else needs a paragraph that addresses the question.
@@ -168,7 +169,7 @@ def extract(
     if head:
         reason = f"the {head[0].kind} asked for, as written at the document's head, then {reason}"
         answers = [*head, *answers]
-    elif dated := sentence_date(question, ranked, answers):
+    elif dated := sentence_date(kind, ranked, answers):
         # After the sentence it is cut from: "until five years after the Effective Date"
         # answers "when does the term expire?" better than a date in it would (CUAD tune half:
         # found@1 0.40 with the sentence first, 0.28 with the date).
@@ -177,11 +178,10 @@ def extract(
     return Extraction(question, answers[:k], False, reason, warnings, index.version)
 
 
-def head_values(index, question: str, document: str | None) -> list[Span]:
-    """The title, parties or own date the question asks for, where the document's head (its
-    first OPENING_CHUNKS chunks) writes them (lexkb.answers.typed); none when it asks for none,
-    no document is named, or the head does not say it."""
-    kind = typed.kind_asked(question)
+def head_values(index, kind: str | None, document: str | None) -> list[Span]:
+    """The title, parties or own date a question asks for (`kind`, lexkb.answers.typed), where
+    the document's head (its first OPENING_CHUNKS chunks) writes them; none when it asks for
+    none, no document is named, or the head does not say it."""
     if document is None or kind not in ("title", "parties", "own date"):
         return []
     info, frame = index.document_paragraphs(document, levels=("section", "paragraph"))
@@ -201,10 +201,10 @@ def head_values(index, question: str, document: str | None) -> list[Span]:
     return [_span(*found, 1.0, HEAD_CONFIDENCE, "party") for found in said if found]
 
 
-def sentence_date(question: str, ranked: list, answers: list[Span]) -> Span | None:
-    """For a question asking for a date ("on what date will the term expire?"), the first date
-    written in the best sentences, at the best answer's confidence."""
-    if typed.kind_asked(question) not in ("date", "own date") or not answers:
+def sentence_date(kind: str | None, ranked: list, answers: list[Span]) -> Span | None:
+    """For a question asking for a date (`kind`; "on what date will the term expire?"), the
+    first date written in the best sentences, at the best answer's confidence."""
+    if kind not in ("date", "own date") or not answers:
         return None
     for hit, a, b, score in ranked[:DATE_SENTENCES]:
         if found := typed.date_in(hit.text, a, b):
