@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from lexkb import ann, object_store, relevance, vector_files
+from lexkb import ann, dense_scan, object_store, relevance, vector_files
 from lexkb import limits as check
 from lexkb import snapshot as snap
 from lexkb.annotations import Annotations
@@ -85,6 +85,8 @@ class Index:
         self._remote: object_store.ObjectRoot | None = None
         self._query_vectors: dict[str, np.ndarray] = {}
         self._query_lock = threading.Lock()
+        self._scan: dense_scan.Int8Scan | None = None
+        self._scan_lock = threading.Lock()
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
         if tokenizer != TOKENIZER_VERSION:
             raise snap.SnapshotError(
@@ -108,9 +110,8 @@ class Index:
         term_ids = postings["term_id"].to_numpy().astype(np.int64)
         counts = np.bincount(term_ids, minlength=len(self._term_ids))
         self._indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        # (term, row) as one sorted key per posting: the build writes postings in that order.
-        self._keys = term_ids * self._chunks.height + self._rows
-        if np.any(np.diff(self._keys) < 0):
+        # Sorted by (term, row), as the build writes them: a term's rows are then searchable.
+        if np.any(np.diff(term_ids * self._chunks.height + self._rows) < 0):
             raise snap.SnapshotError("bm25_postings are not sorted by term and chunk row")
         self._by_id = {cid: row for row, cid in enumerate(self._chunks["chunk_id"])}
         levels = self._chunks["chunk_level"].to_numpy()
@@ -187,16 +188,14 @@ class Index:
                 )
             return info["name"], vectors
         table = pl.read_parquet(self.snapshot.table_path("embeddings"))
-        # Column-major: a query's product with every row then streams each dimension's column,
-        # which OpenBLAS does about twice as fast as row by row (BENCHMARKS.md "Query latency").
-        vectors = np.zeros((len(self), info["dimension"]), dtype=np.float32, order="F")
+        vectors = np.zeros((len(self), info["dimension"]), dtype=np.float32)
         rows = np.array([self._by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
         line_table = pl.read_parquet(
             self.snapshot.table_path("line_embeddings"), columns=["vector"]
         )
-        self._line_vectors = np.asfortranarray(
+        self._line_vectors = np.ascontiguousarray(
             line_table["vector"].to_numpy().astype(np.float32, copy=False)[order]
             if owners.size
             else np.zeros((0, info["dimension"]), dtype=np.float32)
@@ -214,24 +213,57 @@ class Index:
             scores[self._line_owners] = np.maximum(scores[self._line_owners], best)
         return scores
 
+    def cosines(self, query: str, rows: np.ndarray) -> np.ndarray:
+        """`dense_scores` for some rows only (sorted or not), reading just their vectors."""
+        return self._cosine_rows(self._query_vector(query), np.asarray(rows, dtype=np.int64))
+
     def _search_cosine(
-        self, query: str, keep: np.ndarray, keyword: np.ndarray | None
-    ) -> np.ndarray:
-        """Cosines for a search: every row's, or with a graph (lexkb.ann) the rows it and the
-        keyword side nominate, exactly, and UNSCORED elsewhere."""
-        if self._ann is None or np.count_nonzero(keep) < ann.MIN_KEPT_SHARE * len(self):
-            return self.dense_scores(query)
+        self, query: str, keep: np.ndarray, keyword_best: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Cosines for a search, and the rows scored (sorted; None when all were): every row
+        exactly on small snapshots; on larger ones the rows an int8 scan (lexkb.dense_scan) or,
+        past its crossover, a graph (lexkb.ann) nominates and the keyword side's best, exactly,
+        and UNSCORED elsewhere."""
         vector = self._query_vector(query)
-        rows = self._ann.rows(vector)
-        if keyword is not None:
-            rows = np.union1d(rows, _best(keyword, FUSION_DEPTH))
+        scanned = None
+        if self._ann is not None and np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * len(self):
+            rows = self._ann.rows(vector)
+        else:
+            scan = self._int8_scan()
+            if scan is None:
+                return self.dense_scores(query), None
+            scanned = scan.scan(vector)
+            rows = scanned.best_rows(keep)
+        if keyword_best is not None:
+            rows = np.union1d(rows, keyword_best)
         cosine = np.full(len(self), UNSCORED, dtype=np.float32)
-        cosine[rows] = self._cosine_rows(vector, rows)
-        return cosine
+        cosine[rows] = (
+            scanned.exact(rows) if scanned is not None else self._cosine_rows(vector, rows)
+        )
+        return cosine, rows
+
+    def _int8_scan(self) -> dense_scan.Int8Scan | None:
+        """The snapshot's int8 scan, made on first use; None below its crossover."""
+        if self._scan is not None:
+            return self._scan
+        if len(self._vectors) + len(self._line_vectors) < dense_scan.MIN_VECTORS:
+            return None
+        with self._scan_lock:
+            if self._scan is None:
+                # Candidates are read row by row: a column-major snapshot (written before the
+                # scan) is copied to row-major once.
+                self._vectors = np.ascontiguousarray(self._vectors)
+                self._line_vectors = np.ascontiguousarray(self._line_vectors)
+                self._scan = dense_scan.Int8Scan(
+                    self._vectors, self._line_vectors, self._line_owners, self._line_starts
+                )
+        return self._scan
 
     def _cosine_rows(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """dense_scores for some rows only: own vector, or the best line where it is higher."""
-        scores = np.asarray(self._vectors[rows] @ vector, dtype=np.float32)
+        """dense_scores for some rows only: own vector, or the best line where it is higher.
+        Products by einsum, on this thread: a few hundred rows are too few for OpenBLAS's
+        threads to pay for waking, and once woken they spin and slow the next embedding."""
+        scores = np.einsum("ij,j->i", self._vectors[rows], vector).astype(np.float32, copy=False)
         owners = self._line_owners
         if not owners.size or not rows.size:
             return scores
@@ -246,7 +278,9 @@ class Index:
         positions = (
             np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
         )
-        best = np.maximum.reduceat(self._line_vectors[positions] @ vector, offsets)
+        best = np.maximum.reduceat(
+            np.einsum("ij,j->i", self._line_vectors[positions], vector), offsets
+        )
         scores[has] = np.maximum(scores[has], best)
         return scores
 
@@ -369,22 +403,26 @@ class Index:
             return SearchResults(query, used, [], [*warnings, note], self.version)
         # Rows outside the filters score 0, which `_top` never returns.
         dropped = self._outside_paragraphs if keep is self._paragraph_mask else ~keep
-        keyword = None
+        keyword = covered = None
         if used != "vector" and keep is self._paragraph_mask:
-            keyword = self._bm25(terms, self._paragraph_postings)
+            keyword, covered = self._bm25(terms, self._paragraph_postings, coverage=True)
         elif used != "vector":
-            keyword = self._bm25(terms)
+            keyword, covered = self._bm25(terms, coverage=True)
             keyword[dropped] = 0.0
-        cosine = None
+        cosine = candidates = None
         if used == "keyword":
             scores = keyword
         else:
-            cosine = self._search_cosine(query, keep, keyword)
+            keyword_best = None if keyword is None else _best(keyword, FUSION_DEPTH)
+            cosine, scored = self._search_cosine(query, keep, keyword_best)
             # Shifted by 2: positive wherever kept, as `_top` expects.
             dense = cosine + 2.0
             dense[dropped] = 0.0
-            scores = _fuse(keyword, dense) if used == "hybrid" else dense
-        order = _top(scores, k)
+            if used == "hybrid":
+                scores, candidates = _fuse(keyword, dense, keyword_best, scored)
+            else:
+                scores, candidates = dense, scored
+        order = _top(scores, k, candidates)
         via: dict[int, int] = {}
         if expand:
             scores = scores.copy()
@@ -397,12 +435,13 @@ class Index:
             order = _top(scores, k)
         order = self._definition_first(query, order, keep, k)
         shift = 2.0 if used == "vector" else 0.0  # report cosine similarity as the score
-        if self._ann is not None and cosine is not None:
-            # Rows a graph walk or a definition brought in were not among the candidates.
+        if cosine is not None:
+            # Rows a graph walk or a definition brought in may not have been candidates.
             unscored = order[cosine[order] == UNSCORED]
             cosine[unscored] = self._cosine_rows(self._query_vector(query), unscored)
         model = relevance.calibration_for(self.embedder_name, cosine is not None)
-        relevances = model.apply(self.relevance_features(query, order, cosine, terms))
+        sums = None if keyword is None else (keyword[order], covered[order])
+        relevances = model.apply(self.relevance_features(query, order, cosine, terms, sums))
         floor = min_relevance
         if floor is None and used != "keyword":
             floor = relevance.RELEVANCE_FLOOR
@@ -462,10 +501,9 @@ class Index:
 
     def keyword_scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk row for `query` (zeros where no term matches)."""
-        return self._bm25(self._terms(tokenize(query)))
+        return self._bm25(self._terms(tokenize(query)))[0]
 
     def _terms(self, tokens: list[str]) -> _QueryTerms:
-        # Sorted by term id, so the (term, row) keys relevance_features looks up come in order.
         known = sorted(
             (t for t in dict.fromkeys(tokens) if t in self._term_ids), key=self._term_ids.get
         )
@@ -478,20 +516,27 @@ class Index:
         self,
         terms: _QueryTerms,
         postings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-    ) -> np.ndarray:
+        coverage: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """One bincount over the postings of the query's words; a word the query repeats
         counts each time, as a bag of words does. `postings` (term offsets, rows, weights):
-        all chunks' by default."""
+        all chunks' by default. With `coverage`, also each row's sum of the IDFs of the query
+        words it holds (counted as often as the query says them), for relevance_features:
+        a second bincount over the same rows costs less than looking the hits' postings up."""
         indptr, all_rows, all_weights = postings or (self._indptr, self._rows, self._weights)
-        spans = [
-            (indptr[term], indptr[term + 1])
-            for term in terms.ids[terms.per_token[terms.per_token >= 0]].tolist()
-        ]
+        asked = terms.ids[terms.per_token[terms.per_token >= 0]]
+        spans = list(zip(indptr[asked].tolist(), indptr[asked + 1].tolist(), strict=True))
         if not spans:
-            return np.zeros(len(self), dtype=np.float32)
+            empty = np.zeros(len(self), dtype=np.float32)
+            return empty, (empty.copy() if coverage else None)
         rows = np.concatenate([all_rows[a:b] for a, b in spans])
         weights = np.concatenate([all_weights[a:b] for a, b in spans])
-        return np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
+        scores = np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
+        if not coverage:
+            return scores, None
+        lengths = np.array([b - a for a, b in spans])
+        idf = np.repeat(self._idf[asked], lengths)
+        return scores, np.bincount(rows, weights=idf, minlength=len(self))
 
     def term_idf(self, terms: list[str]) -> np.ndarray:
         """The IDF of each term (from lexkb.tokenize); a term no chunk holds gets the IDF of a
@@ -529,9 +574,11 @@ class Index:
         rows: np.ndarray,
         cosine: np.ndarray | None = None,
         terms: _QueryTerms | None = None,
+        sums: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
         """The relevance features (lexkb.relevance.FEATURES) of chunk `rows`, ranked best first,
-        for `query`; `cosine` holds every chunk's dense score (NaN where there is none)."""
+        for `query`; `cosine` holds every chunk's dense score (NaN where there is none).
+        `sums`: the rows' BM25 scores and IDF coverage from `_bm25`, when the search has them."""
         rows = np.asarray(rows, dtype=np.int64)
         if not rows.size:
             return np.zeros((0, len(relevance.FEATURES)))
@@ -543,17 +590,49 @@ class Index:
         term_idf = self._idf[terms.ids]
         total = float(term_idf @ counts + np.count_nonzero(~known) * self._unseen_idf) or 1.0
         fraction = coverage = np.zeros(rows.size)
-        if terms.ids.size:
-            # One binary search over the postings' sorted (term, row) keys finds each row's
-            # posting of each term, if it has one.
-            wanted = (terms.ids[:, None] * len(self) + rows[None, :]).ravel()
-            at = np.minimum(np.searchsorted(self._keys, wanted), self._keys.size - 1)
-            found = (self._keys[at] == wanted).reshape(terms.ids.size, rows.size)
-            weights = np.where(found, self._weights[at].reshape(found.shape), 0.0)
+        if sums is not None:
+            fraction, coverage = sums[0] / total, sums[1] / total
+        elif terms.ids.size:
+            found, weights = self._row_terms(rows, terms.ids)
             fraction = counts @ weights / total
             coverage = (counts * term_idf) @ found / total
         similarity = cosine[rows] if cosine is not None else np.full(rows.size, np.nan)
         return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
+
+    def _row_terms(self, rows: np.ndarray, term_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each row holds each term, and its BM25 weight for it (terms x rows), read
+        from the rows' own postings (`_forward`): a few hundred postings for ten hits, where
+        looking the pairs up among all postings missed the cache at every step."""
+        indptr, row_terms, row_weights = self._forward
+        starts, stops = indptr[rows], indptr[rows + 1]
+        lengths = stops - starts
+        offsets = np.cumsum(lengths) - lengths
+        positions = (
+            np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
+        )
+        width = len(self._term_ids)
+        keys = (
+            np.repeat(np.arange(rows.size, dtype=np.int64) * width, lengths) + row_terms[positions]
+        )
+        wanted = (np.arange(rows.size, dtype=np.int64)[None, :] * width + term_ids[:, None]).ravel()
+        if not keys.size:
+            return np.zeros((term_ids.size, rows.size), dtype=bool), np.zeros(
+                (term_ids.size, rows.size)
+            )
+        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+        found = (keys[at] == wanted).reshape(term_ids.size, rows.size)
+        weights = np.where(found, row_weights[positions[at]].reshape(found.shape), 0.0)
+        return found, weights
+
+    @cached_property
+    def _forward(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The postings by row, then term: (row offsets, term ids, weights). Made on the first
+        search (about 20 ms for ObliQA's 519,000 postings)."""
+        order = np.argsort(self._rows, kind="stable")  # terms stay ascending within a row
+        counts = np.bincount(self._rows, minlength=len(self))
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        term_ids = np.repeat(np.arange(len(self._indptr) - 1), np.diff(self._indptr))
+        return indptr, term_ids[order].astype(np.int64), self._weights[order]
 
     def _filter_mask(self, filters: Mapping[str, object], today: date | None = None) -> np.ndarray:
         expr = pl.lit(True)
@@ -776,15 +855,42 @@ class Index:
     # helpers --------------------------------------------------------------------------------
     @cached_property
     def _hit_rows(self) -> list[tuple]:
-        """What a hit reads of each chunk (_HIT_COLUMNS), one tuple per row: a hit then costs
-        one list lookup where a frame row costs about 10 µs. Built on the first hit, so opening
-        stays fast."""
-        return list(self._chunks.select(_HIT_COLUMNS).iter_rows())
+        """What a hit reads of each chunk, one tuple per row in Hit's field order (score and
+        relevance aside): a hit then costs one list lookup where a frame row costs about 10 µs.
+        Built on the first hit, so opening stays fast."""
+        return [
+            (
+                chunk_id,
+                document_key,
+                document_title,
+                chunk_level,
+                ref,
+                tuple(section_path or ()),
+                page,
+                content,
+                self._source_urls.get(document_id),
+                self._metadata.get(document_id, {}),
+                content_hash,
+                parent_chunk_id,
+            )
+            for (
+                chunk_id,
+                document_id,
+                document_key,
+                document_title,
+                chunk_level,
+                ref,
+                section_path,
+                page,
+                content,
+                content_hash,
+                parent_chunk_id,
+            ) in self._chunks.select(_HIT_COLUMNS).iter_rows()
+        ]
 
     def _hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:
         (
             chunk_id,
-            document_id,
             document_key,
             document_title,
             chunk_level,
@@ -792,25 +898,29 @@ class Index:
             section_path,
             page,
             content,
+            source_url,
+            metadata,
             content_hash,
             parent_chunk_id,
         ) = self._hit_rows[row]
+        # Positional, in Hit's field order: keywords cost a tenth of a hit more.
         return Hit(
-            chunk_id=chunk_id,
-            document_key=document_key,
-            document_title=document_title,
-            chunk_level=chunk_level,
-            ref=ref,
-            section_path=list(section_path or []),
-            page=page,
-            score=None if score is None else round(float(score), SCORE_DIGITS),
-            text=content,
-            source_url=self._source_urls.get(document_id),
-            metadata=self._metadata.get(document_id, {}),
-            content_hash=content_hash,
-            snapshot_version=self.snapshot.version,
-            relevance=None if relevance is None else round(float(relevance), 4),
-            parent_chunk_id=parent_chunk_id,
+            chunk_id,
+            document_key,
+            document_title,
+            chunk_level,
+            ref,
+            list(section_path),
+            page,
+            None if score is None else round(float(score), SCORE_DIGITS),
+            content,
+            None,
+            source_url,
+            metadata,
+            content_hash,
+            self.snapshot.version,
+            None if relevance is None else round(float(relevance), 4),
+            parent_chunk_id,
         )
 
     def _document_aliases(self) -> dict[str, str]:
@@ -842,17 +952,30 @@ class Index:
         return doc_id
 
 
-def _fuse(keyword: np.ndarray, dense: np.ndarray) -> np.ndarray:
+def _fuse(
+    keyword: np.ndarray,
+    dense: np.ndarray,
+    keyword_best: np.ndarray | None = None,
+    dense_rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Weighted z-score fusion over the rows either ranking puts in its best FUSION_DEPTH; every
-    other row scores 0. Scores are shifted to stay positive, as `_top` expects."""
+    other row scores 0. Scores are shifted to stay positive, as `_top` expects. Returns the
+    fused scores and the rows that can be positive. `keyword_best`: the keyword side's best,
+    when known; `dense_rows`: the only rows (sorted) the dense side scored, when not all."""
     fused = np.zeros(keyword.shape[0], dtype=np.float64)
-    candidates = np.union1d(_best(keyword, FUSION_DEPTH), _best(dense, FUSION_DEPTH))
+    if keyword_best is None:
+        keyword_best = _best(keyword, FUSION_DEPTH)
+    if dense_rows is None:
+        dense_best = _best(dense, FUSION_DEPTH)
+    else:
+        dense_best = dense_rows[_best(dense[dense_rows], FUSION_DEPTH)]
+    candidates = np.union1d(keyword_best, dense_best)
     if candidates.size:
         combined = _standardise(keyword[candidates]) + DENSE_WEIGHT * _standardise(
             dense[candidates]
         )
         fused[candidates] = combined - combined.min() + 1.0
-    return fused
+    return fused, candidates
 
 
 def _standardise(values: np.ndarray) -> np.ndarray:
@@ -877,9 +1000,11 @@ def _best(scores: np.ndarray, k: int) -> np.ndarray:
     return rows
 
 
-def _top(scores: np.ndarray, k: int) -> np.ndarray:
+def _top(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> np.ndarray:
     """Rows of the k highest positive scores; ties break by row, so equal scores come back in
-    document order."""
+    document order. `rows` (sorted): the only rows that can score above 0, when known."""
+    if rows is not None:
+        return rows[_top(scores[rows], k)]
     candidates = _best(scores, k)
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 

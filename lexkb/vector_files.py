@@ -2,8 +2,8 @@
 
 Parquet keeps the vectors as the tables every tool reads; decoding them cost most of an open
 (0.41 s of 0.54 s on ObliQA). The same vectors are also written as NumPy `.npy` files, float32,
-column-major (the layout the query's matrix-vector product is fastest on), chunk vectors in chunk
-row order and line vectors in the order of their owners' rows. `Index.open` maps them read-only:
+row-major (a search scores its candidates' rows, lexkb.dense_scan), chunk vectors in chunk row
+order and line vectors in the order of their owners' rows. `Index.open` maps them read-only:
 nothing is decoded, pages are read as search touches them, and every process serving the same
 snapshot shares them through the page cache. On POSIX a mapped file stays readable after a prune
 removes it, so a long-lived reader is never cut off.
@@ -34,8 +34,7 @@ def write(
     lines: pl.DataFrame,
     dimension: int,
 ) -> None:
-    """Column-major for exact search; row-major when the snapshot also gets a graph
-    (lexkb.ann), whose searches read the candidates' rows one by one."""
+    """Row-major, with a graph (lexkb.ann) when the snapshot is past its crossover."""
     row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
     vectors = np.zeros((chunks.height, dimension), dtype=np.float32)
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)
@@ -43,9 +42,9 @@ def write(
         vectors[rows] = matrix(embeddings["vector"], dimension)
     owners = np.array([row_of[c] for c in lines["chunk_id"]], dtype=np.int64)
     ordered = matrix(lines["vector"], dimension)[line_order(owners)]
-    layout = np.ascontiguousarray if ann.write(directory, vectors, ordered) else np.asfortranarray
-    np.save(directory / CHUNK_VECTORS, layout(vectors))
-    np.save(directory / LINE_VECTORS, layout(ordered))
+    ann.write(directory, vectors, ordered)
+    np.save(directory / CHUNK_VECTORS, vectors)
+    np.save(directory / LINE_VECTORS, np.ascontiguousarray(ordered))
 
 
 def read(directory: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ import pytest
 
 from lexkb import ann
 from lexkb.index import Index
+from tests.rankings import assert_same_ranking
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 QUESTIONS = [
@@ -57,8 +58,7 @@ def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> Non
     for question in QUESTIONS:
         found = graph.search(question, k=5, mode=mode, min_relevance=0.0)
         truth = exact.search(question, k=5, mode=mode, min_relevance=0.0)
-        assert [h.chunk_id for h in found.hits] == [h.chunk_id for h in truth.hits]
-        assert [h.relevance for h in found.hits] == pytest.approx([h.relevance for h in truth.hits])
+        assert_same_ranking(found.hits, truth.hits)
 
 
 def test_scoring_some_rows_equals_scoring_all(graph_root: Path) -> None:

@@ -91,10 +91,12 @@ def test_fusion_standardises_each_ranking_over_their_candidates():
     keyword[:300] = np.linspace(10, 1, 300)  # row 0 best by keyword
     dense[:] = np.linspace(0, 1, 1000)  # row 999 best by vector
     dense[5] = 2.0  # row 5: best by vector and near the top by keyword
-    fused = _fuse(keyword, dense)
-    candidates = np.flatnonzero(fused > 0)
+    fused, candidates = _fuse(keyword, dense)
     expected = set(range(FUSION_DEPTH)) | set(range(801, 1000)) | {5}
-    assert set(candidates.tolist()) == expected
+    assert set(candidates.tolist()) == expected == set(np.flatnonzero(fused > 0).tolist())
+    # Told which rows the dense side scored, the fusion reads only those.
+    scored = np.concatenate([[5], np.arange(500, 1000)])
+    assert np.array_equal(_fuse(keyword, dense, dense_rows=scored)[1], candidates)
     assert int(np.argmax(fused)) == 5
     # Outside both candidate lists nothing scores, however good its other score.
     assert fused[250] == 0 and keyword[250] > 0

@@ -55,3 +55,23 @@ def test_the_cli_takes_min_relevance(built_root, capsys):
     assert capsys.readouterr().out.strip() == "no results"
     assert main(["search", NOISE, "--min-relevance", "0", "--index", str(built_root)]) == 0
     assert "relevance" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "query", [QUESTION, "auditor documentation of client money money", "personal data access"]
+)
+def test_features_from_the_search_sums_equal_those_from_the_rows_postings(index, query):
+    """A search reads each hit's BM25 share and coverage off its own bincounts; without them
+    the features come from the hits' postings. Both must give the same numbers."""
+    import numpy as np
+
+    from lexkb.tokenize import tokenize
+
+    terms = index._terms(tokenize(query))
+    keyword, covered = index._bm25(terms, coverage=True)
+    rows = np.argsort(-keyword, kind="stable")[:8]
+    assert keyword[rows[0]] > 0
+    looked_up = index.relevance_features(query, rows, None, terms)
+    summed = index.relevance_features(query, rows, None, terms, (keyword[rows], covered[rows]))
+    assert np.allclose(looked_up[:, 1:], summed[:, 1:], rtol=1e-5)
+    assert looked_up[:, 2].max() > 0 and (looked_up[:, 2] <= 1.0 + 1e-9).all()

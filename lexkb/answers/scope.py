@@ -134,8 +134,7 @@ def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
     relevances = [h.relevance or 0.0 for h in hits]
     cosine = 0.0
     if hits and index.query_embedder is not None and index.embedder_name is not None:
-        rows = index.rows([hits[0].chunk_id])
-        cosine = float(index.dense_scores(query)[rows][0])
+        cosine = float(index.cosines(query, index.rows([hits[0].chunk_id]))[0])
     seen_by_best = set()
     for hit in hits[:3]:
         seen_by_best.update(tokenize(hit.text))
