@@ -6,8 +6,10 @@ Needs the ObliQA index with the local embedder (benchmarks/obliqa.py builds one)
 
 - Answerable: ObliQA dev questions asked of the ObliQA (ADGM) index. The tune half
   (sha256(QuestionID) even) fits; the held-out half is reported.
-- Unanswerable, for fitting: lawyer-marked CUAD clauses (40-300 characters) and CUAD's category
-  descriptions, asked of the same index.
+- Unanswerable, for fitting: lawyer-marked CUAD clauses (40-300 characters), CUAD's category
+  descriptions, and questions written here on subjects the corpus lacks
+  (benchmarks/questions/out_of_scope_tune.txt: neither data protection nor contracts), asked
+  of the same index.
 - Unanswerable, reported only: the 17 ContractNLI hypotheses and the questions written here from
   GDPR articles (benchmarks/questions/gdpr.txt). None of their content is in the ADGM corpus.
 
@@ -45,9 +47,13 @@ from lexkb.answers.evidence import ABSTAIN, DIRECT, evidence  # noqa: E402
 QUESTIONS = Path(__file__).resolve().parent / "questions"
 
 
-def gdpr_questions() -> list[str]:
-    lines = (QUESTIONS / "gdpr.txt").read_text(encoding="utf-8").splitlines()
+def written_questions(name: str) -> list[str]:
+    lines = (QUESTIONS / name).read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def gdpr_questions() -> list[str]:
+    return written_questions("gdpr.txt")
 
 
 def contractnli_hypotheses(data: Path) -> list[str]:
@@ -58,6 +64,12 @@ def contractnli_hypotheses(data: Path) -> list[str]:
 def cuad_negatives(data: Path, n: int = 300) -> list[str]:
     spans = [c.text for c in clauses(data, min_chars=40) if len(c.text) <= 300]
     return random.Random(5).sample(spans, n) + list(descriptions(data).values())
+
+
+def question_negatives() -> list[str]:
+    """Questions written here on subjects the ADGM corpus lacks (not data protection, not
+    contracts): unanswerable questions in a question's own register, to fit on."""
+    return written_questions("out_of_scope_tune.txt")
 
 
 def features(index: Index, queries: list[str], mode: str) -> np.ndarray:
@@ -95,7 +107,7 @@ def judge(index: Index, queries: list[str]) -> list[tuple]:
         hits = index.search(query, k=10, min_relevance=0.0).hits
         cosine = 0.0
         if hits:
-            cosine = float(index.dense_scores(query)[index.rows([hits[0].chunk_id])][0])
+            cosine = float(index.cosines(query, index.rows([hits[0].chunk_id]))[0])
         found.append(
             (evidence(index, query, hits), hits[0].relevance if hits else 0.0, cosine, hits)
         )
@@ -117,7 +129,7 @@ def main() -> None:
     if args.limit:
         report = random.Random(3).sample(report, args.limit)
     tune_sample = random.Random(2).sample(tune, 600)
-    negatives = cuad_negatives(data)
+    negatives = cuad_negatives(data) + question_negatives()
     if args.fit:
         fit(index, [q["Question"] for q in tune_sample], negatives)
         return
@@ -127,7 +139,8 @@ def main() -> None:
         "ObliQA held-out (answerable)": [q["Question"] for q in report],
         "ContractNLI hypotheses": contractnli_hypotheses(data),
         "GDPR questions": gdpr_questions(),
-        "CUAD clauses (tune negatives)": negatives,
+        "CUAD clauses (tune negatives)": cuad_negatives(data),
+        "out-of-scope questions written here (tune negatives)": question_negatives(),
     }
     print(f"cosine baseline threshold (10% of tune abstain): {cos_floor:.3f}\n")
     print("| set | n | lexkb ABSTAIN | DIRECT | relevance floor | cosine threshold |")
