@@ -12,6 +12,9 @@ such questions away is vocabulary the index never uses in that way:
 - `bigram_coverage`: the share of the question's adjacent term pairs that occur anywhere in the
   index ("data portability", "supervisory authority" are words it has, never side by side), and
   `bigram_rarity`, how rare those pairs are;
+- `best_bigrams`: the share of those pairs that the best three hits themselves say: a
+  question asked from a paragraph repeats its phrases ("client money", "reconciliation
+  records"), one about a neighbouring subject finds paragraphs holding its words apart;
 - `missing_mass` and `max_missing`: the IDF-weighted share of the question's terms that its best
   three hits lack, and the rarest of them (a word the index has never seen counts fully);
 - the best hit's relevance and cosine, and the mean relevance of the first five.
@@ -50,6 +53,7 @@ FEATURES = (
     "bigram_coverage",
     "bigram_rarity",
     "defined_terms",
+    "best_bigrams",
 )
 
 # A run of capitalised words: "Receiving Party", "Confidential Information", "GDPR".
@@ -137,14 +141,18 @@ def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
     if hits and index.query_embedder is not None and index.embedder_name is not None:
         cosine = float(index.cosines(query, index.rows([hits[0].chunk_id]))[0])
     seen_by_best = set()
+    pairs_in_best = set()
     for hit in hits[:3]:
-        seen_by_best.update(tokenize(hit.text))
+        words = tokenize(hit.text)
+        seen_by_best.update(words)
+        pairs_in_best.update(zip(words, words[1:], strict=False))
     missing = np.array([t not in seen_by_best for t in tokens], dtype=bool)
     missing_idf = idf * missing
     raw = tokenize(query)
     pairs = list(dict.fromkeys(zip(raw, raw[1:], strict=False)))
     scale = math.log1p(vocab.paragraphs / 0.5)
     coverage = float(np.mean([p in vocab.bigrams for p in pairs])) if pairs else 1.0
+    supported = float(np.mean([p in pairs_in_best for p in pairs])) if pairs else 1.0
     rarity = (
         float(
             np.mean([math.log1p(vocab.paragraphs / (vocab.bigrams.get(p, 0) + 0.5)) for p in pairs])
@@ -163,6 +171,7 @@ def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
         coverage,
         rarity,
         1.0 if unknown else 0.0,
+        supported,
     )
     unseen = [t for t, v in zip(tokens, idf.tolist(), strict=True) if v >= index.unseen_idf]
     return ScopeSignals(values, unknown, unseen)
@@ -172,12 +181,14 @@ def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
 # descriptions and out-of-scope questions; cosines from the integer query model).
 # DENSE for snapshots with a query embedder, LEXICAL (no cosine) for the rest.
 DENSE = Calibration(
-    FEATURES, (2.5446, 6.2472, -0.5363, -1.7011, -0.1063, 3.0875, -3.8647, -2.1906), -1.1952
+    FEATURES,
+    (1.6122, 5.8228, -0.7, -1.3901, -0.4489, 2.3728, -3.3726, -2.0842, 4.4039),
+    -1.2656,
 )
 LEXICAL = Calibration(
     tuple(f for f in FEATURES if f != "cosine"),
-    (4.0592, 0.2728, -0.6811, 0.255, 5.0561, -3.965, -2.3863),
-    0.0213,
+    (2.8226, -0.0301, -0.424, -0.1051, 4.0394, -3.3426, -2.3021, 4.8107),
+    -0.1357,
 )
 
 
