@@ -889,38 +889,19 @@ class Index:
         ]
 
     def _hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:
-        (
-            chunk_id,
-            document_key,
-            document_title,
-            chunk_level,
-            ref,
-            section_path,
-            page,
-            content,
-            source_url,
-            metadata,
-            content_hash,
-            parent_chunk_id,
-        ) = self._hit_rows[row]
-        # Positional, in Hit's field order: keywords cost a tenth of a hit more.
+        chunk = self._hit_rows[row]
+        # Positional, in Hit's field order (see _hit_rows): keywords cost a tenth of a hit more.
         return Hit(
-            chunk_id,
-            document_key,
-            document_title,
-            chunk_level,
-            ref,
-            list(section_path),
-            page,
+            *chunk[:5],
+            list(chunk[5]),
+            chunk[6],
             None if score is None else round(float(score), SCORE_DIGITS),
-            content,
+            chunk[7],
             None,
-            source_url,
-            metadata,
-            content_hash,
+            *chunk[8:11],
             self.snapshot.version,
             None if relevance is None else round(float(relevance), 4),
-            parent_chunk_id,
+            chunk[11],
         )
 
     def _document_aliases(self) -> dict[str, str]:
