@@ -51,6 +51,14 @@ def rounded(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return weights, scales
 
 
+def spans(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every position of the runs [start, start + length), run after run, and where each run
+    begins among them: the line vectors of some rows, read in one gather."""
+    offsets = np.cumsum(lengths) - lengths
+    positions = np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
+    return positions, offsets
+
+
 def _session(weights: np.ndarray, scales: np.ndarray):
     """An onnxruntime session computing int8 products with the (uint8) query, scaled back."""
     import onnxruntime
@@ -146,12 +154,9 @@ class Scanned:
         has = np.flatnonzero(owners[at] == rows)
         if not has.size:
             return scores
-        starts, stops = scan._line_starts[at[has]], scan._line_ends[at[has]]
-        lengths = stops - starts
-        offsets = np.cumsum(lengths) - lengths
-        positions = (
-            np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
-        )
+        starts = scan._line_starts[at[has]]
+        lengths = scan._line_ends[at[has]] - starts
+        positions, _ = spans(starts, lengths)
         holder = np.repeat(has, lengths)
         near = self.keys[len(scan._vectors) + positions] >= self.rows[rows[holder]] - MARGIN
         positions, holder = positions[near], holder[near]

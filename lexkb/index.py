@@ -272,12 +272,8 @@ class Index:
         if not has.any():
             return scores
         ends = np.append(self._line_starts[1:], len(self._line_vectors))
-        starts, stops = self._line_starts[at[has]], ends[at[has]]
-        lengths = stops - starts
-        offsets = np.cumsum(lengths) - lengths
-        positions = (
-            np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
-        )
+        starts = self._line_starts[at[has]]
+        positions, offsets = dense_scan.spans(starts, ends[at[has]] - starts)
         best = np.maximum.reduceat(
             np.einsum("ij,j->i", self._line_vectors[positions], vector), offsets
         )
@@ -578,7 +574,8 @@ class Index:
     ) -> np.ndarray:
         """The relevance features (lexkb.relevance.FEATURES) of chunk `rows`, ranked best first,
         for `query`; `cosine` holds every chunk's dense score (NaN where there is none).
-        `sums`: the rows' BM25 scores and IDF coverage from `_bm25`, when the search has them."""
+        `sums`: the rows' BM25 scores and IDF coverage from `_bm25`, when the search has them
+        (else counted here over all postings)."""
         rows = np.asarray(rows, dtype=np.int64)
         if not rows.size:
             return np.zeros((0, len(relevance.FEATURES)))
@@ -589,50 +586,12 @@ class Index:
         counts = np.bincount(terms.per_token[known], minlength=terms.ids.size).astype(np.float64)
         term_idf = self._idf[terms.ids]
         total = float(term_idf @ counts + np.count_nonzero(~known) * self._unseen_idf) or 1.0
-        fraction = coverage = np.zeros(rows.size)
-        if sums is not None:
-            fraction, coverage = sums[0] / total, sums[1] / total
-        elif terms.ids.size:
-            found, weights = self._row_terms(rows, terms.ids)
-            fraction = counts @ weights / total
-            coverage = (counts * term_idf) @ found / total
+        if sums is None:
+            keyword, covered = self._bm25(terms, coverage=True)
+            sums = (keyword[rows], covered[rows])
+        fraction, coverage = sums[0] / total, sums[1] / total
         similarity = cosine[rows] if cosine is not None else np.full(rows.size, np.nan)
         return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
-
-    def _row_terms(self, rows: np.ndarray, term_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each row holds each term, and its BM25 weight for it (terms x rows), read
-        from the rows' own postings (`_forward`): a few hundred postings for ten hits, where
-        looking the pairs up among all postings missed the cache at every step."""
-        indptr, row_terms, row_weights = self._forward
-        starts, stops = indptr[rows], indptr[rows + 1]
-        lengths = stops - starts
-        offsets = np.cumsum(lengths) - lengths
-        positions = (
-            np.arange(lengths.sum()) - np.repeat(offsets, lengths) + np.repeat(starts, lengths)
-        )
-        width = len(self._term_ids)
-        keys = (
-            np.repeat(np.arange(rows.size, dtype=np.int64) * width, lengths) + row_terms[positions]
-        )
-        wanted = (np.arange(rows.size, dtype=np.int64)[None, :] * width + term_ids[:, None]).ravel()
-        if not keys.size:
-            return np.zeros((term_ids.size, rows.size), dtype=bool), np.zeros(
-                (term_ids.size, rows.size)
-            )
-        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-        found = (keys[at] == wanted).reshape(term_ids.size, rows.size)
-        weights = np.where(found, row_weights[positions[at]].reshape(found.shape), 0.0)
-        return found, weights
-
-    @cached_property
-    def _forward(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The postings by row, then term: (row offsets, term ids, weights). Made on the first
-        search (about 20 ms for ObliQA's 519,000 postings)."""
-        order = np.argsort(self._rows, kind="stable")  # terms stay ascending within a row
-        counts = np.bincount(self._rows, minlength=len(self))
-        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        term_ids = np.repeat(np.arange(len(self._indptr) - 1), np.diff(self._indptr))
-        return indptr, term_ids[order].astype(np.int64), self._weights[order]
 
     def _filter_mask(self, filters: Mapping[str, object], today: date | None = None) -> np.ndarray:
         expr = pl.lit(True)
