@@ -10,6 +10,9 @@ Needs the ObliQA index with the local embedder (benchmarks/obliqa.py builds one)
   descriptions, and questions written here on subjects the corpus lacks
   (benchmarks/questions/out_of_scope_tune.txt: neither data protection nor contracts), asked
   of the same index.
+- Unanswerable, written here on neighbouring subjects and reported, not fitted on
+  (benchmarks/questions/neighbouring.txt: privacy laws other than the GDPR, contracts
+  other than NDAs).
 - Unanswerable, reported only: the 17 ContractNLI hypotheses and the questions written here from
   GDPR articles (benchmarks/questions/gdpr.txt). None of their content is in the ADGM corpus.
 
@@ -70,6 +73,13 @@ def question_negatives() -> list[str]:
     """Questions written here on subjects the ADGM corpus lacks (not data protection, not
     contracts): unanswerable questions in a question's own register, to fit on."""
     return written_questions("out_of_scope_tune.txt")
+
+
+def neighbouring_negatives() -> list[str]:
+    """Questions written here on neighbouring subjects (privacy laws other than the GDPR,
+    contracts other than NDAs). Reported, not fitted on: a refit with them was worse on the
+    held-out answerable questions (BENCHMARKS.md "Abstention", stop 27)."""
+    return written_questions("neighbouring.txt")
 
 
 def features(index: Index, queries: list[str], mode: str) -> np.ndarray:
@@ -141,6 +151,7 @@ def main() -> None:
         "GDPR questions": gdpr_questions(),
         "CUAD clauses (tune negatives)": cuad_negatives(data),
         "out-of-scope questions written here (tune negatives)": question_negatives(),
+        "neighbouring-subject questions written here (not fitted on)": neighbouring_negatives(),
     }
     print(f"cosine baseline threshold (10% of tune abstain): {cos_floor:.3f}\n")
     print("| set | n | lexkb ABSTAIN | DIRECT | relevance floor | cosine threshold |")
