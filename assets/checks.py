@@ -20,8 +20,10 @@ from transforms import table_checks as tc
 from transforms.workdir import WorkDir
 
 
-def _table(lexkb: LexkbSettings, name: str) -> pl.DataFrame:
-    return pl.read_parquet(WorkDir(lexkb.root_path).path / TABLE_DIR / f"{name}.parquet")
+def _table(lexkb: LexkbSettings, name: str, columns: list[str] | None = None) -> pl.DataFrame:
+    return pl.read_parquet(
+        WorkDir(lexkb.root_path).path / TABLE_DIR / f"{name}.parquet", columns=columns
+    )
 
 
 def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
@@ -122,9 +124,9 @@ def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     return _result(
         checks_worker.run(
             tc.check_embeddings,
-            _table(lexkb, "embeddings"),
-            _table(lexkb, "line_embeddings"),
-            _table(lexkb, "chunks"),
+            tc.vector_measures(_table(lexkb, "embeddings", ["chunk_id", "vector"])),
+            tc.vector_measures(_table(lexkb, "line_embeddings")),
+            _table(lexkb, "chunks", ["chunk_id", "chunk_level"]),
             embedder,
         )
     )

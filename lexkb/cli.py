@@ -9,6 +9,7 @@ query module, so it starts fast and works on a machine that only holds snapshots
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import io
 import json
@@ -74,11 +75,26 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from pipelines import dbt_runner
     from transforms import checks_worker
     from transforms.isolation import start_server
+    from transforms.sources import formats_in
 
-    start_server()  # the parse workers' imports overlap Dagster's (transforms.isolation)
+    for source in args.sources:  # before any worker starts (run_build checks it again)
+        if not os.path.exists(source):
+            raise ValueError(f"source path does not exist: {source}")
+    # The parse workers' imports overlap Dagster's (transforms.isolation).
+    start_server(formats_in(args.sources))
     checks_worker.start()  # and Great Expectations' import, in the checks' own worker
+    dbt_runner.worker.start()  # and dbt's first run, in dbt's
+    try:
+        return _build(args)
+    finally:  # whatever happened: a live worker would hold the process open at exit (run())
+        checks_worker.stop()
+        dbt_runner.worker.stop()
+
+
+def _build(args: argparse.Namespace) -> int:
     from lexkb.root_lock import RootBusy
     from pipelines.build import NothingPublished, run_build
 
@@ -97,13 +113,11 @@ def cmd_build(args: argparse.Namespace) -> int:
                 follow_symlinks=args.follow_symlinks,
             )
     except (NothingPublished, RootBusy) as exc:
-        checks_worker.stop()
         if args.json:
             print(json.dumps({"published_new": False, "error": str(exc)}))
         else:
             print(f"lexkb: not published: {exc}", file=sys.stderr)
         return 1
-    checks_worker.stop()
     if args.json:
         print(
             json.dumps(
@@ -635,5 +649,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def run() -> None:
+    """The `lexkb` command. After a build that published it leaves without the interpreter's
+    teardown: freeing Dagster's, dbt's and the tables' objects one by one took 1.7 s of a 28 s
+    rebuild, after the snapshot was published and fsynced and the report printed. Exit handlers
+    still run; the build's worker processes were stopped (cmd_build)."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv[:1] == ["build"] and code == 0:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

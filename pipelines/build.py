@@ -22,6 +22,7 @@ from dagster._core.storage.tags import (  # noqa: E402
 from lexkb import root_lock  # noqa: E402
 from lexkb import snapshot as snap  # noqa: E402
 from lexkb.object_store import is_remote, mirror_path  # noqa: E402
+from pipelines import dbt_runner  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.progress import report_to, stderr_reporter  # noqa: E402
@@ -122,6 +123,7 @@ def run_build(
     root = str(root) if is_remote(root) else Path(root).resolve()
     start_server()
     checks_worker.start()
+    dbt_runner.worker.start()
     with root_lock.hold(
         mirror_path(root) if is_remote(root) else root, wait_seconds, "lexkb build"
     ):

@@ -3,7 +3,8 @@
 Great Expectations (about 8 s to import), dbt (about 3 s) and onnxruntime are needed only after
 parsing, and parsing runs in worker processes while this process mostly waits for them. A cold
 `lexkb build` starts importing them at once, so by the time their assets run they are loaded.
-Great Expectations is skipped when the checks run in their own worker (transforms.checks_worker).
+Great Expectations is skipped when the checks run in their own worker (transforms.checks_worker),
+and dbt when it runs in its own (pipelines.dbt_runner).
 An import that fails here fails again, with its real error, where the asset imports it.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib
 import threading
 
+from pipelines import dbt_runner
 from transforms import checks_worker
 
 LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manifest", "onnxruntime")
@@ -21,6 +23,8 @@ def _import_all() -> None:
     for name in LATE_IMPORTS:
         if name == "great_expectations" and checks_worker.started():
             continue  # the checks worker imports it, in its own process
+        if name.startswith("dbt.") and dbt_runner.worker.started():
+            continue
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - reported where the asset imports it

@@ -9,6 +9,7 @@ import polars as pl
 
 from lexkb import Index
 from lexkb import snapshot as snap
+from lexkb.schema import TABLES
 from pipelines.build import materialized_metadata, run_build
 from pipelines.definitions import defs
 from pipelines.partitions import documents_partitions
@@ -43,7 +44,10 @@ def test_duckdb_file_exposes_the_same_tables(built_root):
     con = duckdb.connect(str(loaded.path / "index.duckdb"), read_only=True)
     count = con.execute("SELECT count(*) FROM chunks").fetchone()[0]
     refs = con.execute("SELECT ref FROM chunks WHERE ref = 'Article 5(1)'").fetchall()
+    tables = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     con.close()
+    # Every table but the vectors, which SQL reads from their Parquet files.
+    assert tables == set(TABLES) - {"embeddings", "line_embeddings"}
     assert count == loaded.manifest["tables"]["chunks"]["rows"]
     assert refs == [("Article 5(1)",)]
 
@@ -256,3 +260,44 @@ def test_broken_catalog_is_reported_and_the_build_still_publishes(corpus_copy, t
     assert report.chunks > 0
     documents = {d["document_key"]: d for d in Index.open(tmp_path / "root").documents()}
     assert documents["lrb-chapter-4-client-assets"]["short_name"] is None
+
+
+_DBT_SPECS = """
+import json, re, sys
+if sys.argv[1] == "with-dbt-core":
+    import dbt.version  # dagster-dbt then imports dbt-core as it normally does
+from pipelines.dbt import dbt_models
+def metadata(spec):  # objects without a repr of their own print their address
+    return sorted((k, re.sub("0x[0-9a-f]+", "", repr(v))) for k, v in spec.metadata.items())
+print(json.dumps({
+    "dbt_core_imported": "dbt.version" in sys.modules,
+    "specs": sorted(
+        repr((s.key, s.group_name, sorted(map(repr, s.deps)), sorted(s.tags.items()),
+              sorted(s.kinds), metadata(s)))
+        for s in dbt_models.specs
+    ),
+    "checks": sorted(repr((c.key, c.blocking, c.additional_deps)) for c in dbt_models.check_specs),
+}))
+"""
+
+
+def test_dbt_assets_are_the_same_without_dbt_core_in_the_building_process():
+    """pipelines.dbt imports dagster-dbt with dbt-core hidden (pipelines.dbt_runner); the
+    assets and checks it defines must be those it defines with dbt-core imported."""
+    runs = {
+        mode: json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _DBT_SPECS, mode],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=REPO,
+            ).stdout.splitlines()[-1]
+        )
+        for mode in ("hidden", "with-dbt-core")
+    }
+    assert runs["hidden"]["dbt_core_imported"] is False
+    assert runs["with-dbt-core"]["dbt_core_imported"] is True
+    assert len(runs["hidden"]["specs"]) == 8 and len(runs["hidden"]["checks"]) > 10
+    assert runs["hidden"]["specs"] == runs["with-dbt-core"]["specs"]
+    assert runs["hidden"]["checks"] == runs["with-dbt-core"]["checks"]

@@ -25,6 +25,10 @@ _TARGET_LEVELS = ("paragraph", "section")
 WEIGHTS = {"exact": 1.0, "enclosing": 0.7}
 EDGE_TYPES = ("internal", "external", "outside", "unresolved")
 _DEFINED_IN = re.compile(r"\b(?:defined|definitions?|meaning (?:given|assigned))\b[^.;]{0,60}$")
+# The longest text `_DEFINED_IN` can match ("meaning assigned" and 60 characters), with room: it
+# is searched in this many characters before a citation, not in all of the paragraph before it
+# (which made the search quadratic in a long paragraph's citations).
+_DEFINED_IN_REACH = 120
 _DOTTED_NUMBER = re.compile(r"\d+[A-Z]?(?:\.\d+[A-Z]?)+")
 # Names too generic to mark a citation as naming a document.
 _MIN_ALIAS_CHARS = 2
@@ -152,7 +156,8 @@ def build_edges(
             if key in seen:
                 continue
             seen.add(key)
-            relation = "defined-in" if _DEFINED_IN.search(content[: citation.start]) else "cites"
+            before = content[max(0, citation.start - _DEFINED_IN_REACH) : citation.start]
+            relation = "defined-in" if _DEFINED_IN.search(before) else "cites"
             if target_id is None:
                 kind = "outside" if citation.outside else "unresolved"
             else:

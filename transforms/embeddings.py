@@ -1,9 +1,9 @@
 """Chunk and line embeddings, cached by (model, text hash) so unchanged text is never embedded
 twice.
 
-The cache is one Parquet file per model under ROOT/work/embeddings, keyed by the SHA-256 of the
-text embedded (a chunk's `content_hash`, or a line's own hash). Only new or changed text goes to
-the embedder.
+The cache (transforms.vector_cache) holds each model's vectors under ROOT/work/embeddings, keyed
+by the SHA-256 of the text embedded (a chunk's `content_hash`, or a line's own hash). Only new or
+changed text goes to the embedder.
 
 Paragraphs with several lines of substance (a list's items, a definition's limbs) also get one
 vector per line: a question usually asks about one item, and a single mean-pooled vector of the
@@ -21,7 +21,6 @@ right ObliQA section more often (held-out Recall@10 0.734 against 0.642,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,9 +28,8 @@ import numpy as np
 import polars as pl
 
 from lexkb.embedders import Embedder
-from lexkb.vector_files import matrix
 from transforms.ids import sha256_text
-from transforms.workdir import write_atomically
+from transforms.vector_cache import VectorCache
 
 # Shorter lines are numbering or connectives ("(a)", "and"), not statements worth a vector.
 MIN_LINE_CHARS = 20
@@ -40,10 +38,6 @@ PROGRESS_SLICE = 512
 
 CHUNK_VECTORS = {"chunk_id": pl.String, "model": pl.String, "vector": pl.List(pl.Float32)}
 LINE_VECTORS = {"chunk_id": pl.String, "line": pl.Int32, "vector": pl.List(pl.Float32)}
-
-
-def cache_file(directory: Path, model: str) -> Path:
-    return directory / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.parquet"
 
 
 def paragraph_lines(text: str) -> list[str]:
@@ -92,53 +86,6 @@ def part_spans(text: str, parts: list[str]) -> list[tuple[int, int] | None]:
     return spans
 
 
-class VectorCache:
-    """The embedding cache of one model: cache key -> vector, held as one float32 matrix with a
-    row per key (decoding it into Python lists cost a cached rebuild seconds), plus the vectors
-    added since it was read."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._row: dict[str, int] = {}
-        self._blocks: list[np.ndarray] = []
-        if path.is_file():
-            frame = pl.read_parquet(path)
-            if frame.height:
-                dimension = len(frame["vector"][0])
-                self._blocks.append(matrix(frame["vector"], dimension))
-                self._row = {key: row for row, key in enumerate(frame["content_hash"])}
-        self._stored = len(self._row)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._row
-
-    def put(self, key: str, vector: np.ndarray) -> None:
-        if key not in self._row:
-            self._row[key] = len(self._row)
-            self._blocks.append(np.asarray(vector, dtype=np.float32).reshape(1, -1))
-
-    def vectors(self, keys: list[str]) -> np.ndarray:
-        """The vectors of `keys`, a row each (every key must be held)."""
-        if not keys:
-            return np.zeros((0, 0), dtype=np.float32)
-        self._blocks = [np.vstack(self._blocks)] if len(self._blocks) > 1 else self._blocks
-        return self._blocks[0][[self._row[k] for k in keys]]
-
-    def save(self) -> None:
-        """Write the cache back if anything was added (through a temporary file)."""
-        if len(self._row) == self._stored:
-            return
-        held = self.vectors(list(self._row))
-        frame = pl.DataFrame(
-            {
-                "content_hash": list(self._row),
-                "vector": pl.Series(held).cast(pl.List(pl.Float32)),
-            }
-        )
-        write_atomically(self.path, frame.write_parquet)
-        self._stored = len(self._row)
-
-
 def embed_chunks(
     chunks: pl.DataFrame,
     embedder: Embedder,
@@ -153,7 +100,7 @@ def embed_chunks(
     with lines or parts once, all of it, and gives its lines and parts the pooled states of
     their tokens; anything it cannot place, and every line and part under other embedders, is
     embedded alone."""
-    cached = VectorCache(cache_file(cache_dir, embedder.name))
+    cached = VectorCache(cache_dir, embedder.name)
     pooling = getattr(embedder, "embed_with_spans", None)
     # Each vector's cache keys, best first: a pooled key, then the hash of its text alone.
     keys_of: dict[str, list[str]] = {}

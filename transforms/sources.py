@@ -88,6 +88,21 @@ def _walk(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def formats_in(paths: list[str | Path]) -> set[str]:
+    """The formats the supported files under `paths` have, by name alone: what `lexkb build`
+    tells the parse workers' server to preload before the scan has run. A linked folder
+    counts as holding every format (the scan decides whether it is followed)."""
+    formats: set[str] = set()
+    for raw in paths:
+        root = Path(raw)
+        entries = _walk(root) if root.is_dir() else [root]
+        for path in entries:
+            if path.is_symlink() and path.is_dir():
+                return set(FORMATS.values())
+            formats.add(FORMATS.get(path.suffix.lower(), ""))
+    return formats - {""}
+
+
 def scan(
     paths: list[str | Path], follow_symlinks: bool = False, max_file_mb: float = MAX_FILE_MB
 ) -> Scan:
