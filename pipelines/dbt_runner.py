@@ -156,7 +156,8 @@ def _build(database: str, target: str) -> DbtOutcome:
 
 
 def build(database: Path, target: Path) -> DbtOutcome:
-    """`dbt build` of the project on the models' database `database`, its run artefacts under
+    """`dbt build` of the project on the models' database `database` (a file named
+    models.duckdb, as the manifest's relations name it: pipelines.dbt), its run artefacts under
     `target`: in the worker when one was started."""
     return worker.run(_build, str(database), str(target))
 

@@ -85,3 +85,34 @@ def test_a_failing_dbt_test_is_reported(built_root, tmp_path):
     result = _dbt_build(tmp_path, tables)
     assert result.returncode != 0
     assert "accepted_values_stg_edges_reference_type" in result.stdout
+
+
+def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_root, tmp_path):
+    """`lexkb build` runs dbt in a warm worker (pipelines.dbt_runner); a run from the Dagster UI
+    runs it in its own process. Both must build and test the same nodes the same way, here on a
+    table with a broken edge type, so a failure must come back from either."""
+    from pipelines import dbt_runner
+
+    tables = tmp_path / "tables"
+    shutil.copytree(built_root / "work" / "tables", tables)
+    edges = pl.read_parquet(tables / "edges.parquet")
+    edges.with_columns(pl.lit("sideways").alias("reference_type")).write_parquet(
+        tables / "edges.parquet"
+    )
+    outcomes = {}
+    for place in ("here", "worker"):
+        (tmp_path / place).mkdir()
+        database = tmp_path / place / "models.duckdb"  # the name the manifest's relations use
+        load_sources(tables, database)
+        run = dbt_runner.worker.run if place == "worker" else (lambda task, *a: task(*a))
+        outcomes[place] = run(dbt_runner._build, str(database), str(tmp_path / place / "target"))
+        if place == "here":
+            dbt_runner.worker.start()
+    assert dbt_runner.worker.run(os.getpid) != os.getpid()
+    here, there = outcomes["here"], outcomes["worker"]
+    assert not here.success and not there.success
+    verdicts = {(r.name, r.resource_type, r.status, r.failures) for r in here.results}
+    assert verdicts == {(r.name, r.resource_type, r.status, r.failures) for r in there.results}
+    failed = {r.name for r in here.results if not r.passed}
+    assert any(name.startswith("accepted_values_stg_edges_reference_type") for name in failed)
+    assert len(here.results) == 31 and sum(r.resource_type == "model" for r in here.results) == 8
