@@ -124,8 +124,8 @@ def test_fused_attention_and_gelu_give_the_unfused_models_token_states() -> None
     """On the float model, where nothing rounds between layers: with integer products a
     difference in the last bit can move an activation's uint8 rounding, so there the fused and
     unfused query vectors agree only to the integer model's own noise (mean cosine 0.99996, and
-    the same 0.9925 to the float model's; BENCHMARKS.md "Fused attention and GELU"). A padded batch too:
-    the fused attention must mask the padding as the export's Where did."""
+    the same 0.9925 to the float model's; BENCHMARKS.md "Fused attention and GELU"). A padded
+    batch too: the fused attention must mask the padding as the export's Where did."""
     import onnx
     import onnxruntime
     from tokenizers import Tokenizer

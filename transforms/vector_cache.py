@@ -37,19 +37,24 @@ class VectorCache:
         self._row: dict[str, int] = {}
         self._blocks: list[np.ndarray] = []
         self._dimension: int | None = None
-        if self._meta_file.is_file():
-            self._read()
-        elif self._legacy_file.is_file():
+        self._stored = 0  # pairs the files hold; 0 makes the next save write the cache anew
+        # An old Parquet cache goes only once it was written in this form whole: while it is
+        # there it is what holds the vectors.
+        if self._legacy_file.is_file():
             self._read_legacy()
-        self._stored = len(self._row) if self._dimension and not self._legacy_file.is_file() else 0
+        elif self._meta_file.is_file():
+            self._read()
 
     def _read(self) -> None:
         try:
             meta = json.loads(self._meta_file.read_text(encoding="utf-8"))
-            self._dimension = int(meta["dimension"])
+            dimension = int(meta["dimension"])
             text = self._keys_file.read_text(encoding="utf-8") if self._keys_file.is_file() else ""
         except (OSError, ValueError, KeyError, TypeError):
             return  # unreadable: start again (the next save rewrites the cache)
+        if dimension <= 0:
+            return
+        self._dimension = dimension
         keys = text.split("\n")[:-1]  # a last line without its newline is not complete
         size = self._rows_file.stat().st_size if self._rows_file.is_file() else 0
         count = min(len(keys), size // (4 * self._dimension))
@@ -57,6 +62,7 @@ class VectorCache:
             rows = np.memmap(self._rows_file, np.float32, "r", shape=(count, self._dimension))
             self._blocks.append(rows)
             self._row = {key: row for row, key in enumerate(keys[:count])}
+            self._stored = count
 
     def _read_legacy(self) -> None:
         frame = pl.read_parquet(self._legacy_file)
