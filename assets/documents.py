@@ -13,7 +13,7 @@ from assets.sources import source_files
 from pipelines import warmup
 from pipelines.partitions import documents_partitions
 from pipelines.progress import PARSED
-from pipelines.resources import LexkbSettings
+from pipelines.resources import EmbedderSettings, LexkbSettings
 from transforms import sources as src
 from transforms.isolation import Outcome, parse_all
 from transforms.quarantine import SourceError
@@ -35,7 +35,7 @@ def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:
     "cached by file hash.",
 )
 def document_elements_asset(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings
+    context: dg.AssetExecutionContext, lexkb: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
     work = WorkDir(lexkb.root_path)
     by_key = _sources_by_key(work)
@@ -68,7 +68,7 @@ def document_elements_asset(
             context.log.warning(f"{where}: quarantined: {outcome.error.reason}")
 
     if jobs:
-        warmup.start()  # this process mostly waits while the workers parse
+        warmup.start(embedder.build)  # this process mostly waits while the workers parse
     parse_all(jobs, lexkb.limits, report)
     slowest = max(done, key=lambda o: o.seconds, default=None)
     return dg.MaterializeResult(

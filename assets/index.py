@@ -4,6 +4,7 @@ import json
 
 import dagster as dg
 import polars as pl
+from dagster._core.storage.tags import PRIORITY_TAG
 
 from assets.documents import document_chunks
 from assets.sources import source_files
@@ -198,6 +199,8 @@ def length_chart(lengths: list[int], width: int = 30) -> str:
     group_name="index",
     deps=[search_tables],
     description="Cross-references between paragraphs, resolved to chunks (edges.parquet).",
+    # Before the embeddings: with the edges, dbt has its inputs and starts (pipelines.dbt).
+    op_tags={PRIORITY_TAG: "1"},
 )
 def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     work = WorkDir(lexkb.root_path).path

@@ -203,37 +203,15 @@ class LocalEmbedder:
         self._session = None
         self._tokenizer = None
 
+    def warm(self) -> None:
+        """Start the session now rather than on first use (a build does it in a thread while
+        its files parse: pipelines.warmup)."""
+        self._load()
+
     def _load(self) -> None:
         with self._lock:
-            if self._session is not None:
-                return
-            import onnxruntime
-            from tokenizers import Tokenizer
-
-            model, vocabulary, sha256 = local_model_files()
-            model_bytes = model.read_bytes()
-            if hashlib.sha256(model_bytes).hexdigest() != sha256:
-                raise EmbedderError(f"{model} does not match its published SHA-256")
-            tokenizer = Tokenizer.from_file(str(vocabulary))
-            tokenizer.enable_truncation(LOCAL_MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            options = onnxruntime.SessionOptions()
-            if self._threads:
-                options.intra_op_num_threads = self._threads
-            options.log_severity_level = 3
-            if self._serving:
-                # onnxruntime's threads spin between ops, which a run needs (a query's many
-                # small ops each wait for a sleeping thread otherwise: 20% slower), and by
-                # default after the run too, which takes a core from the search that follows
-                # (BENCHMARKS.md "Query latency"). So: spin within a run, stop at its end.
-                options.add_session_config_entry("session.intra_op.allow_spinning", "1")
-                options.add_session_config_entry("session.force_spinning_stop", "1")
-            self._tokenizer = tokenizer
-            self._session = onnxruntime.InferenceSession(
-                runtime_model(model_bytes, integer=self._serving),
-                options,
-                providers=["CPUExecutionProvider"],
-            )
+            if self._session is None:
+                self._session, self._tokenizer = _runtime(self._threads, self._serving)
 
     def _batches(self, lengths: Sequence[float]) -> Iterator[np.ndarray]:
         """Positions in batches, longest first, so texts of like length share a batch and
@@ -317,6 +295,49 @@ class LocalEmbedder:
     def _embed(self, texts: list[str]) -> np.ndarray:
         hidden, encodings = self._states(texts)
         return _normalise(_mean(hidden, encodings))
+
+
+# Started sessions, shared by every LocalEmbedder of this process with the same model files and
+# settings: a session is safe to run from several threads, and starting one costs 0.8 s.
+_RUNTIMES: dict[tuple, tuple] = {}
+_RUNTIMES_LOCK = threading.Lock()
+
+
+def _runtime(threads: int | None, serving: bool) -> tuple:
+    """(onnxruntime session, tokenizer) for the packaged model, started once per process."""
+    model, vocabulary, sha256 = local_model_files()
+    key = (str(model), str(vocabulary), threads, serving)
+    with _RUNTIMES_LOCK:
+        if key not in _RUNTIMES:
+            _RUNTIMES[key] = _start(model, vocabulary, sha256, threads, serving)
+        return _RUNTIMES[key]
+
+
+def _start(model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool) -> tuple:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    model_bytes = model.read_bytes()
+    if hashlib.sha256(model_bytes).hexdigest() != sha256:
+        raise EmbedderError(f"{model} does not match its published SHA-256")
+    tokenizer = Tokenizer.from_file(str(vocabulary))
+    tokenizer.enable_truncation(LOCAL_MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    options = onnxruntime.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    if serving:
+        # onnxruntime's threads spin between ops, which a run needs (a query's many small ops
+        # each wait for a sleeping thread otherwise: 20% slower), and by default after the run
+        # too, which takes a core from the search that follows (BENCHMARKS.md "Query latency").
+        # So: spin within a run, stop at its end.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1")
+        options.add_session_config_entry("session.force_spinning_stop", "1")
+    session = onnxruntime.InferenceSession(
+        runtime_model(model_bytes, integer=serving), options, providers=["CPUExecutionProvider"]
+    )
+    return session, tokenizer
 
 
 def _mean(hidden: np.ndarray, encodings: list) -> np.ndarray:

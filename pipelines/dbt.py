@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.storage.tags import PRIORITY_TAG
 
 from assets.index import TABLE_DIR
 from pipelines import dbt_runner
-from pipelines.dbt_sources import export_standards, load_sources
+from pipelines.dbt_sources import export_standards
 from pipelines.resources import REPO_ROOT, LexkbSettings
 from transforms.workdir import WorkDir
 
@@ -75,20 +76,39 @@ TRANSLATOR = DagsterDbtTranslator(
 
 
 @dbt_assets(
-    manifest=_ensure_manifest(DBT_PROJECT), project=DBT_PROJECT, dagster_dbt_translator=TRANSLATOR
+    manifest=_ensure_manifest(DBT_PROJECT),
+    project=DBT_PROJECT,
+    dagster_dbt_translator=TRANSLATOR,
+    # Collected after every step it does not depend on, which its early run overlaps.
+    op_tags={PRIORITY_TAG: "-1"},
 )
 def dbt_models(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> Iterator:
-    work = WorkDir(lexkb.root_path)
-    tables = work.path / TABLE_DIR
-    database = work.path / DATABASE_FILE
-    load_sources(tables, database)
-    # dbt's run artifacts go beside the models' database, not into the source tree.
-    outcome = dbt_runner.build(database, work.path / "dbt-target")
+    tables, database, target = _paths(lexkb)
+    outcome = dbt_runner.build(tables, database, target)
     yield from dagster_events(context, outcome.results)
     if not outcome.success:
         failed = [f"{r.name}: {r.status}" for r in outcome.results if not r.passed]
         raise dg.Failure(f"dbt build failed: {'; '.join(failed) or outcome.error}")
     export_standards(database, tables)
+
+
+def _paths(lexkb: LexkbSettings) -> tuple[Path, Path, Path]:
+    """The staged tables dbt reads, its database and its run artefacts (beside the database, not
+    in the source tree)."""
+    work = WorkDir(lexkb.root_path).path
+    return work / TABLE_DIR, work / DATABASE_FILE, work / "dbt-target"
+
+
+# dbt reads `search_tables` and `citation_edges` (its sources), and edges come last.
+LAST_INPUT = "citation_edges"
+
+
+@dg.success_hook(required_resource_keys={"lexkb"})
+def dbt_starts_early(context: dg.HookContext) -> None:
+    """Once dbt's last input is staged, start its run in the worker (pipelines.dbt_runner):
+    it overlaps the steps dbt does not depend on, and `dbt_models` collects it."""
+    if context.op.name == LAST_INPUT:
+        dbt_runner.start_early(*_paths(context.resources.lexkb))
 
 
 def dagster_events(

@@ -6,6 +6,11 @@ schemas it validates the project and profile with, renders them, loads the DuckD
 `lexkb build` starts `worker` with the build, whose warm-up pays most of that with a `dbt ls`
 on the other core while the build's first steps run (transforms.warm_worker). The results come
 back as plain records. Without a started worker dbt runs in the calling process.
+
+dbt needs only the staged tables and edges, and takes about 3 s whatever their size; the steps
+after the edges (embeddings, topics, clauses, definitions) do not feed it. So the build starts
+dbt in the worker as soon as its inputs are staged (`start_early`, from a hook in
+pipelines.dbt), and the dbt step collects that run when its inputs are unchanged since.
 Nothing here imports Dagster, so the worker does not either.
 """
 
@@ -18,10 +23,12 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipelines.dbt_sources import SOURCE_TABLES, load_sources
 from transforms.warm_worker import WarmWorker, leave_quickly
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent / "dbt_project"
@@ -150,16 +157,51 @@ def _release_database() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
-def _build(database: str, target: str) -> DbtOutcome:
+def _build(tables: str, database: str, target: str) -> DbtOutcome:
+    load_sources(Path(tables), Path(database))
     with _environment(LEXKB_DBT_DATABASE=database):
         return _invoke(["build"], Path(target))
 
 
-def build(database: Path, target: Path) -> DbtOutcome:
-    """`dbt build` of the project on the models' database `database` (a file named
-    models.duckdb, as the manifest's relations name it: pipelines.dbt), its run artefacts under
-    `target`: in the worker when one was started."""
-    return worker.run(_build, str(database), str(target))
+def _inputs(tables: Path, database: Path, target: Path) -> tuple:
+    """What a run was started on: its paths, and the size and modification time of each table
+    it loads."""
+    stats = [(tables / f"{name}.parquet").stat() for name in SOURCE_TABLES]
+    return (str(database), str(target), *((s.st_size, s.st_mtime_ns) for s in stats))
+
+
+# The run `start_early` started, with the inputs it was started on.
+_early: tuple[tuple, Future] | None = None
+
+
+def start_early(tables: Path, database: Path, target: Path) -> None:
+    """Start `build(tables, database, target)` in the worker and return at once; nothing
+    without a started worker. A run started before and never collected is dropped."""
+    global _early
+    if worker.started():
+        _early = (
+            _inputs(tables, database, target),
+            worker.submit(_build, *map(str, (tables, database, target))),
+        )
+
+
+def build(tables: Path, database: Path, target: Path) -> DbtOutcome:
+    """`dbt build` of the project on the Parquet tables in `tables`, loaded into the models'
+    database `database` (a file named models.duckdb, as the manifest's relations name it:
+    pipelines.dbt), its run artefacts under `target`: in the worker when one was started. A run
+    `start_early` started on the same, unchanged, inputs is waited for and its outcome returned;
+    any other is waited for (it holds the database) and run again."""
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        started_on, future = early
+        try:
+            outcome = future.result()
+        except Exception:  # noqa: BLE001 - run again below, where its error is reported
+            outcome = None
+        if outcome is not None and started_on == _inputs(tables, database, target):
+            return outcome
+    return worker.run(_build, str(tables), str(database), str(target))
 
 
 def _warm_up() -> None:

@@ -16,7 +16,7 @@ from assets.index import (
 )
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
-from pipelines.dbt import dbt_models
+from pipelines.dbt import dbt_models, dbt_starts_early
 from pipelines.partitions import WRITER_TAGS
 from pipelines.progress import progress_logger
 from pipelines.resources import (
@@ -54,6 +54,7 @@ build_index_job = dg.define_asset_job(
     description="Parse, structure and index the selected documents, check the tables (Great "
     "Expectations, dbt), then publish a snapshot.",
     tags=WRITER_TAGS,
+    hooks={dbt_starts_early},
 )
 
 defs = dg.Definitions(

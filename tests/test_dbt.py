@@ -87,6 +87,13 @@ def test_a_failing_dbt_test_is_reported(built_root, tmp_path):
     assert "accepted_values_stg_edges_reference_type" in result.stdout
 
 
+def _broken_edges(tables) -> None:
+    edges = pl.read_parquet(tables / "edges.parquet")
+    edges.with_columns(pl.lit("sideways").alias("reference_type")).write_parquet(
+        tables / "edges.parquet"
+    )
+
+
 def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_root, tmp_path):
     """`lexkb build` runs dbt in a warm worker (pipelines.dbt_runner); a run from the Dagster UI
     runs it in its own process. Both must build and test the same nodes the same way, here on a
@@ -95,17 +102,15 @@ def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_roo
 
     tables = tmp_path / "tables"
     shutil.copytree(built_root / "work" / "tables", tables)
-    edges = pl.read_parquet(tables / "edges.parquet")
-    edges.with_columns(pl.lit("sideways").alias("reference_type")).write_parquet(
-        tables / "edges.parquet"
-    )
+    _broken_edges(tables)
     outcomes = {}
     for place in ("here", "worker"):
         (tmp_path / place).mkdir()
         database = tmp_path / place / "models.duckdb"  # the name the manifest's relations use
-        load_sources(tables, database)
         run = dbt_runner.worker.run if place == "worker" else (lambda task, *a: task(*a))
-        outcomes[place] = run(dbt_runner._build, str(database), str(tmp_path / place / "target"))
+        outcomes[place] = run(
+            dbt_runner._build, str(tables), str(database), str(tmp_path / place / "target")
+        )
         if place == "here":
             dbt_runner.worker.start()
     assert dbt_runner.worker.run(os.getpid) != os.getpid()
@@ -116,3 +121,48 @@ def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_roo
     failed = {r.name for r in here.results if not r.passed}
     assert any(name.startswith("accepted_values_stg_edges_reference_type") for name in failed)
     assert len(here.results) == 31 and sum(r.resource_type == "model" for r in here.results) == 8
+
+
+def test_an_early_dbt_run_is_collected_only_while_its_inputs_are_unchanged(built_root, tmp_path):
+    """The build starts dbt as soon as its tables are staged and collects that run in the dbt
+    step (pipelines.dbt_runner.start_early). A table rewritten in between must be run again:
+    here the early run saw sound edges, and the collected outcome must see the broken ones."""
+    from pipelines import dbt_runner
+
+    dbt_runner.worker.start()
+    tables, database, target = tmp_path / "tables", tmp_path / "models.duckdb", tmp_path / "t"
+    shutil.copytree(built_root / "work" / "tables", tables)
+
+    dbt_runner.start_early(tables, database, target)
+    early = dbt_runner._early[1]
+    collected = dbt_runner.build(tables, database, target)
+    assert collected is early.result() and collected.success
+    assert dbt_runner._early is None
+
+    dbt_runner.start_early(tables, database, target)
+    assert dbt_runner._early[1].result().success  # the early run read sound edges
+    _broken_edges(tables)
+    collected = dbt_runner.build(tables, database, target)
+    assert not collected.success
+    failed = {r.name for r in collected.results if not r.passed}
+    assert any(name.startswith("accepted_values_stg_edges_reference_type") for name in failed)
+
+
+def test_dbt_starts_early_after_its_last_input():
+    """The hook starts dbt when `citation_edges` succeeds: that must be the last asset dbt reads,
+    and it must run before the steps dbt does not need, and dbt's own step after them."""
+    import dagster as dg
+
+    from pipelines.dbt import LAST_INPUT, dbt_models
+    from pipelines.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    inputs = set().union(*(graph.get(key).parent_keys for key in dbt_models.keys))
+    inputs -= set(dbt_models.keys)
+    assert inputs == {dg.AssetKey("search_tables"), dg.AssetKey(LAST_INPUT)}
+    assert dg.AssetKey("search_tables") in graph.get(dg.AssetKey(LAST_INPUT)).parent_keys
+    plan = defs.resolve_job_def("build_index")
+    priority = {
+        node.name: int(node.tags.get("dagster/priority", 0)) for node in plan.graph.node_defs
+    }
+    assert priority[LAST_INPUT] > priority["chunk_embeddings"] > priority[dbt_models.op.name]

@@ -58,6 +58,18 @@ def test_a_model_file_that_does_not_match_its_hash_is_refused(tmp_path, monkeypa
         LocalEmbedder().embed_query("client money")
 
 
+def test_embedders_of_one_process_share_a_started_session(local):
+    """A build starts the session while its files parse (pipelines.warmup) and the embeddings
+    step's own embedder must find it started; a query embedder's (integer) session differs."""
+    local.warm()
+    again = LocalEmbedder()
+    again.warm()
+    assert again._session is local._session
+    serving = LocalEmbedder(serving=True)
+    serving.warm()
+    assert serving._session is not local._session
+
+
 def test_settings_choose_the_embedder(monkeypatch):
     monkeypatch.delenv("VOYAGE_API_KEY", raising=False)
     assert isinstance(EmbedderSettings().build(), LocalEmbedder)

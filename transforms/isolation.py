@@ -109,10 +109,16 @@ def _context(formats: set[str]):
     for name, value in TELEMETRY_OFF.items():
         os.environ.setdefault(name, value)
     context = multiprocessing.get_context("forkserver")
-    extra = [_UNSTRUCTURED[f] for f in sorted(formats) if f in _UNSTRUCTURED]
     # Only the first call before the server starts decides; later builds reuse the server.
-    context.set_forkserver_preload(_PRELOAD + extra)
+    context.set_forkserver_preload(preloaded(formats))
     return context
+
+
+def preloaded(formats: set[str]) -> list[str]:
+    """The modules the parse server imports before it forks a worker per file of `formats`."""
+    partitioners = [_UNSTRUCTURED[f] for f in sorted(formats) if f in _UNSTRUCTURED]
+    # With a partitioner, what it loads on first use (transforms.parse_preload).
+    return _PRELOAD + partitioners + (["transforms.parse_preload"] if partitioners else [])
 
 
 def start_server(formats: set[str] | None = None) -> None:

@@ -18,7 +18,7 @@ import atexit
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
@@ -64,6 +64,12 @@ class WarmWorker:
 
     def started(self) -> bool:
         return self._pool is not None
+
+    def submit(self, task: Callable[..., T], *args: object) -> Future[T]:
+        """`task(*args)` in the started worker, without waiting for it."""
+        if self._pool is None:
+            raise RuntimeError("the worker was not started")
+        return self._pool.submit(task, *args)
 
     def run(self, task: Callable[..., T], *args: object) -> T:
         """`task(*args)` in the worker when it was started, else here."""
