@@ -37,7 +37,7 @@ def unfused(serving: bool) -> LocalEmbedder:
     import onnxruntime
 
     embedder = LocalEmbedder(serving=serving)
-    embedder._load()
+    embedder.warm()
     model = onnx.load(str(local_model_files()[0]))
     if serving:
         integer_products(model)

@@ -206,9 +206,6 @@ class LocalEmbedder:
     def warm(self) -> None:
         """Start the session now rather than on first use (a build does it in a thread while
         its files parse: pipelines.warmup)."""
-        self._load()
-
-    def _load(self) -> None:
         with self._lock:
             if self._session is None:
                 self._session, self._tokenizer = _runtime(self._threads, self._serving)
@@ -245,7 +242,7 @@ class LocalEmbedder:
         (transforms.embeddings); embedding them again on their own made the model read their
         text twice. Pooled lines retrieve as well (benchmarks/line_vectors.py)."""
         if self._session is None:
-            self._load()
+            self.warm()
         encodings = self._tokenizer.encode_batch(list(texts))
         windows = [
             (i, window)
@@ -283,7 +280,7 @@ class LocalEmbedder:
 
     def _states(self, texts: list[str]) -> tuple[np.ndarray, list]:
         if self._session is None:
-            self._load()
+            self.warm()
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)

@@ -16,7 +16,6 @@ import importlib
 import threading
 from collections.abc import Callable
 
-from lexkb.embedders import LocalEmbedder
 from pipelines import dbt_runner
 from transforms import checks_worker
 
@@ -26,9 +25,9 @@ LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manif
 def _warm(embedder: Callable[[], object]) -> None:
     _import_all()
     with contextlib.suppress(Exception):  # reported where the embeddings are made
-        model = embedder()
-        if isinstance(model, LocalEmbedder):
-            model.warm()
+        warm = getattr(embedder(), "warm", None)  # what has a session to start (the local model)
+        if warm is not None:
+            warm()
 
 
 def _import_all() -> None:
