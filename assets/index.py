@@ -271,7 +271,9 @@ def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
 def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     out = WorkDir(lexkb.root_path).path / TABLE_DIR
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
-    labelled = clause_table(tables["chunks"], tables["documents"])
+    labelled = clause_table(
+        tables["chunks"], tables["documents"], WorkDir(lexkb.root_path).path / "embeddings"
+    )
     labelled.write_parquet(out / "clauses.parquet")
     counts = dict(labelled.group_by("clause_type").len().sort("clause_type").rows())
     context.log.info(

@@ -1,7 +1,7 @@
 """Contracts (CUAD) built from PDF and from TXT, next to unstructured's raw elements, in one run.
 
     .venv/bin/python benchmarks/contracts.py [--data ../shared/data] [--work benchmarks/out/contracts]
-        [--skip-baseline] [--reuse]
+        [--skip-baseline] [--reuse] [--kinds txt,pdf]
 
 For each source kind (the 255 TXT contracts, the 43 PDFs), `lexkb build --embedder none` once,
 then, over its paragraph chunks (from the snapshot, or from the staged tables when a check
@@ -14,7 +14,10 @@ blocked the publish):
   25% of its paragraph). Texts are compared with whitespace collapsed, without case or typographic quotes.
 - word F1 of the PDF build against the TXT CUAD ships for the same contract (bags of lower-cased
   words; the build's words are its paragraphs, headings and title);
-- pages per second of the PDF build (wall clock of the whole `lexkb build`).
+- pages per second of the PDF build (wall clock of the whole `lexkb build`);
+- structure faults a reader sees in citations: sections titled by a page number ("-10-"),
+  and numbered clauses filed under a recitals heading ("RECITALS > Section 8"), which holds
+  only the recitals that come before the first clause.
 
 The baseline is unstructured's own elements, each taken as a paragraph: `partition_text` on the
 TXT and `partition_pdf(strategy="fast")` on the PDF, as installed (with lexkb's offline spaCy
@@ -42,10 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cuad_data  # noqa: E402
 
+from transforms.structure import RECITALS_HEADING  # noqa: E402
+
 LONG = 5000
 MIN_CLAUSE = 40
 LOCALISED = 0.25
 _WORD = re.compile(r"\w+")
+_PAGE_NUMBER_TITLE = re.compile(r"^[-–(\[]?\s*(?:page\s*)?\d{1,4}\s*[-–)\]]?$", re.IGNORECASE)
+
 # What lexkb puts before a contract heading's printed number: an attachment's name and
 # "Section" ("Exhibit F Section 1.2" is printed "1.2").
 _ADDED_LABEL = re.compile(
@@ -118,6 +125,30 @@ def units_from_tables(
             other.setdefault(key_of[doc], []).append(title)
     pages = int(documents["page_count"].fill_null(0).sum())
     return paragraphs, other, pages
+
+
+def structure_faults(root: Path) -> dict:
+    """Sections titled by a page number, and numbered clauses under a recitals heading (with
+    the contracts that have any), from the published snapshot or the staged tables."""
+    from lexkb import Index
+
+    try:
+        sections = pl.read_parquet(Index.open(root).snapshot.table_path("sections"))
+    except Exception:
+        sections = pl.read_parquet(root / "work" / "tables" / "sections.parquet")
+    page_titled = sum(
+        1 for title in sections["title"].to_list() if title and _PAGE_NUMBER_TITLE.match(title)
+    )
+    under_recitals, contracts = 0, set()
+    for doc, number, path in sections.select("document_id", "section_number", "path").rows():
+        if number and any(RECITALS_HEADING.match(step) for step in path[:-1]):
+            under_recitals += 1
+            contracts.add(doc)
+    return {
+        "page_number_sections": page_titled,
+        "clauses_under_recitals": under_recitals,
+        "contracts_with_clauses_under_recitals": len(contracts),
+    }
 
 
 def raw_units(files: dict[str, Path]) -> dict[str, list[str]]:
@@ -216,6 +247,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "contracts")
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--reuse", action="store_true", help="reuse built roots under --work")
+    parser.add_argument("--kinds", default="txt,pdf", help="source kinds to build: txt, pdf")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     clauses = cuad_data.clauses(args.data, MIN_CLAUSE)
@@ -232,10 +264,15 @@ def main() -> int:
         "| build |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    faults = {}
+    kinds = {kind.strip().upper() for kind in args.kinds.split(",")}
     for kind, files in (("TXT", txt_files), ("PDF", pdf_files)):
+        if kind not in kinds:
+            continue
         root = args.work / f"index-{kind.lower()}"
         report, seconds = build(args.data / "cuad" / kind.lower(), root, args.reuse)
         paragraphs, other, pages = built_units(root)
+        faults[kind] = structure_faults(root)
         published = (
             "reused"
             if report.get("reused")
@@ -283,6 +320,16 @@ def main() -> int:
                 ),
                 flush=True,
             )
+    print(
+        "\n| lexkb | sections titled by a page number | numbered clauses under a recitals heading "
+        "(contracts) |"
+    )
+    print("| --- | --- | --- |")
+    for kind, found in faults.items():
+        print(
+            f"| {kind} | {found['page_number_sections']} | {found['clauses_under_recitals']} "
+            f"({found['contracts_with_clauses_under_recitals']}) |"
+        )
     return 0
 
 

@@ -1,7 +1,7 @@
 """Speed: query latency next to bm25s and a plain numpy search, snapshot open time and memory,
 and the sample build cold and warm, in one run.
 
-    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental,overhead]
+    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental,contracts,overhead]
 
 - `query`: ObliQA dev questions against the ObliQA index (`benchmarks/obliqa.py` builds it),
   one at a time, k=10; bm25s and lexkb's keyword search take each question in turn. lexkb keyword, vector and hybrid through `Index.search` (full hits with
@@ -14,6 +14,9 @@ and the sample build cold and warm, in one run.
   after importing lexkb).
 - `incremental`: a copy of the ObliQA root rebuilt after one of its 40 documents changed, to set
   against the full build's time (`benchmarks/obliqa.py` reports it).
+- `contracts`: the first 40 CUAD TXT contracts (by name) built from nothing, then rebuilt after
+  one of them gained a sentence: full build, rebuild, and the rebuild's share. Contracts are
+  where the clause-labelling step embeds every paragraph.
 - `overhead`: the full ObliQA build's parts run bare on the same inputs (reading the passage
   files, bm25s indexing, the local embedder on every text the build embeds), to set against
   the build's wall time.
@@ -247,6 +250,35 @@ def incremental(root: Path, passages: Path) -> dict[str, float]:
     return {"incremental_s": round(seconds, 1)}
 
 
+def contracts_rebuild(count: int = 40) -> dict[str, float]:
+    """`count` CUAD contracts built into a new root, then rebuilt after the seventh gained a
+    sentence, each `lexkb build` as a user runs it (the local embedder)."""
+    lexkb = str(Path(sys.executable).parent / "lexkb")
+    contracts = sorted((REPO.parent / "shared" / "data" / "cuad" / "txt").glob("*.txt"))[:count]
+    with tempfile.TemporaryDirectory() as work:
+        sources, root = Path(work) / "contracts", Path(work) / "index"
+        sources.mkdir()
+        for contract in contracts:
+            shutil.copy(contract, sources)
+        spent = []
+        for step in ("full", "rebuild"):
+            if step == "rebuild":
+                changed = sources / contracts[6].name
+                with changed.open("a", encoding="utf-8") as out:
+                    out.write("\nThe Supplier shall notify the Buyer of this change in writing.\n")
+            started = time.perf_counter()
+            subprocess.run(
+                [lexkb, "build", str(sources), "--out", str(root), "--quiet"], check=True
+            )
+            spent.append(time.perf_counter() - started)
+    return {
+        "contracts": len(contracts),
+        "full_s": round(spent[0], 1),
+        "rebuild_s": round(spent[1], 1),
+        "share": round(spent[1] / spent[0], 3),
+    }
+
+
 def model_texts(chunks, embedder) -> list[str]:
     """What the build's model reads, as plain texts: each paragraph with lines or parts cut
     into the 256-token windows it is read in, every other paragraph and note whole (the
@@ -337,6 +369,9 @@ def main() -> None:
     if "incremental" in parts:
         report["incremental"] = incremental(args.index, args.passages)
         print("incremental rebuild:", report["incremental"])
+    if "contracts" in parts:
+        report["contracts_rebuild"] = contracts_rebuild()
+        print("contracts, one changed:", report["contracts_rebuild"])
     if "overhead" in parts:
         report["bare_parts"] = bare_parts(args.index, args.passages)
         print("bare parts of the full ObliQA build:", report["bare_parts"])

@@ -560,7 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = command("search", "ranked paragraphs for a question, each a citation")
     search.add_argument("query")
-    search.add_argument("--k", type=int, default=10, help="how many hits")
+    search.add_argument("-k", "--k", type=int, default=10, help="how many hits")
     search.add_argument(
         "--mode", choices=MODES, help="unset: hybrid when the index has vectors, else keyword"
     )
@@ -590,7 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     hop.add_argument("identifier", help="chunk id or reference")
     hop.add_argument("--max-hops", type=int, default=3, help="edges at most (1 to 10)")
     hop.add_argument("--decay", type=float, default=0.7, help="score kept per edge, in (0, 1]")
-    hop.add_argument("--k", type=int, default=30, help="how many paragraphs")
+    hop.add_argument("-k", "--k", type=int, default=30, help="how many paragraphs")
     with_index(hop)
     hop.set_defaults(func=cmd_hop)
 
@@ -623,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch = command("search-batch", "run a JSONL file of {qid, query}; write hits as JSONL")
     batch.add_argument("--queries", required=True, help="input: one {qid, query} per line")
     batch.add_argument("--out", required=True, help="output: one {qid, mode, hits} per line")
-    batch.add_argument("--k", type=int, default=10, help="hits per query")
+    batch.add_argument("-k", "--k", type=int, default=10, help="hits per query")
     batch.add_argument("--mode", choices=MODES, help="unset: hybrid when the index has vectors")
     batch.add_argument("--expand", action="store_true", help="as search --expand")
     _add_filters(batch)

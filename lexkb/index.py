@@ -29,7 +29,7 @@ from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
 from lexkb.lookup import Resolver
-from lexkb.refs import document_names, title_code
+from lexkb.refs import document_names, title_code, title_name
 from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup, SearchResults
 from lexkb.snapshots import LEASE_MINUTES, touch_lease
 from lexkb.tokenize import TOKENIZER_VERSION, tokenize
@@ -93,7 +93,14 @@ class Index:
                 f"snapshot was tokenized with {tokenizer!r}, this lexkb uses {TOKENIZER_VERSION!r}"
             )
         self._documents = pl.read_parquet(snapshot.table_path("documents"))
-        titles = dict(zip(self._documents["document_id"], self._documents["title"], strict=True))
+        # A hit names its document as a footnote would: by the name a long official title gives
+        # the act ("General Data Protection Regulation"), else by the title.
+        titles = {
+            doc_id: title_name(title) or title
+            for doc_id, title in zip(
+                self._documents["document_id"], self._documents["title"], strict=True
+            )
+        }
         self._chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
             pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
         )
@@ -954,11 +961,13 @@ def _alias_key(name: str) -> str:
 
 
 def _display_name(document: dict) -> str:
-    """How a citation names the document: its code or short name, else its title."""
+    """How a citation names the document: its code or short name, else the name a long title
+    gives the act, else its title."""
     code = title_code(document["title"])
     return (
         document["short_name"]
         or (" ".join(code) if code else None)
+        or title_name(document["title"])
         or document["title"]
         or document["document_key"]
     )

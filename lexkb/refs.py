@@ -97,6 +97,21 @@ def title_code(title: str | None) -> tuple[str, str] | None:
     return (code.group(1), code.group(2)) if code else None
 
 
+# A long title's own name for the act, in parentheses: "... repealing Directive 95/46/EC
+# (General Data Protection Regulation)". Two to seven capitalised words, so "(EU)" and
+# "(Text with EEA relevance)" are not names.
+_NAME_IN_TITLE = re.compile(r"\(((?:[A-Z][\w'-]*\s+){1,6}[A-Z][\w'-]*)\)")
+LONG_TITLE = 100
+
+
+def title_name(title: str | None) -> str | None:
+    """The name a long official title gives the act in parentheses, else None."""
+    if not title or len(title) <= LONG_TITLE:
+        return None
+    found = _NAME_IN_TITLE.findall(title)
+    return found[-1] if found else None
+
+
 def document_names(
     key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
 ) -> list[str]:
@@ -110,6 +125,10 @@ def document_names(
             names += [match.group(1), match.group(2)]
     if code := title_code(title):
         names.append(" ".join(code))
+    if name := title_name(title):
+        # ... and by its initials: "General Data Protection Regulation" is the "GDPR".
+        words = name.split()
+        names += [name, "".join(w[0] for w in words)] if len(words) >= 3 else [name]
     # A code inside the title names the document too: "Guidance Note GN-7: Reconciliation".
     names += _TITLE_CODE.findall(title or "")
     return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]

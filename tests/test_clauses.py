@@ -78,6 +78,40 @@ def test_build_labels_contract_paragraphs_only(contract_index):
         assert all(h.document_key == "master-supply-agreement" for h in hits)
 
 
+def test_a_rebuild_embeds_only_the_contract_paragraphs_that_changed(contract_index, tmp_path):
+    import polars as pl
+
+    from transforms.clauses import CACHE_NAME, clause_table
+    from transforms.vector_cache import VectorCache
+
+    snapshot = contract_index.snapshot
+    chunks = pl.read_parquet(snapshot.table_path("chunks"))
+    documents = pl.read_parquet(snapshot.table_path("documents"))
+    first = clause_table(chunks, documents, tmp_path)
+    held = len(VectorCache(tmp_path, CACHE_NAME))
+    assert (
+        held
+        == chunks.filter(
+            (pl.col("chunk_level") == "paragraph")
+            & (pl.col("document_id").is_in(first["document_id"].unique().implode()))
+        ).height
+    )
+    # The labels are those the build published, whose paragraphs were embedded without a cache.
+    published = pl.read_parquet(snapshot.table_path("clauses"))
+    assert sorted(first.select("chunk_id", "clause_type").rows()) == sorted(
+        published.select("chunk_id", "clause_type").rows()
+    )
+    changed = chunks.with_columns(
+        pl.when(pl.col("content").str.contains("pay each invoice"))
+        .then(pl.col("content") + " Invoices are sent monthly.")
+        .otherwise(pl.col("content"))
+        .alias("content")
+    )
+    again = clause_table(changed, documents, tmp_path)
+    assert len(VectorCache(tmp_path, CACHE_NAME)) == held + 1
+    assert "payment terms" in set(again["clause_type"])
+
+
 def test_a_keyword_only_build_has_no_topic_clusters(contract_index):
     assert contract_index.clusters() == []
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import subprocess
 
 import pytest
@@ -197,6 +198,8 @@ def test_text_output_full_expanded_and_quality(built_root):
     code, full, _ = _run("search", "kept in a form which permits identification", "--full",
                          "--k", "1", "--mode", "keyword", *index)  # fmt: skip
     assert "(f) protected" in full  # the whole paragraph, not an excerpt
+    code, short, _ = _run("search", "records", "-k", "2", "--mode", "keyword", *index)
+    assert code == 0 and re.findall(r"^\d+\. \[", short, re.M) == ["1. [", "2. ["]
     code, out, _ = _run("documents", *index)
     assert "extraction quality" in out
 

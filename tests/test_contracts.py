@@ -129,6 +129,24 @@ def test_preamble_gives_title_parties_and_dates(agreement):
     assert str(row["published"]) == "2021-03-03" and str(row["effective"]) == "2021-03-03"
 
 
+def test_the_first_numbered_clause_ends_the_recitals_heading(tmp_path):
+    path = tmp_path / "agency-agreement.txt"
+    path.write_text(
+        "AGENCY AGREEMENT\n\nThis Agreement is made on May 1, 2020 between Alpha Ltd and Beta "
+        "LLC.\n\nRECITALS\n\nA. Alpha makes instruments.\n\nB. Beta sells instruments.\n\n"
+        "NOW, THEREFORE, the parties agree as follows:\n\n1. APPOINTMENT\n\n1.1 Alpha appoints "
+        "Beta as its agent.\n\n2. TERM\n\n2.1 This Agreement lasts two years.\n",
+        encoding="utf-8",
+    )
+    source = discover([path])[0]
+    _, _, chunks = structure_document(source, document_elements(source))
+    paths = dict(zip(chunks["ref"].to_list(), chunks["section_path"].to_list(), strict=True))
+    assert paths["Section 1.1"] == ["Section 1 APPOINTMENT"]
+    assert paths["Section 2.1"] == ["Section 2 TERM"]
+    recital = chunks.filter(pl.col("content").str.starts_with("B. Beta sells"))
+    assert recital["section_path"].to_list() == [["RECITALS"]]
+
+
 def test_a_long_clause_is_cut_into_paragraphs_under_five_thousand(tmp_path):
     sentence = "The supplier shall keep every record of the services for seven years. "
     text = "MASTER AGREEMENT\n\nThis Agreement is made by and between A and B.\n\n"
@@ -207,3 +225,11 @@ def test_cuad_contract_from_pdf_matches_its_text(tmp_path):
     overlap = sum((words[".pdf"] & words[".txt"]).values())
     f1 = 2 * overlap / (sum(words[".pdf"].values()) + sum(words[".txt"].values()))
     assert f1 > 0.97
+    # Its PDF prints two pages to a sheet, each with its number ("11" above "-10-") mid-sheet:
+    # neither heads a section nor ends a clause, which runs on across them.
+    _, sections, chunks = tables[".pdf"]
+    assert not [t for t in sections["title"] if re.fullmatch(r"[-\d\s]+", t or "")]
+    clause = chunks.filter(pl.col("content").str.contains("such information and assistance as"))
+    assert clause.height >= 1
+    assert "reasonably request in connection with the defense" in clause["content"][0]
+    assert not re.search(r"assistance as \d", clause["content"][0])

@@ -3,10 +3,11 @@
 import polars as pl
 import pytest
 
+from lexkb.refs import title_name
 from tests.conftest import CORPUS
 from transforms.elements import document_elements
 from transforms.sources import discover
-from transforms.structure import structure_document
+from transforms.structure import drop_running_text, structure_document
 
 
 def _structure(name):
@@ -191,6 +192,76 @@ def test_gdpr_pdf_keeps_every_article_heading_and_cuts_inline_footnotes(gdpr_pdf
     notes = chunks.filter(pl.col("parent_chunk_id") == recital["chunk_id"])
     assert notes["chunk_level"].to_list() == ["note"]
     assert notes["content"][0].endswith("(OJ L 281, 23.11.1995, p. 31).")
+
+
+def test_gdpr_pdf_title_is_its_whole_printed_title(gdpr_pdf_tables):
+    documents, sections, chunks = gdpr_pdf_tables
+    title = documents["title"][0]
+    # Printed in seven lines on its first page; each line once became a heading of its own.
+    assert title.startswith(
+        "Regulation (EU) 2016/679 of the European Parliament and of the Council of 27 April 2016"
+        " on the protection of natural persons"
+    )
+    assert "95/46/EC (General Data Protection Regulation)" in title
+    assert not any(t.startswith("Parliament and of") for t in sections["title"])
+    assert _chunk(chunks, "Article 33(1)")["section_path"][0].startswith("Chapter IV")
+    assert title_name(title) == "General Data Protection Regulation"
+
+
+def test_page_numbers_printed_mid_page_are_furniture():
+    texts = ["the parties agree to give such help as", "11", "-10-", "the other may need.", "3"]
+    elements = pl.DataFrame(
+        {
+            "text": texts,
+            "category": ["Text", "Text", "Title", "Text", "Text"],
+            "page": [5] * 5,
+            "block": [1, 1, 2, 3, 4],
+        }
+    )
+    # Mid-page (not among a page's first or last two elements) once it holds more.
+    head = pl.DataFrame(
+        {
+            "text": ["Head one.", "Head two."],
+            "category": ["Text"] * 2,
+            "page": [5] * 2,
+            "block": [0] * 2,
+        }
+    )
+    kept = drop_running_text(pl.concat([head, elements, head]))["text"].to_list()
+    assert "-10-" not in kept and "11" not in kept
+    assert "3" in kept and "the other may need." in kept
+
+
+def _pages(*pages: list[str]) -> pl.DataFrame:
+    rows = [(text, page) for page, texts in enumerate(pages, start=1) for text in texts]
+    return pl.DataFrame(
+        {
+            "text": [t for t, _ in rows],
+            "category": ["Title" if t.isdigit() else "Text" for t, _ in rows],
+            "page": [p for _, p in rows],
+            "block": list(range(len(rows))),
+        }
+    )
+
+
+def test_bare_numbers_counting_the_pages_are_furniture_but_heading_labels_are_not():
+    edge = ["First line.", "Second line."]
+    # Two pages to a sheet: each sheet shows its pages' numbers mid-sheet.
+    sheets = _pages(
+        [*edge, "the parties shall", "1", "co-operate fully.", *edge],
+        [*edge, "payment is due", "2", "within thirty days.", "3", "Each party", *edge],
+        [*edge, "notices go to", "4", "the addresses below.", *edge],
+    )
+    kept = drop_running_text(sheets)["text"].to_list()
+    assert not {"1", "2", "3", "4"} & set(kept)
+    assert "within thirty days." in kept
+    # A number on its own line above a heading is the heading's label.
+    labels = _pages(
+        [*edge, "1", "DEFINITIONS", "Terms are defined here.", *edge],
+        [*edge, "2", "TERM", "It lasts a year.", "3", "PRICE", *edge],
+        [*edge, "4", "NOTICES", "In writing.", *edge],
+    )
+    assert {"1", "2", "3", "4"} <= set(drop_running_text(labels)["text"].to_list())
 
 
 def test_guidance_is_qualified_by_its_rule_and_ends_at_the_next_rule():

@@ -4,21 +4,36 @@ Contract paragraphs are labelled with lexkb's default clause types by the same z
 the query module's `classify` uses (lexkb.answers.classify), so a search filtered by
 `clause_type` and a `classify` call agree. Other documents are not labelled: a regulation's
 paragraph about terminating an authorisation is not a termination clause.
+
+The paragraphs' vectors are kept under ROOT/work/embeddings by the hash of their text, so a
+rebuild embeds only the paragraphs of contracts that changed: labelling CUAD's 255 contracts
+embeds about 30,000 paragraphs, some ten minutes on two cores.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from lexkb.answers.classify import MIN_SCORE, scores
 from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.embedders import LocalEmbedder
 from lexkb.schema import CLAUSES, empty_frame
+from transforms.ids import sha256_text
+from transforms.vector_cache import VectorCache
+
+# The cache's own name: the build's embedding cache of the same model is written by another
+# step, which may run at the same time under a multiprocess executor.
+CACHE_NAME = f"{LocalEmbedder.name} clauses"
 
 
-def clause_table(chunks: pl.DataFrame, documents: pl.DataFrame) -> pl.DataFrame:
+def clause_table(
+    chunks: pl.DataFrame, documents: pl.DataFrame, cache_dir: Path | None = None
+) -> pl.DataFrame:
     """(chunk_id, document_id, clause_type, score) for each contract paragraph and each default
-    type it reaches MIN_SCORE on."""
+    type it reaches MIN_SCORE on; paragraph vectors kept in `cache_dir` when given."""
     contracts = documents.filter(pl.col("document_type").str.to_lowercase() == "contract")
     paragraphs = chunks.filter(
         (pl.col("chunk_level") == "paragraph")
@@ -28,7 +43,9 @@ def clause_table(chunks: pl.DataFrame, documents: pl.DataFrame) -> pl.DataFrame:
     empty = empty_frame(CLAUSES)
     if paragraphs.is_empty():
         return empty
-    table = scores(paragraphs["content"].to_list(), DEFAULT_TYPES)
+    texts = paragraphs["content"].to_list()
+    vectors = paragraph_vectors(texts, cache_dir) if cache_dir is not None else None
+    table = scores(texts, DEFAULT_TYPES, vectors=vectors)
     rows, columns = np.nonzero(table >= MIN_SCORE)
     names = list(DEFAULT_TYPES)
     return pl.DataFrame(
@@ -40,3 +57,16 @@ def clause_table(chunks: pl.DataFrame, documents: pl.DataFrame) -> pl.DataFrame:
         },
         schema=empty.schema,
     )
+
+
+def paragraph_vectors(texts: list[str], cache_dir: Path) -> np.ndarray:
+    """The local model's vectors of `texts`, from the cache where it has them."""
+    cache = VectorCache(cache_dir, CACHE_NAME)
+    keys = [sha256_text(text) for text in texts]
+    missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in cache}
+    if missing:
+        embedded = LocalEmbedder().embed_documents(list(missing.values()))
+        for key, vector in zip(missing, embedded, strict=True):
+            cache.put(key, vector)
+        cache.save()
+    return cache.vectors(keys)

@@ -9,6 +9,7 @@ tagger cannot trust). A paragraph chunk is one numbered unit with its points and
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -36,6 +37,27 @@ _POINT = re.compile(r"^\(([a-z]{1,3}|\d{1,3})\)\s*")
 _PAGE_NUMBER = re.compile(
     r"^[-–(\[]?\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*[-–)\]]?$", re.IGNORECASE
 )
+# A page number that says what it is ("-10-", "- 4 -", "PAGE 3") is furniture wherever it
+# stands: pages printed two to a sheet carry theirs mid-sheet. A bare number beside one ("11"
+# above "-10-") is the sheet's own.
+_MARKED_PAGE_NUMBER = re.compile(
+    r"^(?:[-–—]\s*\d{1,4}\s*[-–—]|page\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?)$", re.IGNORECASE
+)
+_BARE_NUMBER = re.compile(r"^\d{1,4}$")
+# Bare numbers counting on by one across the pages, at most two a page, are page numbers
+# wherever they stand, from this many on.
+PAGE_RUN = 3
+# An unnumbered heading over a contract's recitals, which the first numbered clause closes.
+RECITALS_HEADING = re.compile(
+    r"^(?:recitals?|w\s?i\s?t\s?n\s?e\s?s\s?s\s?e\s?t\s?h|background|preamble"
+    r"|preliminary statements?)\W*$",
+    re.IGNORECASE,
+)
+# A document title set in several lines joins a line to the one before while that one filled
+# the width (at least this long) or the line reads as its continuation; the joined title stays
+# under MAX_TITLE_CHARS.
+WRAPPED_TITLE_CHARS = 30
+MAX_TITLE_CHARS = 400
 # A site's or publisher's notice, not the document's text: "© 2026 Lexkb. All rights reserved."
 _COPYRIGHT = re.compile(
     r"^(?:©|copyright\s+(?:©\s*)?\d{4}\b).{0,200}$|^.{0,150}\ball rights reserved\.?$",
@@ -162,6 +184,13 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
         if at_edge[index] and len(key) <= 120:
             edge_pages.setdefault(key, set()).add(page_list[index])
     threshold = max(2, int(pages * 0.3))
+    marked = [_MARKED_PAGE_NUMBER.match(t) is not None for t in texts]
+    beside_marked = [
+        _BARE_NUMBER.match(t) is not None
+        and ((i > 0 and marked[i - 1]) or (i + 1 < len(texts) and marked[i + 1]))
+        for i, t in enumerate(texts)
+    ]
+    counted = _page_number_runs(texts, page_list) if pages >= 2 else set()
     repeated_block = _repeated_edge_blocks(elements, keys, threshold) if pages >= 2 else set()
     keep = []
     for index, (text, category) in enumerate(
@@ -173,6 +202,9 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
                 _PAGE_NUMBER.match(text) is not None
                 and (at_edge[index] or category in ("Header", "Footer"))
             )
+            or marked[index]
+            or beside_marked[index]
+            or index in counted
             or _COPYRIGHT.match(text) is not None
         )
         repeated = (
@@ -181,6 +213,41 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
         repeated = repeated or index in repeated_block
         keep.append(bool(text) and text != "•" and not furniture and not repeated)
     return elements.filter(pl.Series(keep, dtype=pl.Boolean))
+
+
+def _page_number_runs(texts: list[str], pages: list[int | None]) -> set[int]:
+    """Rows of bare numbers that count the pages mid-page ("1" ... "2", "3" ... "4", "5" on
+    sheets of two pages): each continues the count of an earlier one on its page or a later
+    page, a run holds at least PAGE_RUN of them over two pages or more, and no page more than
+    two. A heading's own number on a line of its own ("1" / "DEFINITIONS") is not counted, so
+    a run whose numbers mostly stand over a heading is a list of headings."""
+    runs: list[list[int]] = []
+    open_runs: dict[int, list[int]] = {}  # the next number -> the run waiting for it
+    for index, text in enumerate(texts):
+        if _BARE_NUMBER.match(text) is None or pages[index] is None:
+            continue
+        value = int(text)
+        run = open_runs.pop(value, None)
+        if run is None or pages[run[-1]] > pages[index]:
+            run = []
+            runs.append(run)
+        run.append(index)
+        open_runs[value + 1] = run
+    found: set[int] = set()
+    for run in runs:
+        on_page = Counter(pages[i] for i in run)
+        if len(run) < PAGE_RUN or len(on_page) < 2 or max(on_page.values()) > 2:
+            continue
+        over_heading = sum(1 for i in run if i + 1 < len(texts) and _label_awaited(texts[i + 1]))
+        if over_heading * 2 < len(run):
+            found.update(run)
+    return found
+
+
+def _label_awaited(text: str) -> bool:
+    """An unnumbered capitalised heading ("DEFINITIONS"), such as a bare number above it
+    would label."""
+    return is_title_like(text) and text.isupper() and not text[:1].isdigit()
 
 
 def _repeated_edge_blocks(elements: pl.DataFrame, keys: list[str], threshold: int) -> set[int]:
@@ -235,6 +302,9 @@ class _Builder:
         self.units: list[Unit] = []
         self.unit: Unit | None = None
         self.title: str | None = None
+        # the document title's last line, while the next line may still continue it
+        self.title_line: str | None = None
+        self.title_page: int | None = None
         self.seen_division = False
         self.recitals = 0
         self.page: int | None = None
@@ -385,6 +455,7 @@ class _Builder:
         self.last_line = text
 
     def _feed(self, text: str, category: str, page: int | None) -> None:
+        title_line, self.title_line = self.title_line, None
         if self.eu_style and not self.seen_division:
             for match in _EMBEDDED_RECITAL.finditer(text):
                 if int(match.group(1)) == self.recitals + 1:
@@ -402,6 +473,8 @@ class _Builder:
                 return
         if self._continues_title(text, category):
             return
+        if title_line is not None and self._extends_title(title_line, text, category, page):
+            return
         self.title_open = None
         if self.contract:
             if self._contract_line(text, category):
@@ -412,7 +485,8 @@ class _Builder:
             if self._paragraph(text):
                 return
         if self.title is None and not self.sections and not self.units and is_title_like(text):
-            self.title = text
+            self.title = self.title_line = text
+            self.title_page = page
             return
         if not self.contract and (point := _POINT.match(text)) is not None:
             self._point(point.group(1), text)
@@ -433,6 +507,26 @@ class _Builder:
             return False
         section.title = f"{section.title} {text}"
         section.path[-1] = f"{section.path[-1]} {text}"
+        return True
+
+    def _extends_title(self, last: str, text: str, category: str, page: int | None) -> bool:
+        """A printed title set in several lines ("Regulation (EU) 2016/679 of the European" /
+        "Parliament and of the Council of 27 April 2016" / ...) is one title: a Title line right
+        after it on its page, before any section or paragraph, joins it when the line before
+        filled the width or this one reads as a continuation. Not for contracts, whose title
+        lines stand apart ("EXHIBIT 10.1" / "AGENCY AGREEMENT"), nor for formats with heading
+        levels, where the next heading is its own."""
+        if not self.paged or self.contract or category != "Title" or page != self.title_page:
+            return False
+        if self.sections or self.units or self._numbered(text) or _PAREN_NUMBER.match(text):
+            return False
+        continues = text[:1].islower() or (
+            len(text.split()) >= 3 and (len(last) >= WRAPPED_TITLE_CHARS or text[:1] == "(")
+        )
+        if not continues or len(self.title) + len(text) >= MAX_TITLE_CHARS:
+            return False
+        self.title = f"{self.title} {text}"
+        self.title_line = text
         return True
 
     # contracts -----------------------------------------------------------------------------
@@ -485,6 +579,7 @@ class _Builder:
         if (match := contract.ARTICLE.match(text)) and heading_like:
             number, rest = match.group(1), match.group(2)
             if not rest or is_title_like(rest):
+                self._close_recitals()
                 number = number.upper() if re.fullmatch(r"[ivxlc]+", number, re.I) else number
                 self.clause_seen = True
                 self._open_division(number, rest, 1.0, f"{self.prefix}Article {number}")
@@ -518,6 +613,15 @@ class _Builder:
         """The clause a point or definition hangs under, or the section it sits in."""
         return self.clause or (self.current_section().label if self.stack else "")
 
+    def _close_recitals(self) -> None:
+        """The first numbered clause or article ends a recitals heading ("RECITALS",
+        "WITNESSETH", "BACKGROUND"): the clauses are the contract's body, not its recitals."""
+        for depth, section in enumerate(self.stack):
+            if section.number is None and RECITALS_HEADING.match(section.title or ""):
+                del self.stack[depth:]
+                self.close_unit()
+                return
+
     def _clause(self, numbered: re.Match[str], text: str, category: str, heading: bool) -> bool:
         number, rest = numbered.group(1), numbered.group(2).strip()
         bare = numbered.re is contract.NUMBERED
@@ -525,6 +629,7 @@ class _Builder:
         # "1. Year 1 ... 2. Year 2" inside Section 8(A): a list, not Section 1 again.
         if restarts and not (heading and is_title_like(rest) and rest.isupper()):
             return self._contract_point(number, text, False)
+        self._close_recitals()
         if bare or numbered.re is contract.NUMBERED_HEADING:
             self.top_number = max(self.top_number or 0, int(number))
         label = self._clause_ref(number)

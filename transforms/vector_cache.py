@@ -74,6 +74,9 @@ class VectorCache:
     def __contains__(self, key: str) -> bool:
         return key in self._row
 
+    def __len__(self) -> int:
+        return len(self._row)
+
     def put(self, key: str, vector: np.ndarray) -> None:
         if "\n" in key:
             raise ValueError(f"a cache key holds a line break: {key!r}")

@@ -74,10 +74,16 @@ def label_set(clause_types: Mapping[str, str] | Sequence[str] | None) -> dict[st
     return chosen
 
 
-def scores(texts: list[str], labels: dict[str, str], bonus: float = NAME_BONUS) -> np.ndarray:
-    """(paragraphs x labels) scores."""
+def scores(
+    texts: list[str],
+    labels: dict[str, str],
+    bonus: float = NAME_BONUS,
+    vectors: np.ndarray | None = None,
+) -> np.ndarray:
+    """(paragraphs x labels) scores. `vectors`: the paragraphs' local-model vectors, when the
+    caller keeps them (a build's cache), else they are computed here."""
     label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
-    paragraph_vectors = sentence_vectors(texts)
+    paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
     similarity = paragraph_vectors @ label_vectors.T
     words = [set(tokenize(t)) for t in texts]
     for column, name in enumerate(labels):
