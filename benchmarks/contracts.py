@@ -16,8 +16,10 @@ blocked the publish):
   words; the build's words are its paragraphs, headings and title);
 - pages per second of the PDF build (wall clock of the whole `lexkb build`);
 - structure faults a reader sees in citations: sections titled by a page number ("-10-"),
-  and numbered clauses filed under a recitals heading ("RECITALS > Section 8"), which holds
-  only the recitals that come before the first clause.
+  numbered clauses filed under a recitals heading ("RECITALS > Section 8"), which holds only
+  the recitals that come before the first clause, and section titles that run on into their
+  clause's first sentence ("TERMS OF PAYMENT. The royalties payable to Licensor"), whose
+  words are then missing from the clause.
 
 The baseline is unstructured's own elements, each taken as a paragraph: `partition_text` on the
 TXT and `partition_pdf(strategy="fast")` on the PDF, as installed (with lexkb's offline spaCy
@@ -51,6 +53,7 @@ LONG = 5000
 MIN_CLAUSE = 40
 LOCALISED = 0.25
 _WORD = re.compile(r"\w+")
+_RUN_ON_TITLE = re.compile(r"[a-zA-Z]{2}\.\s+[A-Z][a-z]+\s+[a-z]")
 _PAGE_NUMBER_TITLE = re.compile(r"^[-–(\[]?\s*(?:page\s*)?\d{1,4}\s*[-–)\]]?$", re.IGNORECASE)
 
 # What lexkb puts before a contract heading's printed number: an attachment's name and
@@ -136,9 +139,9 @@ def structure_faults(root: Path) -> dict:
         sections = pl.read_parquet(Index.open(root).snapshot.table_path("sections"))
     except Exception:
         sections = pl.read_parquet(root / "work" / "tables" / "sections.parquet")
-    page_titled = sum(
-        1 for title in sections["title"].to_list() if title and _PAGE_NUMBER_TITLE.match(title)
-    )
+    titles = [title for title in sections["title"].to_list() if title]
+    page_titled = sum(1 for title in titles if _PAGE_NUMBER_TITLE.match(title))
+    run_on = sum(1 for title in titles if _RUN_ON_TITLE.search(title))
     under_recitals, contracts = 0, set()
     for doc, number, path in sections.select("document_id", "section_number", "path").rows():
         if number and any(RECITALS_HEADING.match(step) for step in path[:-1]):
@@ -146,6 +149,7 @@ def structure_faults(root: Path) -> dict:
             contracts.add(doc)
     return {
         "page_number_sections": page_titled,
+        "run_on_titles": run_on,
         "clauses_under_recitals": under_recitals,
         "contracts_with_clauses_under_recitals": len(contracts),
     }
@@ -322,13 +326,13 @@ def main() -> int:
             )
     print(
         "\n| lexkb | sections titled by a page number | numbered clauses under a recitals heading "
-        "(contracts) |"
+        "(contracts) | section titles running on into their clause |"
     )
-    print("| --- | --- | --- |")
+    print("| --- | --- | --- | --- |")
     for kind, found in faults.items():
         print(
             f"| {kind} | {found['page_number_sections']} | {found['clauses_under_recitals']} "
-            f"({found['contracts_with_clauses_under_recitals']}) |"
+            f"({found['contracts_with_clauses_under_recitals']}) | {found['run_on_titles']} |"
         )
     return 0
 

@@ -201,6 +201,36 @@ def test_pdf_lines_keep_words_apart_and_running_heads_out(tmp_path):
     assert head not in text and "Page 2" not in text
 
 
+def test_a_sentence_under_a_bare_article_number_is_its_text_not_its_title(tmp_path):
+    path = tmp_path / "joint-venture-contract.txt"
+    path.write_text(
+        "JOINT VENTURE CONTRACT\n\nThis Contract is made on May 1, 2020 between Alpha Ltd and "
+        "Beta LLC.\n\nARTICLE 12\n\nThe registered capital shall be paid by both Parties in "
+        "proportion to their investment. The detailed method and timing\n\n",
+        encoding="utf-8",
+    )
+    source = discover([path])[0]
+    _, sections, chunks = structure_document(source, document_elements(source))
+    assert not [t for t in sections["title"] if "registered capital" in (t or "")]
+    assert chunks["content"].str.contains("The registered capital shall be paid").any()
+
+
+def test_a_run_in_heading_broken_early_stays_with_its_clause():
+    name = "NEONSYSTEMSINC_03_01_1999-EX-10.5-DISTRIBUTOR AGREEMENT_Amendment.pdf"
+    source = discover([shared_file("cuad", "pdf") / name])[0]
+    _, sections, chunks = structure_document(source, document_elements(source))
+    # The PDF breaks "3.2 TERMS OF PAYMENT. The royalties payable to Licensor" before the
+    # sentence goes on: the heading and those words open the clause, not a section title.
+    assert not [t for t in sections["title"] if "royalties payable" in (t or "")]
+    clause = chunks.filter(
+        (pl.col("ref") == "Section 3.2") & (pl.col("chunk_level") == "paragraph")
+    )
+    assert (
+        "TERMS OF PAYMENT. The royalties payable to Licensor pursuant to Section 3.1"
+        in " ".join(clause["content"][0].split())
+    )
+
+
 def _cuad_pair() -> tuple[Path, Path]:
     pdf = shared_file("cuad", "pdf")
     txt = shared_file("cuad", "txt")

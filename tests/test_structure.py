@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 
 from lexkb.refs import title_name
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, shared_file
 from transforms.elements import document_elements
 from transforms.sources import discover
 from transforms.structure import drop_running_text, structure_document
@@ -206,6 +206,15 @@ def test_gdpr_pdf_title_is_its_whole_printed_title(gdpr_pdf_tables):
     assert not any(t.startswith("Parliament and of") for t in sections["title"])
     assert _chunk(chunks, "Article 33(1)")["section_path"][0].startswith("Chapter IV")
     assert title_name(title) == "General Data Protection Regulation"
+
+
+def test_gdpr_docx_title_is_its_official_title_however_long():
+    source = discover([shared_file("gdpr", "gdpr-en.docx")])[0]
+    documents, _, chunks = structure_document(source, document_elements(source))
+    title = documents["title"][0]
+    assert title.startswith("Regulation (EU) 2016/679 of the European Parliament and of the")
+    assert title_name(title) == "General Data Protection Regulation"
+    assert not chunks["content"].str.starts_with("Regulation (EU) 2016/679").any()
 
 
 def test_page_numbers_printed_mid_page_are_furniture():

@@ -53,6 +53,12 @@ RECITALS_HEADING = re.compile(
     r"|preliminary statements?)\W*$",
     re.IGNORECASE,
 )
+# A full stop after a word, then a capitalised word in lower case: one sentence ends, another
+# starts. Headings hold none.
+_SENTENCE_END = re.compile(r"[A-Za-z]{2}\.\s+[A-Z][a-z]")
+# A run-in heading: its words up to a full stop, then a capitalised word opening the clause.
+_RUN_IN = re.compile(r"^.{0,78}?\b([\w'-]+)\.\s+([A-Z“\"].*)$", re.DOTALL)
+_ABBREVIATIONS = frozenset({"inc", "co", "corp", "ltd", "llc", "no", "nos", "u.s", "s.a", "st"})
 # A document title set in several lines joins a line to the one before while that one filled
 # the width (at least this long) or the line reads as its continuation; the joined title stays
 # under MAX_TITLE_CHARS.
@@ -130,11 +136,14 @@ class Unit:
 
 
 def _is_awaited_title(text: str) -> bool:
-    """The line under "Article 89" is its title even when long, unless it reads as a sentence."""
+    """The line under "Article 89" is its title even when long, unless it reads as a sentence:
+    it ends like one, starts in lower case, or holds a sentence's end ("... shall be contributed
+    according to both Parties' proportion of investment. The detailed method ...")."""
     return (
         len(text) <= 300
         and not text.rstrip().endswith((".", ";", ",", ":"))
         and not text[:1].islower()
+        and _SENTENCE_END.search(text) is None
     )
 
 
@@ -242,6 +251,34 @@ def _page_number_runs(texts: list[str], pages: list[int | None]) -> set[int]:
         if over_heading * 2 < len(run):
             found.update(run)
     return found
+
+
+def _runs_in(text: str) -> bool:
+    """A clause's heading followed on its line by the clause's first words ("TERMS OF PAYMENT.
+    The royalties payable to Licensor", a PDF line broken early): the clause's text, not a
+    section title. The words after the heading's full stop read as a sentence: two or more,
+    most after the first in lower case; and the stop does not end an abbreviation ("Inc.")."""
+    match = _RUN_IN.match(text)
+    if match is None or len(match.group(1)) < 2 or match.group(1).casefold() in _ABBREVIATIONS:
+        return False
+    words = match.group(2).split()
+    lower = sum(1 for word in words[1:] if word[:1].islower())
+    return len(words) >= 2 and lower * 2 > len(words) - 1
+
+
+def _opens_as_title(text: str, category: str) -> bool:
+    """The document's first line is its title when it reads as one, or when the format marks
+    it a title and it is an official title's length, however many words ("Regulation (EU)
+    2016/679 of the European Parliament and of the Council of 27 April 2016 on the protection
+    of natural persons ..."), not a sentence."""
+    if is_title_like(text):
+        return True
+    return (
+        category == "Title"
+        and len(text) < MAX_TITLE_CHARS
+        and not text[:1].islower()
+        and not text.rstrip().endswith((".", ";", ",", ":"))
+    )
 
 
 def _label_awaited(text: str) -> bool:
@@ -484,7 +521,12 @@ class _Builder:
                 return
             if self._paragraph(text):
                 return
-        if self.title is None and not self.sections and not self.units and is_title_like(text):
+        if (
+            self.title is None
+            and not self.sections
+            and not self.units
+            and _opens_as_title(text, category)
+        ):
             self.title = self.title_line = text
             self.title_page = page
             return
@@ -637,7 +679,7 @@ class _Builder:
         self.clause = label
         self.clause_seen = True
         titled = is_title_like(rest) and (category == "Title" or rest.isupper() or len(rest) < 60)
-        if not rest or (titled and heading):
+        if not rest or (titled and heading and not _runs_in(rest)):
             self._open_division(number, rest, 2.0 + number.count("."), label)
             self.clause = label
             return True
