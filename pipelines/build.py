@@ -27,6 +27,7 @@ from pipelines.definitions import defs  # noqa: E402
 from pipelines.partitions import documents_partitions  # noqa: E402
 from pipelines.progress import report_to, stderr_reporter  # noqa: E402
 from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
+from pipelines.signals import sigterm_kept  # noqa: E402
 from transforms import checks_worker  # noqa: E402
 from transforms.isolation import start_server  # noqa: E402
 
@@ -161,19 +162,22 @@ def _run(
     resources: dict[str, object] = {"lexkb": settings}
     if embedder is not None:
         resources["embedder"] = EmbedderSettings(provider=embedder)
-    defs.resolve_job_def("scan_sources").execute_in_process(
-        run_config=run_config, instance=instance, resources=resources
-    )
+    with sigterm_kept():
+        defs.resolve_job_def("scan_sources").execute_in_process(
+            run_config=run_config, instance=instance, resources=resources
+        )
     keys = instance.get_dynamic_partitions(documents_partitions.name)
     if not keys:
         raise ValueError(f"no supported documents under {', '.join(map(str, sources))}")
-    result = defs.resolve_job_def("build_index").execute_in_process(
-        run_config=run_config,
-        instance=instance,
-        resources=resources,
-        tags={ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]},
-        raise_on_error=False,
-    )
+    tags = {ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]}
+    with sigterm_kept():
+        result = defs.resolve_job_def("build_index").execute_in_process(
+            run_config=run_config,
+            instance=instance,
+            resources=resources,
+            tags=tags,
+            raise_on_error=False,
+        )
     blocked = failed_checks(result)
     if blocked:
         current = current_snapshot(settings.root_path)

@@ -129,17 +129,20 @@ def test_preamble_gives_title_parties_and_dates(agreement):
     assert str(row["published"]) == "2021-03-03" and str(row["effective"]) == "2021-03-03"
 
 
+def _structured(path: Path, text: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    path.write_text(text, encoding="utf-8")
+    source = discover([path])[0]
+    return structure_document(source, document_elements(source))
+
+
 def test_the_first_numbered_clause_ends_the_recitals_heading(tmp_path):
-    path = tmp_path / "agency-agreement.txt"
-    path.write_text(
+    _, _, chunks = _structured(
+        tmp_path / "agency-agreement.txt",
         "AGENCY AGREEMENT\n\nThis Agreement is made on May 1, 2020 between Alpha Ltd and Beta "
         "LLC.\n\nRECITALS\n\nA. Alpha makes instruments.\n\nB. Beta sells instruments.\n\n"
         "NOW, THEREFORE, the parties agree as follows:\n\n1. APPOINTMENT\n\n1.1 Alpha appoints "
         "Beta as its agent.\n\n2. TERM\n\n2.1 This Agreement lasts two years.\n",
-        encoding="utf-8",
     )
-    source = discover([path])[0]
-    _, _, chunks = structure_document(source, document_elements(source))
     paths = dict(zip(chunks["ref"].to_list(), chunks["section_path"].to_list(), strict=True))
     assert paths["Section 1.1"] == ["Section 1 APPOINTMENT"]
     assert paths["Section 2.1"] == ["Section 2 TERM"]
@@ -202,15 +205,12 @@ def test_pdf_lines_keep_words_apart_and_running_heads_out(tmp_path):
 
 
 def test_a_sentence_under_a_bare_article_number_is_its_text_not_its_title(tmp_path):
-    path = tmp_path / "joint-venture-contract.txt"
-    path.write_text(
+    _, sections, chunks = _structured(
+        tmp_path / "joint-venture-contract.txt",
         "JOINT VENTURE CONTRACT\n\nThis Contract is made on May 1, 2020 between Alpha Ltd and "
         "Beta LLC.\n\nARTICLE 12\n\nThe registered capital shall be paid by both Parties in "
         "proportion to their investment. The detailed method and timing\n\n",
-        encoding="utf-8",
     )
-    source = discover([path])[0]
-    _, sections, chunks = structure_document(source, document_elements(source))
     assert not [t for t in sections["title"] if "registered capital" in (t or "")]
     assert chunks["content"].str.contains("The registered capital shall be paid").any()
 

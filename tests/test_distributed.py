@@ -5,20 +5,34 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
+import pytest
 from dagster._core.storage.tags import (
     ASSET_PARTITION_RANGE_END_TAG,
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
 from lexkb.index import Index
+from pipelines.signals import sigterm_kept
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 
 
-def test_the_build_runs_on_a_dask_cluster(tmp_path: Path) -> None:
+@pytest.fixture
+def sigterm_default() -> Iterator[None]:
+    """The cluster's workers inherit this process's SIGTERM; in-process runs of earlier tests
+    leave it ignored when the session runs in the background (pipelines.signals), and workers
+    that ignore it wait 60 s a step for Dagster's log tails to stop."""
+    with sigterm_kept():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        yield
+
+
+def test_the_build_runs_on_a_dask_cluster(tmp_path: Path, sigterm_default: None) -> None:
     import dask
     from distributed import Client, LocalCluster
 
