@@ -19,7 +19,14 @@ from transforms.chunks import Paragraph, chunk_rows, split_notes, split_parts
 from transforms.ids import document_id, section_id
 from transforms.labelled import outline_units, structure_labelled, structure_passages
 from transforms.sources import SourceFile
-from transforms.tree import Section, document_row, is_title_like, section_row, tables
+from transforms.tree import (
+    Section,
+    document_row,
+    is_title_like,
+    reads_as_sentence_part,
+    section_row,
+    tables,
+)
 
 _DIVISION = re.compile(
     r"^(part|title|chapter|section|subsection|sub-section)\s+([ivxlcdm]+|\d+[a-z]?)\b[.:]?\s*(.*)$",
@@ -140,10 +147,7 @@ def _is_awaited_title(text: str) -> bool:
     it ends like one, starts in lower case, or holds a sentence's end ("... shall be contributed
     according to both Parties' proportion of investment. The detailed method ...")."""
     return (
-        len(text) <= 300
-        and not text.rstrip().endswith((".", ";", ",", ":"))
-        and not text[:1].islower()
-        and _SENTENCE_END.search(text) is None
+        len(text) <= 300 and not reads_as_sentence_part(text) and _SENTENCE_END.search(text) is None
     )
 
 
@@ -273,12 +277,7 @@ def _opens_as_title(text: str, category: str) -> bool:
     of natural persons ..."), not a sentence."""
     if is_title_like(text):
         return True
-    return (
-        category == "Title"
-        and len(text) < MAX_TITLE_CHARS
-        and not text[:1].islower()
-        and not text.rstrip().endswith((".", ";", ",", ":"))
-    )
+    return category == "Title" and len(text) < MAX_TITLE_CHARS and not reads_as_sentence_part(text)
 
 
 def _label_awaited(text: str) -> bool:

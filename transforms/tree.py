@@ -27,13 +27,13 @@ class Section:
     awaiting_title: bool = False
 
 
+def reads_as_sentence_part(text: str) -> bool:
+    """Ends as a sentence or clause does, or starts in lower case: not a heading or title."""
+    return text.rstrip().endswith((".", ";", ",", ":")) or text[:1].islower()
+
+
 def is_title_like(text: str) -> bool:
-    return (
-        len(text) <= 150
-        and len(text.split()) <= 18
-        and not text.rstrip().endswith((".", ";", ",", ":"))
-        and not text[:1].islower()
-    )
+    return len(text) <= 150 and len(text.split()) <= 18 and not reads_as_sentence_part(text)
 
 
 def tables(
