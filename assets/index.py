@@ -266,7 +266,8 @@ def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
 @dg.asset(
     group_name="index",
     deps=[search_tables],
-    description="Contract paragraphs labelled by clause type, zero-shot (clauses.parquet).",
+    description="Contract paragraphs labelled by clause type: default types zero-shot, CUAD "
+    "categories by fitted heads (clauses.parquet).",
 )
 def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
     out = WorkDir(lexkb.root_path).path / TABLE_DIR

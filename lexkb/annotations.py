@@ -10,6 +10,7 @@ import polars as pl
 
 from lexkb import limits as check
 from lexkb import snapshot as snap
+from lexkb.clause_heads import clause_heads
 from lexkb.clause_types import DEFAULT_TYPES
 from lexkb.filters import defined_term_asked
 
@@ -49,8 +50,9 @@ class Annotations:
         if (clause := filters.get("clause_type")) is not None:
             wanted = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
             types = self.clauses["clause_type"].str.to_lowercase()
-            if unknown := sorted(set(wanted) - set(DEFAULT_TYPES) - set(types)):
-                known = sorted(set(DEFAULT_TYPES) | set(types))
+            named = set(DEFAULT_TYPES) | {n.casefold() for n in clause_heads().names}
+            if unknown := sorted(set(wanted) - named - set(types)):
+                known = sorted(named | set(types))
                 raise check.QueryError(f"unknown clause_type {unknown}; types are {known}")
             labelled = self.clauses.filter(types.is_in(wanted))["chunk_id"]
             expr &= pl.col("chunk_id").is_in(labelled.implode())

@@ -84,16 +84,18 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from lexkb.answers.classify import classify
+    from lexkb.answers.classify import FITTED_SET, classify
 
-    labels = None
+    labels: dict[str, str] | str | None = FITTED_SET if args.cuad else None
     if args.type:
         labels = {}
         for item in args.type:
             name, _, description = item.partition(":")
             labels[name.strip()] = description.strip() or name.strip()
     result = classify(Index.open(args.index), document=args.document_name, clause_types=labels)
-    lines = [f"{c.score:.2f}  {c.clause_type:<24} {c.citation}" for c in result.clauses]
+    lines = [
+        f"{c.score:.2f}  {c.clause_type:<33} {c.method:<9} {c.citation}" for c in result.clauses
+    ]
     _print(result, args.json, lines or ["no clause of these types found"])
     return 0
 
@@ -156,11 +158,18 @@ def add_commands(command, with_index) -> None:
     with_index(extract)
     extract.set_defaults(func=cmd_extract)
 
-    classify = command("classify", "a document's clauses by type (zero-shot; your own labels too)")
-    classify.add_argument("document_name", metavar="DOCUMENT", help="document key, title or code")
-    classify.add_argument(
-        "--type", action="append", help="a label, or 'label: one-line description' (repeatable)"
+    classify = command(
+        "classify", "a document's clauses by type (CUAD's categories fitted; your own labels too)"
     )
+    classify.add_argument("document_name", metavar="DOCUMENT", help="document key, title or code")
+    labels = classify.add_mutually_exclusive_group()
+    labels.add_argument(
+        "--type",
+        action="append",
+        help="a label: a CUAD category by name ('Non-Compete'), or your own as 'label: one-line "
+        "description' (repeatable)",
+    )
+    labels.add_argument("--cuad", action="store_true", help="every fitted CUAD category")
     with_index(classify)
     classify.set_defaults(func=cmd_classify)
 

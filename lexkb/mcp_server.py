@@ -317,12 +317,19 @@ def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS):
                 examples=[{"non-solicitation": "a party may not hire the other's employees"}],
             ),
         ]
+        | Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=200)]],
+            Field(min_length=1, max_length=50, examples=[["Cap On Liability", "Non-Compete"]]),
+        ]
+        | Literal["cuad"]
         | None = None,
     ) -> dict[str, Any]:
-        """A document's clauses by type, each with ref, page, text and score. Without
+        """A document's clauses by type, each with ref, page, text, score and method. Without
         clause_types: termination, indemnity, limitation of liability, confidentiality, dispute
-        resolution, governing law, force majeure, assignment, warranties, payment terms. Your own
-        labels work without training: give each a one-line description."""
+        resolution, governing law, force majeure, assignment, warranties, payment terms. CUAD's
+        41 categories ("Cap On Liability", "Change Of Control", ...) are fitted on
+        lawyer-marked contracts: name them, or give "cuad" for all. Your own labels work
+        without training: give each a one-line description (method zero-shot)."""
         return await run(
             lambda index: classify_clauses(index, document=document, clause_types=clause_types)
         )

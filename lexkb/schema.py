@@ -157,8 +157,9 @@ QUARANTINE = pa.schema(
     ]
 )
 
-# A contract paragraph's clause type (lexkb.answers.classify, default types), with its score; a
-# paragraph may have several. Only documents of type "contract" are classified.
+# A contract paragraph's clause type (lexkb.answers.classify: default types and CUAD's fitted
+# categories), with its score; a paragraph may have several. Only documents of type "contract"
+# are classified.
 CLAUSES = pa.schema(
     [
         ("chunk_id", pa.string()),

@@ -146,6 +146,70 @@ def test_classify_takes_a_callers_own_labels_without_training(contract_index):
         classify(contract_index)
 
 
+def test_classify_names_cuad_categories_and_decides_them_with_fitted_heads(contract_index):
+    result = classify(
+        contract_index,
+        document="master-supply-agreement",
+        clause_types=["Anti-Assignment", "governing law", "rights of first refusal"],
+    )
+    assert result.methods == {
+        "Anti-Assignment": "fitted",
+        "governing law": "fitted",  # a default type that is also a CUAD category
+        "rights of first refusal": "zero-shot",  # not a category's name
+    }
+    found = {(c.clause_type, c.chunk_id): c for c in result.clauses}
+    assignment = found[("Anti-Assignment", _paragraph(contract_index, "assign or transfer"))]
+    assert assignment.method == "fitted" and 0 < assignment.score <= 1
+    assert ("governing law", _paragraph(contract_index, "governed by and construed")) in found
+    # Fitted heads keep to their own clause: no payment or supply paragraph is an assignment.
+    assert {c.chunk_id for c in result.clauses if c.clause_type == "Anti-Assignment"} == {
+        assignment.chunk_id
+    }
+    # Described in the caller's own words, a category's name is a zero-shot label.
+    own = classify(
+        contract_index,
+        document="master-supply-agreement",
+        clause_types={"Anti-Assignment": "a party may not transfer the contract"},
+    )
+    assert own.methods == {"Anti-Assignment": "zero-shot"}
+    # Where fitted labels answered, the result says what they learned from; else nothing.
+    assert result.fitted_on.startswith("CUAD v1 (CC BY 4.0): 255 contracts")
+    assert own.fitted_on is None
+
+
+def test_every_fitted_category_at_once_and_in_the_builds_labels(contract_index):
+    from lexkb.clause_heads import clause_heads
+
+    everything = classify(contract_index, document="master-supply-agreement", clause_types="cuad")
+    heads = clause_heads()
+    assert everything.methods == dict(zip(heads.names, heads.rules, strict=True))
+    assert set(everything.methods.values()) == {"fitted", "keyword"}
+    with pytest.raises(QueryError, match="cuad"):
+        classify(contract_index, document="master-supply-agreement", clause_types="all")
+    # The build labels contracts with the same heads, so the filter reaches the same paragraph.
+    hits = contract_index.search(
+        "consent", mode="keyword", filters={"clause_type": "anti-assignment"}
+    )
+    assert [h.chunk_id for h in hits] == [_paragraph(contract_index, "assign or transfer")]
+    # A category no paragraph took is still a type the filter knows: no hits, not an error.
+    assert not contract_index.search(
+        "most favored", mode="keyword", filters={"clause_type": "most favored nation"}
+    ).hits
+
+
+def test_heads_fitted_on_another_models_vectors_are_refused(monkeypatch):
+    from lexkb.clause_heads import clause_heads
+    from lexkb.embedders import LocalEmbedder
+
+    monkeypatch.setattr(LocalEmbedder, "name", "another-model")
+    clause_heads.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="refit"):
+            clause_heads()
+    finally:
+        clause_heads.cache_clear()
+
+
 def _said_at_its_offsets(contract_index: Index, answer) -> bool:
     return contract_index.hit(answer.chunk_id).text[answer.start : answer.end] == answer.text
 

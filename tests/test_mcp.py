@@ -136,6 +136,11 @@ def test_stdio_tools_answer_from_the_snapshot(built_root):
                                   clause_types={"retention period": "how long records must be kept"})  # fmt: skip
             assert any("seven years" in c["text"] for c in labelled["clauses"])
             assert {c["clause_type"] for c in labelled["clauses"]} == {"retention period"}
+            assert labelled["methods"] == {"retention period": "zero-shot"}
+            fitted = await call(client, "classify", document="Records Retention Act",
+                                clause_types=["Cap On Liability", "Governing Law"])  # fmt: skip
+            validate("classify", fitted)
+            assert fitted["methods"] == {"Cap On Liability": "fitted", "Governing Law": "fitted"}
             topics = await call(client, "clusters")
             assert len(topics["clusters"]) >= 2
             first_topic = topics["clusters"][0]["cluster_id"]

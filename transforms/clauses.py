@@ -1,9 +1,10 @@
 """The clauses of every contract by type: the snapshot's `clauses` table.
 
-Contract paragraphs are labelled with lexkb's default clause types by the same zero-shot scorer
-the query module's `classify` uses (lexkb.answers.classify), so a search filtered by
-`clause_type` and a `classify` call agree. Other documents are not labelled: a regulation's
-paragraph about terminating an authorisation is not a termination clause.
+Contract paragraphs are labelled with lexkb's default clause types and CUAD's fitted
+categories, decided as the query module's `classify` decides them (lexkb.answers.classify), so
+a search filtered by `clause_type` and a `classify` call agree. Other documents are not
+labelled: a regulation's paragraph about terminating an authorisation is not a termination
+clause.
 
 The paragraphs' vectors are kept under ROOT/work/embeddings by the hash of their text, so a
 rebuild embeds only the paragraphs of contracts that changed: labelling CUAD's 255 contracts
@@ -17,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.answers.classify import MIN_SCORE, scores
-from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.answers.classify import build_types, decide
 from lexkb.embedders import LocalEmbedder
 from lexkb.schema import CLAUSES, empty_frame
 from transforms.ids import sha256_text
@@ -32,8 +32,8 @@ CACHE_NAME = f"{LocalEmbedder.name} clauses"
 def clause_table(
     chunks: pl.DataFrame, documents: pl.DataFrame, cache_dir: Path | None = None
 ) -> pl.DataFrame:
-    """(chunk_id, document_id, clause_type, score) for each contract paragraph and each default
-    type it reaches MIN_SCORE on; paragraph vectors kept in `cache_dir` when given."""
+    """(chunk_id, document_id, clause_type, score) for each contract paragraph and each type it
+    takes; paragraph vectors kept in `cache_dir` when given."""
     contracts = documents.filter(pl.col("document_type").str.to_lowercase() == "contract")
     paragraphs = chunks.filter(
         (pl.col("chunk_level") == "paragraph")
@@ -45,9 +45,10 @@ def clause_table(
         return empty
     texts = paragraphs["content"].to_list()
     vectors = paragraph_vectors(texts, cache_dir) if cache_dir is not None else None
-    table = scores(texts, DEFAULT_TYPES, vectors=vectors)
-    rows, columns = np.nonzero(table >= MIN_SCORE)
-    names = list(DEFAULT_TYPES)
+    labels = build_types()
+    table, taken = decide(texts, labels, vectors=vectors)
+    rows, columns = np.nonzero(taken)
+    names = list(labels)
     return pl.DataFrame(
         {
             "chunk_id": paragraphs["chunk_id"].gather(rows),

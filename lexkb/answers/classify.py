@@ -1,15 +1,21 @@
 """classify: find clauses by type in a document, with labels the caller may define in one line.
 
-Zero-shot: each label is a name and a one-line description ("governing law": "which state's or
-country's law governs the contract"). A paragraph scores against a label by the local model's
-cosine between the paragraph and the label's name and description, plus a bonus when the
-paragraph says the label's name itself (its terms, stemmed, as lexkb.tokenize reads them).
-Nothing is trained, so new labels work as they are written.
+Two kinds of label, and each result says which it came from (`method`):
+- **fitted**: CUAD's 41 categories ("Cap On Liability", "Non-Compete", "Change Of Control",
+  ...), each a logistic regression over the local model's paragraph vector, fitted on the
+  paragraphs CUAD's lawyers marked (lexkb.clause_heads). Asked for by name, or all at
+  once with `clause_types="cuad"`. A default type named as a category (governing law) uses it.
+- **zero-shot**: any other label, a name and a one-line description ("governing law": "which
+  state's or country's law governs the contract"). A paragraph scores by the local model's
+  cosine between the paragraph and the label's name and description, plus a bonus when the
+  paragraph says the label's name itself (its terms, stemmed, as lexkb.tokenize reads them).
+  Nothing is trained, so new labels work as they are written. A paragraph takes the label when
+  its cosine reaches `min_score`, or when it says the name and its cosine reaches
+  `min_score` - NAME_BONUS.
 
-A paragraph takes a label when its cosine with the label reaches `min_score`, or when it says
-the label's name and its cosine reaches `min_score` - NAME_BONUS. The default types are in
-lexkb.clause_types. `min_score` and the bonus were chosen on one half of CUAD's contracts and are
-reported on the other (benchmarks/classify.py).
+The default types are in lexkb.clause_types. `min_score`, the bonus and the heads' thresholds
+were chosen on one half of CUAD's contracts and are reported on the other
+(benchmarks/classify.py).
 """
 
 from __future__ import annotations
@@ -22,15 +28,15 @@ import numpy as np
 from lexkb import limits as check
 from lexkb.answers.claims import sentence_vectors
 from lexkb.answers.sources import source_hits
+from lexkb.clause_heads import clause_heads, name_key, says_names
 from lexkb.clause_types import DEFAULT_TYPES
-from lexkb.tokenize import tokenize
 
 MIN_SCORE = 0.55
 NAME_BONUS = 0.5
 MAX_TYPES = 50
-# "Non-solicitation", "anti-assignment": the clause says "shall not solicit", "may not assign",
-# so a name's negating prefix is not a word to look for.
-_NEGATING = frozenset({"non", "anti"})
+ZERO_SHOT = "zero-shot"
+# clause_types="cuad": every fitted category.
+FITTED_SET = "cuad"
 
 
 @dataclass(frozen=True)
@@ -43,25 +49,35 @@ class ClauseMatch:
     citation: str
     text: str
     score: float
+    method: str
 
 
 @dataclass(frozen=True)
 class Classification:
     clause_types: dict[str, str]
+    methods: dict[str, str]
     clauses: list[ClauseMatch]
     paragraphs: int
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
+    fitted_on: str | None = None  # what the fitted labels learned from, when any is used
 
     def to_dict(self) -> dict:
         return {**asdict(self), "clauses": [asdict(c) for c in self.clauses]}
 
 
-def label_set(clause_types: Mapping[str, str] | Sequence[str] | None) -> dict[str, str]:
-    """Labels with descriptions: the defaults, a caller's mapping, or a caller's names (a known
-    default name keeps its description; another name is its own description)."""
+def label_set(clause_types: Mapping[str, str] | Sequence[str] | str | None) -> dict[str, str]:
+    """Labels with descriptions: the defaults, every fitted category ("cuad"), a caller's
+    mapping, or a caller's names (a known default name keeps its description; another name is
+    its own description)."""
     if clause_types is None:
         return dict(DEFAULT_TYPES)
+    if isinstance(clause_types, str):
+        if clause_types.casefold() != FITTED_SET:
+            raise check.QueryError(
+                f"clause_types takes labels, or {FITTED_SET!r} for every fitted category"
+            )
+        return {name: name for name in clause_heads().names}
     if isinstance(clause_types, Mapping):
         chosen = {str(k): str(v or k) for k, v in clause_types.items()}
     else:
@@ -72,6 +88,55 @@ def label_set(clause_types: Mapping[str, str] | Sequence[str] | None) -> dict[st
         check.text(name, "clause type", 200)
         check.text(description, "clause type description", 1000)
     return chosen
+
+
+def build_types() -> dict[str, str]:
+    """What a build labels contracts with: the default types, then every fitted category that
+    is not one of them by name (CUAD's Governing Law is the default governing law)."""
+    labels = dict(DEFAULT_TYPES)
+    named = {name_key(name) for name in labels}
+    labels.update({n: n for n in clause_heads().names if name_key(n) not in named})
+    return labels
+
+
+def methods(labels: Mapping[str, str]) -> dict[str, str]:
+    """How each label is decided: by its fitted rule (a head, or the keyword rule the fit chose
+    for some rare categories) when it is named as a fitted category and not described otherwise
+    (its description is its name, or lexkb's default one), else zero-shot."""
+    heads = clause_heads()
+    found = {}
+    for name, description in labels.items():
+        column = heads.column(name)
+        fitted = column is not None and description in (name, DEFAULT_TYPES.get(name.casefold()))
+        found[name] = heads.rules[column] if fitted else ZERO_SHOT
+    return found
+
+
+def decide(
+    texts: list[str],
+    labels: Mapping[str, str],
+    vectors: np.ndarray | None = None,
+    min_score: float = MIN_SCORE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(paragraphs x labels) scores and whether each paragraph takes each label: a fitted
+    head's probability against its own threshold, a zero-shot score against `min_score`."""
+    vectors = sentence_vectors(texts) if vectors is None else vectors
+    how = methods(labels)
+    names = list(labels)
+    table = np.zeros((len(texts), len(names)), dtype=np.float32)
+    taken = np.zeros(table.shape, dtype=bool)
+    zero = [i for i, name in enumerate(names) if how[name] == ZERO_SHOT]
+    if zero:
+        chosen = {names[i]: labels[names[i]] for i in zero}
+        table[:, zero] = scores(texts, chosen, vectors=vectors)
+        taken[:, zero] = table[:, zero] >= min_score
+    fitted = [i for i, name in enumerate(names) if how[name] != ZERO_SHOT]
+    if fitted:
+        heads = clause_heads()
+        columns = [heads.column(names[i]) for i in fitted]
+        table[:, fitted] = heads.probabilities(texts, vectors, columns)
+        taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
+    return table, taken
 
 
 def scores(
@@ -85,12 +150,7 @@ def scores(
     label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
     paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
     similarity = paragraph_vectors @ label_vectors.T
-    words = [set(tokenize(t)) for t in texts]
-    for column, name in enumerate(labels):
-        terms = set(tokenize(name)) - _NEGATING
-        if terms:
-            said = np.array([len(terms & w) / len(terms) for w in words])
-            similarity[:, column] += bonus * (said == 1.0)
+    similarity += bonus * says_names(texts, list(labels))
     return similarity
 
 
@@ -98,10 +158,12 @@ def classify(
     index,
     document: str | None = None,
     chunks: Sequence[object] | None = None,
-    clause_types: Mapping[str, str] | Sequence[str] | None = None,
+    clause_types: Mapping[str, str] | Sequence[str] | str | None = None,
     min_score: float = MIN_SCORE,
 ) -> Classification:
-    """The clauses of `document` (or of `chunks`: ids, references or hits) by type, best first."""
+    """The clauses of `document` (or of `chunks`: ids, references or hits), by type in the
+    order the types were given, best first within a type (a fitted head's probability and a
+    zero-shot cosine are not on one scale)."""
     labels = label_set(clause_types)
     if (document is None) == (chunks is None):
         raise check.QueryError("give a document or chunks, not both")
@@ -111,11 +173,15 @@ def classify(
     else:
         hits, _ = source_hits(index, chunks)
     hits = [h for h in hits if h.text.strip()]
+    how = methods(labels)
+    fitted_on = clause_heads().trained_on if set(how.values()) - {ZERO_SHOT} else None
     if not hits:
-        return Classification(labels, [], 0, ["no paragraphs to classify"], index.version)
-    table = scores([h.text for h in hits], labels)
+        return Classification(
+            labels, how, [], 0, ["no paragraphs to classify"], index.version, fitted_on
+        )
+    table, taken = decide([h.text for h in hits], labels, min_score=min_score)
     found = []
-    for row, column in zip(*np.nonzero(table >= min_score), strict=True):
+    for row, column in zip(*np.nonzero(taken), strict=True):
         hit, name = hits[row], list(labels)[column]
         found.append(
             ClauseMatch(
@@ -127,7 +193,9 @@ def classify(
                 hit.citation,
                 hit.text,
                 round(float(table[row, column]), 4),
+                how[name],
             )  # fmt: skip
         )
-    found.sort(key=lambda c: (-c.score, c.chunk_id))
-    return Classification(labels, found, len(hits), [], index.version)
+    order = {name: i for i, name in enumerate(labels)}
+    found.sort(key=lambda c: (order[c.clause_type], -c.score, c.chunk_id))
+    return Classification(labels, how, found, len(hits), [], index.version, fitted_on)

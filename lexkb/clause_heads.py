@@ -1,0 +1,123 @@
+"""Clause types learned from lawyer-marked contracts: CUAD's 41 categories ("Cap On Liability",
+"Non-Compete", "Change Of Control", ...), each a logistic regression with its own decision
+threshold.
+
+Zero-shot labels (lexkb.answers.classify) know a type only by its name and a line of
+description; these heads were fitted on the paragraphs CUAD's lawyers marked, so they know what
+such clauses look like when they do not say the category's name. A head reads three things of
+a paragraph: the local model's vector, which of the fit's vocabulary of stemmed words
+(lexkb.tokenize) it uses, weighted by their rarity (idf) and normalised, and whether it says the
+category's name (all its terms, as zero-shot labels' bonus reads it). The words carry what
+the model's 384 dimensions blur ("escrow", "audit", "insurance"): on the held-out half of the
+contracts, words and vector together do better than either alone (benchmarks/classify.py).
+
+The fit, its vocabulary and its thresholds come from benchmarks/clause_head_fit.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from lexkb.tokenize import tokenize
+
+# A category's rule: its fitted head, or, where the fit found that saying the category's name
+# did better on contracts it had not seen (rare categories), that alone.
+HEAD_RULE, KEYWORD_RULE = "fitted", "keyword"
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "cuad_clauses.npz"
+# Features are scaled so that both kinds reach logits of a few units with small weights: a unit
+# vector's components are about 0.05, a paragraph's word weights sum to one in squares.
+VECTOR_SCALE = 20.0
+WORD_SCALE = 5.0
+# "Non-solicitation", "anti-assignment": the clause says "shall not solicit", "may not assign",
+# so a name's negating prefix is not a word to look for.
+_NEGATING = frozenset({"non", "anti"})
+
+
+def says_names(texts: list[str], names: list[str]) -> np.ndarray:
+    """(texts x names) 1.0 where the text uses every term of the name (stemmed, as
+    lexkb.tokenize reads them), else 0.0."""
+    words = [set(tokenize(t)) for t in texts]
+    said = np.zeros((len(texts), len(names)), dtype=np.float32)
+    for column, name in enumerate(names):
+        if terms := set(tokenize(name)) - _NEGATING:
+            said[:, column] = [terms <= w for w in words]
+    return said
+
+
+def word_features(text: str, vocabulary: dict[str, int], idf: np.ndarray):
+    """The vocabulary columns `text` uses and their values: idf, normalised, scaled."""
+    columns = np.array(sorted({vocabulary[t] for t in tokenize(text) if t in vocabulary}))
+    if columns.size == 0:
+        return columns.astype(np.int64), np.zeros(0, dtype=np.float32)
+    values = idf[columns]
+    return columns, (WORD_SCALE * values / np.linalg.norm(values)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class ClauseHeads:
+    names: tuple[str, ...]
+    vocabulary: dict[str, int]
+    idf: np.ndarray  # (words,)
+    word_weights: np.ndarray  # (categories, words)
+    name_weights: np.ndarray  # (categories,): the paragraph says the category's name
+    vector_weights: np.ndarray  # (categories, dims)
+    bias: np.ndarray  # (categories,)
+    thresholds: np.ndarray  # (categories,)
+    rules: tuple[str, ...]  # (categories,): HEAD_RULE or KEYWORD_RULE
+    trained_on: str
+
+    def column(self, name: str) -> int | None:
+        """The category called `name`, in any case and spacing ("non-compete", "Non-Compete")."""
+        wanted = name_key(name)
+        return next((i for i, n in enumerate(self.names) if name_key(n) == wanted), None)
+
+    def probabilities(self, texts: list[str], vectors: np.ndarray, columns: list[int]):
+        """(paragraphs x chosen categories): the probability that each paragraph is such a
+        clause (1 or 0 under the keyword rule). `vectors` are the local model's, one per
+        text."""
+        logits = VECTOR_SCALE * vectors @ self.vector_weights[columns].T + self.bias[columns]
+        said = says_names(texts, [self.names[c] for c in columns])
+        logits += said * self.name_weights[columns]
+        words = self.word_weights[columns]
+        for row, text in enumerate(texts):
+            used, values = word_features(text, self.vocabulary, self.idf)
+            if used.size:
+                logits[row] += words[:, used] @ values
+        keyword = np.array([self.rules[c] == KEYWORD_RULE for c in columns])
+        return np.where(keyword, said, 1 / (1 + np.exp(-logits)))
+
+
+def name_key(name: str) -> str:
+    """A clause type's name as compared: case, hyphens and spacing aside."""
+    return " ".join(name.replace("-", " ").split()).casefold()
+
+
+@cache
+def clause_heads() -> ClauseHeads:
+    """The shipped heads, read once per process. They are only valid over the vectors of the
+    model they were fitted on, so another local model is refused rather than misread."""
+    from lexkb.embedders import LocalEmbedder
+
+    with np.load(MODEL_PATH, allow_pickle=False) as saved:
+        if str(saved["embedder"]) != LocalEmbedder.name:
+            raise RuntimeError(
+                f"{MODEL_PATH.name} was fitted on {saved['embedder']} vectors, not on "
+                f"{LocalEmbedder.name}'s: refit it with benchmarks/clause_head_fit.py --write"
+            )
+        words = [str(w) for w in saved["vocabulary"]]
+        return ClauseHeads(
+            tuple(str(n) for n in saved["names"]),
+            {w: i for i, w in enumerate(words)},
+            saved["idf"].astype(np.float32),
+            saved["word_weights"].astype(np.float32),
+            saved["name_weights"].astype(np.float32),
+            saved["vector_weights"].astype(np.float32),
+            saved["bias"].astype(np.float32),
+            saved["thresholds"].astype(np.float32),
+            tuple(str(r) for r in saved["rules"]),
+            str(saved["trained_on"]),
+        )
