@@ -39,6 +39,7 @@ from lexkb.clause_heads import (  # noqa: E402
     VECTOR_SCALE,
     says_names,
     word_features,
+    word_sets,
 )
 from lexkb.embedders import LocalEmbedder  # noqa: E402
 from lexkb.tokenize import tokenize  # noqa: E402
@@ -117,8 +118,8 @@ def features(contract: dict, words: list[str], idf: np.ndarray) -> sparse.csr_ma
     """(paragraphs x (words + dims)), as lexkb.clause_heads reads a paragraph."""
     index = {w: i for i, w in enumerate(words)}
     rows, columns, values = [], [], []
-    for row, text in enumerate(contract["texts"]):
-        used, weights = word_features(text, index, idf)
+    for row, words in enumerate(word_sets(contract["texts"])):
+        used, weights = word_features(words, index, idf)
         rows.extend([row] * used.size)
         columns.extend(used.tolist())
         values.extend(weights.tolist())
@@ -171,13 +172,13 @@ class Heads:
         self.words, self.idf = vocabulary(contracts)
         self.weights, self.name_weights, self.bias = fit(
             sparse.vstack([features(c, self.words, self.idf) for c in contracts]).tocsr(),
-            np.concatenate([says_names(c["texts"], names) for c in contracts]),
+            np.concatenate([says_names(word_sets(c["texts"]), names) for c in contracts]),
             np.concatenate([targets(c, names) for c in contracts]),
         )
 
     def __call__(self, contract: dict) -> np.ndarray:
         logits = features(contract, self.words, self.idf) @ self.weights.T + self.bias
-        said = says_names(contract["texts"], self.names)
+        said = says_names(word_sets(contract["texts"]), self.names)
         logits += said * self.name_weights
         return np.where(self.rules == KEYWORD_RULE, said, 1 / (1 + np.exp(-logits)))
 
@@ -217,7 +218,7 @@ def fitted(contracts: list[dict], names: list[str]) -> tuple[Heads, np.ndarray]:
     MIN_HEAD_F1. Rare
     categories, with a few dozen marked clauses, often fit worse than their name says them."""
     held = out_of_fold(contracts, names)
-    said = [says_names(c["texts"], names) for c in contracts]
+    said = [says_names(word_sets(c["texts"]), names) for c in contracts]
     thresholds = np.full(len(names), 0.5, dtype=np.float32)
     rules = [HEAD_RULE] * len(names)
     report: dict[str, tuple[float, float]] = {}
@@ -281,7 +282,11 @@ def main() -> None:
         shipped = clause_heads()
         every = list(range(len(names)))
         gap = max(
-            float(np.abs(shipped.probabilities(c["texts"], c["vectors"], every) - heads(c)).max())
+            float(
+                np.abs(
+                    shipped.probabilities(word_sets(c["texts"]), c["vectors"], every) - heads(c)
+                ).max()
+            )
             for c in contracts
         )
         print(f"largest difference of the shipped heads to the fit's own: {gap:.2e}")

@@ -37,20 +37,25 @@ WORD_SCALE = 5.0
 _NEGATING = frozenset({"non", "anti"})
 
 
-def says_names(texts: list[str], names: list[str]) -> np.ndarray:
-    """(texts x names) 1.0 where the text uses every term of the name (stemmed, as
-    lexkb.tokenize reads them), else 0.0."""
-    words = [set(tokenize(t)) for t in texts]
-    said = np.zeros((len(texts), len(names)), dtype=np.float32)
+def word_sets(texts: list[str]) -> list[set[str]]:
+    """Each text's terms as lexkb.tokenize reads them (stemmed), tokenized once for every label
+    that looks at words."""
+    return [set(tokenize(t)) for t in texts]
+
+
+def says_names(words: list[set[str]], names: list[str]) -> np.ndarray:
+    """(texts x names) 1.0 where the text (its `word_sets`) uses every term of the name, else
+    0.0."""
+    said = np.zeros((len(words), len(names)), dtype=np.float32)
     for column, name in enumerate(names):
         if terms := set(tokenize(name)) - _NEGATING:
             said[:, column] = [terms <= w for w in words]
     return said
 
 
-def word_features(text: str, vocabulary: dict[str, int], idf: np.ndarray):
-    """The vocabulary columns `text` uses and their values: idf, normalised, scaled."""
-    columns = np.array(sorted({vocabulary[t] for t in tokenize(text) if t in vocabulary}))
+def word_features(words: set[str], vocabulary: dict[str, int], idf: np.ndarray):
+    """The vocabulary columns a text's `words` use and their values: idf, normalised, scaled."""
+    columns = np.array(sorted({vocabulary[t] for t in words if t in vocabulary}))
     if columns.size == 0:
         return columns.astype(np.int64), np.zeros(0, dtype=np.float32)
     values = idf[columns]
@@ -75,18 +80,18 @@ class ClauseHeads:
         wanted = name_key(name)
         return next((i for i, n in enumerate(self.names) if name_key(n) == wanted), None)
 
-    def probabilities(self, texts: list[str], vectors: np.ndarray, columns: list[int]):
+    def probabilities(self, words: list[set[str]], vectors: np.ndarray, columns: list[int]):
         """(paragraphs x chosen categories): the probability that each paragraph is such a
-        clause (1 or 0 under the keyword rule). `vectors` are the local model's, one per
-        text."""
+        clause (1 or 0 under the keyword rule), from its `word_sets` and its local-model
+        vector."""
         logits = VECTOR_SCALE * vectors @ self.vector_weights[columns].T + self.bias[columns]
-        said = says_names(texts, [self.names[c] for c in columns])
+        said = says_names(words, [self.names[c] for c in columns])
         logits += said * self.name_weights[columns]
-        words = self.word_weights[columns]
-        for row, text in enumerate(texts):
-            used, values = word_features(text, self.vocabulary, self.idf)
+        weights = self.word_weights[columns]
+        for row, used_words in enumerate(words):
+            used, values = word_features(used_words, self.vocabulary, self.idf)
             if used.size:
-                logits[row] += words[:, used] @ values
+                logits[row] += weights[:, used] @ values
         keyword = np.array([self.rules[c] == KEYWORD_RULE for c in columns])
         return np.where(keyword, said, 1 / (1 + np.exp(-logits)))
 

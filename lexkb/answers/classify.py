@@ -28,7 +28,7 @@ import numpy as np
 from lexkb import limits as check
 from lexkb.answers.claims import sentence_vectors
 from lexkb.answers.sources import source_hits
-from lexkb.clause_heads import clause_heads, name_key, says_names
+from lexkb.clause_heads import clause_heads, name_key, says_names, word_sets
 from lexkb.clause_types import DEFAULT_TYPES
 
 MIN_SCORE = 0.55
@@ -121,6 +121,7 @@ def decide(
     """(paragraphs x labels) scores and whether each paragraph takes each label: a fitted
     head's probability against its own threshold, a zero-shot score against `min_score`."""
     vectors = sentence_vectors(texts) if vectors is None else vectors
+    words = word_sets(texts)
     how = methods(labels)
     names = list(labels)
     table = np.zeros((len(texts), len(names)), dtype=np.float32)
@@ -128,13 +129,13 @@ def decide(
     zero = [i for i, name in enumerate(names) if how[name] == ZERO_SHOT]
     if zero:
         chosen = {names[i]: labels[names[i]] for i in zero}
-        table[:, zero] = scores(texts, chosen, vectors=vectors)
+        table[:, zero] = scores(texts, chosen, vectors=vectors, words=words)
         taken[:, zero] = table[:, zero] >= min_score
     fitted = [i for i, name in enumerate(names) if how[name] != ZERO_SHOT]
     if fitted:
         heads = clause_heads()
         columns = [heads.column(names[i]) for i in fitted]
-        table[:, fitted] = heads.probabilities(texts, vectors, columns)
+        table[:, fitted] = heads.probabilities(words, vectors, columns)
         taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
     return table, taken
 
@@ -144,13 +145,16 @@ def scores(
     labels: dict[str, str],
     bonus: float = NAME_BONUS,
     vectors: np.ndarray | None = None,
+    words: list[set[str]] | None = None,
 ) -> np.ndarray:
-    """(paragraphs x labels) scores. `vectors`: the paragraphs' local-model vectors, when the
-    caller keeps them (a build's cache), else they are computed here."""
+    """(paragraphs x labels) zero-shot scores. `vectors` and `words` (`word_sets`): the
+    paragraphs' local-model vectors and terms, when the caller has them (a build's cache),
+    else they are computed here."""
     label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
     paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
     similarity = paragraph_vectors @ label_vectors.T
-    similarity += bonus * says_names(texts, list(labels))
+    said = says_names(word_sets(texts) if words is None else words, list(labels))
+    similarity += bonus * said
     return similarity
 
 
