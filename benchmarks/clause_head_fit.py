@@ -42,7 +42,6 @@ from lexkb.clause_heads import (  # noqa: E402
     word_sets,
 )
 from lexkb.embedders import LocalEmbedder  # noqa: E402
-from lexkb.tokenize import tokenize  # noqa: E402
 
 HEAD = 60  # benchmarks/classify.py's overlap: the first 60 characters of one occur in the other
 L2 = 1e-3
@@ -67,8 +66,9 @@ def fold_of(key: str, folds: int) -> int:
 
 
 def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
-    """Per contract: its paragraphs' vectors (from the build's cache), texts, and for each
-    category the paragraphs each marked clause overlaps."""
+    """Per contract: its paragraphs' vectors (from the build's cache), texts, their terms
+    (`word_sets`, read once for every fold), and for each category the paragraphs each marked
+    clause overlaps."""
     from transforms.clauses import paragraph_vectors
 
     index = Index.open(root)
@@ -88,7 +88,15 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
             spans = [squeeze(s) for s in gold.get(key, {}).get(name, []) if len(squeeze(s)) >= 10]
             holds[name] = [[j for j, p in enumerate(squeezed) if overlaps(s, p)] for s in spans]
         vectors = paragraph_vectors(texts, root / "work" / "embeddings")
-        contracts.append({"key": key, "texts": texts, "holds": holds, "vectors": vectors})
+        contracts.append(
+            {
+                "key": key,
+                "texts": texts,
+                "words": word_sets(texts),
+                "holds": holds,
+                "vectors": vectors,
+            }
+        )
     return contracts
 
 
@@ -107,8 +115,8 @@ def vocabulary(contracts: list[dict]) -> tuple[list[str], np.ndarray]:
     df: Counter[str] = Counter()
     paragraphs = 0
     for contract in contracts:
-        for text in contract["texts"]:
-            df.update(set(tokenize(text)))
+        for words in contract["words"]:
+            df.update(words)
             paragraphs += 1
     words = [w for w, n in df.most_common(MAX_WORDS) if n >= MIN_DF]
     return words, np.array([np.log(paragraphs / df[w]) for w in words], dtype=np.float32)
@@ -118,8 +126,8 @@ def features(contract: dict, words: list[str], idf: np.ndarray) -> sparse.csr_ma
     """(paragraphs x (words + dims)), as lexkb.clause_heads reads a paragraph."""
     index = {w: i for i, w in enumerate(words)}
     rows, columns, values = [], [], []
-    for row, words in enumerate(word_sets(contract["texts"])):
-        used, weights = word_features(words, index, idf)
+    for row, used_words in enumerate(contract["words"]):
+        used, weights = word_features(used_words, index, idf)
         rows.extend([row] * used.size)
         columns.extend(used.tolist())
         values.extend(weights.tolist())
@@ -166,19 +174,19 @@ class Heads:
 
     def __init__(self, contracts: list[dict], names: list[str]) -> None:
         self.names = names
-        # Per category: HEAD, or KEYWORD where saying the name did better out of fold.
+        # Per category: HEAD_RULE, or KEYWORD_RULE where `fitted` chooses it.
         self.rules = np.array([HEAD_RULE] * len(names))
         self.out_of_fold: dict[str, tuple[float, float]] = {}
         self.words, self.idf = vocabulary(contracts)
         self.weights, self.name_weights, self.bias = fit(
             sparse.vstack([features(c, self.words, self.idf) for c in contracts]).tocsr(),
-            np.concatenate([says_names(word_sets(c["texts"]), names) for c in contracts]),
+            np.concatenate([says_names(c["words"], names) for c in contracts]),
             np.concatenate([targets(c, names) for c in contracts]),
         )
 
     def __call__(self, contract: dict) -> np.ndarray:
         logits = features(contract, self.words, self.idf) @ self.weights.T + self.bias
-        said = says_names(word_sets(contract["texts"]), self.names)
+        said = says_names(contract["words"], self.names)
         logits += said * self.name_weights
         return np.where(self.rules == KEYWORD_RULE, said, 1 / (1 + np.exp(-logits)))
 
@@ -215,10 +223,10 @@ def fitted(contracts: list[dict], names: list[str]) -> tuple[Heads, np.ndarray]:
     """Heads fitted on `contracts`, with each category's rule and threshold chosen on their
     out-of-fold predictions: the head at its best threshold, or the keyword rule (the paragraph
     says the category's name) where that does better, or where the head's F1 is under
-    MIN_HEAD_F1. Rare
-    categories, with a few dozen marked clauses, often fit worse than their name says them."""
+    MIN_HEAD_F1. Rare categories, with a few dozen marked clauses, often fit worse than their
+    name says them."""
     held = out_of_fold(contracts, names)
-    said = [says_names(word_sets(c["texts"]), names) for c in contracts]
+    said = [says_names(c["words"], names) for c in contracts]
     thresholds = np.full(len(names), 0.5, dtype=np.float32)
     rules = [HEAD_RULE] * len(names)
     report: dict[str, tuple[float, float]] = {}
@@ -282,11 +290,7 @@ def main() -> None:
         shipped = clause_heads()
         every = list(range(len(names)))
         gap = max(
-            float(
-                np.abs(
-                    shipped.probabilities(word_sets(c["texts"]), c["vectors"], every) - heads(c)
-                ).max()
-            )
+            float(np.abs(shipped.probabilities(c["words"], c["vectors"], every) - heads(c)).max())
             for c in contracts
         )
         print(f"largest difference of the shipped heads to the fit's own: {gap:.2e}")
