@@ -12,10 +12,10 @@ import dagster as dg
 import polars as pl
 
 from assets.index import TABLE_DIR, citation_edges, search_tables
-from lexkb import snapshot as snap
-from pipelines.resources import LexkbSettings
+from assets.resources import LexkbSettings
+from lexkb.core.store import snapshot as snap
 from transforms import checks_worker
-from transforms import sources as src
+from transforms import source_files as src
 from transforms import table_checks as tc
 from transforms.workdir import WorkDir
 

@@ -9,12 +9,12 @@ import time
 import dagster as dg
 import polars as pl
 
+from assets import warmup
+from assets.partitions import documents_partitions
+from assets.progress import PARSED
+from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
-from pipelines import warmup
-from pipelines.partitions import documents_partitions
-from pipelines.progress import PARSED
-from pipelines.resources import EmbedderSettings, LexkbSettings
-from transforms import sources as src
+from transforms import source_files as src
 from transforms.isolation import Outcome, parse_all
 from transforms.quarantine import SourceError
 from transforms.structure import structure_document

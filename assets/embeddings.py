@@ -7,8 +7,8 @@ import dagster as dg
 import polars as pl
 
 from assets.index import TABLE_DIR, search_tables
-from pipelines.progress import EMBEDDED
-from pipelines.resources import EmbedderSettings, LexkbSettings
+from assets.progress import EMBEDDED
+from assets.resources import EmbedderSettings, LexkbSettings
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks
 from transforms.topics import topic_table
 from transforms.workdir import WorkDir

@@ -7,14 +7,14 @@ import polars as pl
 from dagster._core.storage.tags import PRIORITY_TAG
 
 from assets.documents import document_chunks
+from assets.resources import LexkbSettings
 from assets.sources import source_files
-from lexkb import root_lock
-from pipelines.resources import LexkbSettings
+from lexkb.core.store import root_lock
 from transforms import checks_worker, citation_cache, metadata, table_checks
 from transforms import edges as graph
-from transforms import sources as src
+from transforms import source_files as src
 from transforms.clauses import clause_table
-from transforms.definitions import definition_table
+from transforms.defined_terms import definition_table
 from transforms.publish import publish, push_snapshot
 from transforms.quarantine import quarantine_frame
 from transforms.tables import assemble

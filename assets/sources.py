@@ -4,9 +4,9 @@ import json
 
 import dagster as dg
 
-from pipelines.partitions import documents_partitions
-from pipelines.resources import LexkbSettings
-from transforms import sources as src
+from assets.partitions import documents_partitions
+from assets.resources import LexkbSettings
+from transforms import source_files as src
 from transforms.workdir import WorkDir
 
 

@@ -36,8 +36,8 @@ from clause_head_fit import fitted, load_contracts  # noqa: E402
 from cuad_data import descriptions  # noqa: E402
 
 from lexkb.answers.classify import MIN_SCORE, NAME_BONUS, scores  # noqa: E402
-from lexkb.clause_types import DEFAULT_TYPES  # noqa: E402
-from lexkb.tokenize import tokenize  # noqa: E402
+from lexkb.core.clauses.defaults import DEFAULT_TYPES  # noqa: E402
+from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 MAPPING = {
     "termination": ["Termination For Convenience"],

@@ -1,5 +1,5 @@
 """Fit lexkb's clause heads on CUAD: one logistic regression per CUAD category over a
-paragraph's local-model vector and its words (lexkb.clause_heads), with the decision
+paragraph's local-model vector and its words (lexkb.core.clauses.heads), with the decision
 threshold chosen on predictions for contracts the fit did not see.
 
     .venv/bin/python benchmarks/clause_head_fit.py [--write]
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuad_data import clauses, contract_key, squeeze  # noqa: E402
 
 from lexkb import Index  # noqa: E402
-from lexkb.clause_heads import (  # noqa: E402
+from lexkb.core.clauses.heads import (  # noqa: E402
     HEAD_RULE,
     KEYWORD_RULE,
     MODEL_PATH,
@@ -41,7 +41,7 @@ from lexkb.clause_heads import (  # noqa: E402
     word_features,
     word_sets,
 )
-from lexkb.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
 
 HEAD = 60  # benchmarks/classify.py's overlap: the first 60 characters of one occur in the other
 L2 = 1e-3
@@ -123,7 +123,7 @@ def vocabulary(contracts: list[dict]) -> tuple[list[str], np.ndarray]:
 
 
 def features(contract: dict, words: list[str], idf: np.ndarray) -> sparse.csr_matrix:
-    """(paragraphs x (words + dims)), as lexkb.clause_heads reads a paragraph."""
+    """(paragraphs x (words + dims)), as lexkb.core.clauses.heads reads a paragraph."""
     index = {w: i for i, w in enumerate(words)}
     rows, columns, values = [], [], []
     for row, used_words in enumerate(contract["words"]):
@@ -285,7 +285,7 @@ def main() -> None:
         )
         print(f"wrote {MODEL_PATH}")
         # The query module reads the file as the fit's own features do, to float16's precision.
-        from lexkb.clause_heads import clause_heads
+        from lexkb.core.clauses.heads import clause_heads
 
         shipped = clause_heads()
         every = list(range(len(names)))

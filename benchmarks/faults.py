@@ -55,7 +55,7 @@ def build_hostile(work: Path, copies: int, long_line_mb: float) -> dict:
     from lexkb import Index
     from transforms.isolation import parse_all
     from transforms.limits import ParseLimits
-    from transforms.sources import scan
+    from transforms.source_files import scan
 
     corpus, expected = hostile_corpus(work, copies, long_line_mb)
     root = work / "root"
@@ -140,12 +140,12 @@ print(ok, errors)
 
 PRUNER = """
 import sys, time
-from lexkb import snapshots
+from lexkb.core.store import index_root
 root, until = sys.argv[1], float(sys.argv[2])
 pruned = 0
 while time.time() < until:
     try:
-        pruned += len(snapshots.prune(root, keep=1, lease_minutes=0.05).deleted)
+        pruned += len(index_root.prune(root, keep=1, lease_minutes=0.05).deleted)
     except Exception as exc:
         print("ERROR", type(exc).__name__, exc, file=sys.stderr, flush=True)
     time.sleep(2)
@@ -154,8 +154,8 @@ print(pruned)
 
 
 def concurrency(work: Path, seconds: float) -> dict:
-    from lexkb import snapshot as snap
-    from lexkb import snapshots
+    from lexkb.core.store import index_root
+    from lexkb.core.store import snapshot as snap
 
     root = work / "concurrent-root"
     shutil.rmtree(root, ignore_errors=True)
@@ -217,7 +217,7 @@ def concurrency(work: Path, seconds: float) -> dict:
         messages += err.strip().splitlines()[:3]
     pruned = int(pruner.communicate()[0].strip() or 0)
     corrupted = 0
-    for version in snapshots.versions(root):
+    for version in index_root.versions(root):
         try:
             snap.load(root / "snapshots" / version, verify=True)
         except snap.SnapshotError:

@@ -1,4 +1,4 @@
-"""Fused attention and GELU (lexkb.onnx_fusions) against the packaged model's own graph.
+"""Fused attention and GELU (lexkb.core.embed.onnx_fusions) against the packaged model's own graph.
 
     .venv/bin/python benchmarks/fusion.py [--texts 600] [--questions 1000]
 
@@ -24,8 +24,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lexkb.embedders import LocalEmbedder, local_model_files  # noqa: E402
-from lexkb.integer_model import integer_products  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder, local_model_files  # noqa: E402
+from lexkb.core.embed.integer_model import integer_products  # noqa: E402
 
 DATA = REPO.parent / "shared/data/obliqa"
 BLOCK = 50

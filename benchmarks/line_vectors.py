@@ -26,8 +26,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import obliqa  # noqa: E402
 
-from lexkb import vector_files  # noqa: E402
-from lexkb.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.store import vector_files  # noqa: E402
 from lexkb.index import Index  # noqa: E402
 from transforms.embeddings import line_spans  # noqa: E402
 

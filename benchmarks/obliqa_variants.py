@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from obliqa import gold_of, held_out, load_questions, metrics  # noqa: E402
 
 from lexkb import Index  # noqa: E402
-from lexkb.embedders import LocalEmbedder  # noqa: E402
-from lexkb.tokenize import tokenize  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 DEPTH = 200  # candidates per question: the union of each ranking's best DEPTH
 

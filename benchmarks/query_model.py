@@ -1,4 +1,4 @@
-"""Query embedding: the local model's float products against its integer ones (lexkb.integer_model).
+"""Query embedding: the local model's float products against its integer ones (lexkb.core.embed.integer_model).
 
     .venv/bin/python benchmarks/query_model.py --index ROOT [--limit N]
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from obliqa import held_out, load_questions, metrics, passage_key  # noqa: E402
 
 from lexkb import Index  # noqa: E402
-from lexkb.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
 
 
 def main() -> None:

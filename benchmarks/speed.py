@@ -314,8 +314,8 @@ def bare_parts(root: Path, passages: Path) -> dict[str, float]:
     import polars as pl
     import Stemmer
 
-    from lexkb import snapshot as snap
-    from lexkb.embedders import LocalEmbedder
+    from lexkb.core.embed.embedders import LocalEmbedder
+    from lexkb.core.store import snapshot as snap
 
     started = time.perf_counter()
     for file in sorted(passages.glob("*.json")):

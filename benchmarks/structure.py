@@ -197,7 +197,7 @@ def raw_partition(path: Path) -> tuple[list, float]:
 
 def lexkb_ingest(path: Path) -> tuple[pl.DataFrame, float]:
     from transforms.elements import document_elements
-    from transforms.sources import discover
+    from transforms.source_files import discover
     from transforms.structure import structure_document
 
     source = discover([path])[0]

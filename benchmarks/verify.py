@@ -64,7 +64,7 @@ from lexkb.answers import document_verdict as model  # noqa: E402
 from lexkb.answers import verify_citations  # noqa: E402
 from lexkb.answers.quantities import find_quantities  # noqa: E402
 from lexkb.answers.statements import split_sentences  # noqa: E402
-from lexkb.tokenize import tokenize  # noqa: E402
+from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 KINDS = ("good", "good, reworded", "number changed", "obligation negated", "citation moved")
 # Meaning-preserving rewordings common between regulatory text and an answer about it.

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 import polars as pl
 
 from lexkb import limits as check
-from lexkb import snapshot as snap
-from lexkb.clause_heads import clause_heads
-from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.heads import clause_heads
+from lexkb.core.store import snapshot as snap
 from lexkb.filters import defined_term_asked
 
 _EMPTY = {

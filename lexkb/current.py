@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 from lexkb import limits as check
-from lexkb import snapshot as snap
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.object_store import POLL_SECONDS, ObjectRoot, is_remote
 from lexkb.index import Index
-from lexkb.object_store import POLL_SECONDS, ObjectRoot, is_remote
 
 
 class CurrentIndex:
-    """`root` is a local index root or an `s3://` one (lexkb.object_store), whose CURRENT is
+    """`root` is a local index root or an `s3://` one (lexkb.core.store.object_store), whose CURRENT is
     read at most every POLL_SECONDS."""
 
     def __init__(self, root: str | Path, limits: check.QueryLimits = check.DEFAULT_LIMITS) -> None:

@@ -1,5 +1,5 @@
 """Dense candidates from an int8 scan of every vector, for snapshots between a few thousand
-vectors and the graph's crossover (lexkb.ann).
+vectors and the graph's crossover (lexkb.core.store.ann).
 
 Exact search reads every float32 vector per query: 63 MB for ObliQA's 41,061 chunk and line
 vectors, 2.1-3.2 ms on this machine, bound by memory, and done with OpenBLAS, whose threads
@@ -94,7 +94,7 @@ def _session(weights: np.ndarray, scales: np.ndarray):
 class Int8Scan:
     """The int8 scan of one snapshot's vectors: chunk rows' own vectors, then line vectors
     stored by owner row (`line_owners`, each row's first line at `line_starts`, as
-    lexkb.vector_files stores them). Keeps references to the float32 vectors for exact scores."""
+    lexkb.core.store.vector_files stores them). Keeps references to the float32 vectors for exact scores."""
 
     def __init__(
         self,

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 import polars as pl
+
+from lexkb.core.text.dates import as_date
 
 DOCUMENT_FILTERS = (
     "document",
@@ -114,19 +116,6 @@ def validate(filters: object) -> dict:
             "'start'/'end') gives dates; use one or the other"
         )
     return checked
-
-
-def as_date(value: object, what: str) -> date:
-    """A day from a date, a datetime or ISO text ("2024-05-01"); `what` names it in the error.
-    Shared by search filters and catalog metadata so both read dates alike."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value))
-    except ValueError as exc:
-        raise ValueError(f"{what} needs a date such as 2024-05-01, not {value!r}") from exc
 
 
 def date_range(filters: Mapping[str, object], today: date) -> tuple[date | None, date | None]:

@@ -20,28 +20,30 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from lexkb import ann, dense_scan, object_store, relevance, vector_files
+from lexkb import dense_scan, relevance
 from lexkb import limits as check
-from lexkb import snapshot as snap
 from lexkb.annotations import Annotations
-from lexkb.embedders import Embedder, embedder_for
+from lexkb.core.embed.embedders import Embedder, embedder_for
+from lexkb.core.store import ann, object_store, vector_files
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.index_root import LEASE_MINUTES, touch_lease
+from lexkb.core.text.refs import document_names, title_code, title_name
+from lexkb.core.text.tokenize import TOKENIZER_VERSION, tokenize
+from lexkb.core.vocabulary import ChunkLevel, MatchKind, SearchMode
 from lexkb.filters import DOCUMENT_FILTERS, document_ids
 from lexkb.filters import validate as validate_filters
 from lexkb.graph import CitationGraph, Step
 from lexkb.lookup import Resolver
-from lexkb.refs import document_names, title_code, title_name
 from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup, SearchResults
-from lexkb.snapshots import LEASE_MINUTES, touch_lease
-from lexkb.tokenize import TOKENIZER_VERSION, tokenize
 
-MODES = ("hybrid", "keyword", "vector")
+MODES = tuple(SearchMode)
 # Hybrid = weighted z-score fusion over the union of each ranking's best FUSION_DEPTH rows: each
 # side's scores are standardised over those candidates, the dense side weighted DENSE_WEIGHT. On
 # ObliQA it beats reciprocal rank fusion (k=60) on Recall@10 and MAP@10; the weight was chosen on
 # half the dev questions and checked on the other half (BENCHMARKS.md).
 FUSION_DEPTH = 200
 DENSE_WEIGHT = 1.0
-CHUNK_LEVELS = ("paragraph", "section", "part", "note")
+CHUNK_LEVELS = tuple(ChunkLevel)
 QUERY_VECTORS = 256  # query embeddings kept per open index
 UNSCORED = -2.0  # cosine of a row an approximate search did not score (below any real one)
 # What a Hit reads of its chunk (Index._hit_rows), in this order.
@@ -59,7 +61,7 @@ _HIT_COLUMNS = (
     "parent_chunk_id",
 )
 # What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
-_LOOKUP_LEVELS = ("paragraph", "section")
+_LOOKUP_LEVELS = (ChunkLevel.PARAGRAPH, ChunkLevel.SECTION)
 
 
 class _QueryTerms(NamedTuple):
@@ -172,7 +174,7 @@ class Index:
     def _load_vectors(self) -> tuple[str | None, np.ndarray | None]:
         """The embedder's name and chunk vectors by row; line vectors go to `_line_vectors`,
         sorted by the row that owns them (`_line_owners`, each from `_line_starts`). Mapped from
-        the snapshot's raw arrays (lexkb.vector_files), or decoded from its Parquet tables when
+        the snapshot's raw arrays (lexkb.core.store.vector_files), or decoded from its Parquet tables when
         it predates them."""
         self._line_owners = self._line_starts = np.zeros(0, dtype=np.int64)
         self._ann: ann.Candidates | None = None
@@ -229,7 +231,7 @@ class Index:
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Cosines for a search, and the rows scored (sorted; None when all were): every row
         exactly on small snapshots; on larger ones the rows an int8 scan (lexkb.dense_scan) or,
-        past its crossover, a graph (lexkb.ann) nominates and the keyword side's best, exactly,
+        past its crossover, a graph (lexkb.core.store.ann) nominates and the keyword side's best, exactly,
         and UNSCORED elsewhere."""
         vector = self._query_vector(query)
         scanned = None
@@ -324,7 +326,7 @@ class Index:
         limits: check.QueryLimits = check.DEFAULT_LIMITS,
     ) -> Index:
         """`location` is an index root (follows CURRENT), one snapshot directory, or an
-        `s3://` root (lexkb.object_store: CURRENT's snapshot copied once, verified). Opening
+        `s3://` root (lexkb.core.store.object_store: CURRENT's snapshot copied once, verified). Opening
         leaves a lease (`ROOT/leases/<version>`) so pruning spares this snapshot while the
         index is in use (queries renew it). `embedder` embeds queries; it must be the one the
         snapshot was built with. `limits` bound every argument (lexkb.limits)."""
@@ -542,7 +544,7 @@ class Index:
         return scores, np.bincount(rows, weights=idf, minlength=len(self))
 
     def term_idf(self, terms: list[str]) -> np.ndarray:
-        """The IDF of each term (from lexkb.tokenize); a term no chunk holds gets the IDF of a
+        """The IDF of each term (from lexkb.core.text.tokenize); a term no chunk holds gets the IDF of a
         word seen nowhere, the highest there is."""
         return np.array(
             [
@@ -789,7 +791,7 @@ class Index:
         if text in self._by_id:
             return [self._hit(self._by_id[text], None)]
         found = self.resolver.find(text)
-        if found.match not in ("exact", "contains"):
+        if found.match not in (MatchKind.EXACT, MatchKind.CONTAINS):
             return []
         return [self._hit(row, None) for row in sorted(found.rows)]
 
@@ -872,7 +874,7 @@ class Index:
 
     def _document_aliases(self) -> dict[str, str]:
         """Names a user may put before a reference or use in a filter: the document's names
-        (lexkb.refs.document_names), a title code's parts ("LSA", "230"), the catalog's aliases."""
+        (lexkb.core.text.refs.document_names), a title code's parts ("LSA", "230"), the catalog's aliases."""
         aliases: dict[str, str] = {}
         by_key = {}
         for doc in self._documents.iter_rows(named=True):

@@ -21,10 +21,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lexkb.citations import CitationParser
-from lexkb.refs import core_address, normalize_ref, ref_address
+from lexkb.core.text.citations import CitationParser
+from lexkb.core.text.refs import core_address, normalize_ref, ref_address
+from lexkb.core.vocabulary import MatchKind
 
-MATCHES = ("exact", "contains", "enclosing", "not_found")
+MATCHES = tuple(MatchKind)
 _LAST_POINT = re.compile(r"\(([A-Za-z]{1,4}|\d{1,3})\)\s*$")
 # "R 4.3.1", "r. 4.3.1": the rule abbreviation the citation parser leaves to running text.
 _RULE_ABBREVIATION = re.compile(r"^\s*[Rr]\.?\s+(?=\d+\.\d)")
@@ -129,7 +130,9 @@ class Resolver:
     # resolution ---------------------------------------------------------------------------
     def find(self, text: str) -> Match:
         if rows := self._by_ref.get(normalize_ref(text)):
-            return Match(rows, "exact", f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]])
+            return Match(
+                rows, MatchKind.EXACT, f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]]
+            )
         readings = self._readings(text)
         # A name lexkb does not hold ("the Foo Rulebook", "zzz") rules out units of other
         # documents, unless another reading of the text names a document it does hold.
@@ -141,7 +144,7 @@ class Resolver:
                 continue
             if address and (rows := self._rows(address, doc)):
                 return Match(
-                    rows, "exact", f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]]
+                    rows, MatchKind.EXACT, f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]]
                 )
         for doc, _, address in readings:
             if doc is None and unknown:
@@ -157,14 +160,14 @@ class Resolver:
                 point = address[length] if length == len(address) - 1 else None
                 if point is not None and label and _holds_point(self._texts[rows[0]], point):
                     reason = f"({point}) is a point inside {self._cite(rows[0])}"
-                    return Match(rows, "contains", reason, self._doc_of[rows[0]])
+                    return Match(rows, MatchKind.CONTAINS, reason, self._doc_of[rows[0]])
                 reason = f"{text} does not exist; nearest: {self._cite(rows[0])}"
-                return Match(rows, "enclosing", reason, self._doc_of[rows[0]])
+                return Match(rows, MatchKind.ENCLOSING, reason, self._doc_of[rows[0]])
         if unknown:
             names = sorted({n for ns in self._names.values() for n in ns})
             closest = difflib.get_close_matches(unknown[0], names, n=5, cutoff=0.5)
             reason = f"no document called {unknown[0]!r} in this index"
-            return Match([], "not_found", reason, None, closest)
+            return Match([], MatchKind.NOT_FOUND, reason, None, closest)
         doc = next((d for d, _, _ in readings if d), None)
         refs = (
             self._doc_refs.get(doc, [])
@@ -181,7 +184,7 @@ class Resolver:
             if doc
             else f"no document has a unit {wanted!r}"
         )
-        return Match([], "not_found", reason, doc, closest)
+        return Match([], MatchKind.NOT_FOUND, reason, doc, closest)
 
     def _cite(self, row: int) -> str:
         doc = self._doc_of[row]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
+from lexkb.core.vocabulary import MatchKind
 from lexkb.graph import Step
 
 # Scores are rounded once, here, so every surface shows the same number for the same hit.
@@ -76,7 +77,7 @@ class Lookup:
     @property
     def found(self) -> bool:
         """The asked unit exists: exactly, or as a point inside the paragraph returned."""
-        return self.match in ("exact", "contains")
+        return self.match in (MatchKind.EXACT, MatchKind.CONTAINS)
 
     def to_dict(self) -> dict:
         def one(hit: Hit | None) -> dict | None:

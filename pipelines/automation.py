@@ -11,9 +11,9 @@ from __future__ import annotations
 import dagster as dg
 import polars as pl
 
-from pipelines.partitions import WRITER_TAGS, documents_partitions
-from pipelines.resources import LexkbSettings
-from transforms import sources as src
+from assets.partitions import WRITER_TAGS, documents_partitions
+from assets.resources import LexkbSettings
+from transforms import source_files as src
 from transforms.workdir import WorkDir
 
 update_index_job = dg.define_asset_job(

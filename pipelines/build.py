@@ -19,16 +19,18 @@ from dagster._core.storage.tags import (  # noqa: E402
     ASSET_PARTITION_RANGE_START_TAG,
 )
 
-from lexkb import root_lock  # noqa: E402
-from lexkb import snapshot as snap  # noqa: E402
-from lexkb.object_store import is_remote, mirror_path  # noqa: E402
-from pipelines import dbt_runner  # noqa: E402
+from assets.partitions import documents_partitions  # noqa: E402
+from assets.progress import report_to, stderr_reporter  # noqa: E402
+from assets.resources import EmbedderSettings, LexkbSettings  # noqa: E402
+from lexkb.core.store import root_lock  # noqa: E402
+from lexkb.core.store import snapshot as snap  # noqa: E402
+from lexkb.core.store.object_store import is_remote, mirror_path  # noqa: E402
 from pipelines.definitions import defs  # noqa: E402
-from pipelines.partitions import documents_partitions  # noqa: E402
-from pipelines.progress import report_to, stderr_reporter  # noqa: E402
-from pipelines.resources import EmbedderSettings, LexkbSettings  # noqa: E402
 from pipelines.signals import sigterm_kept  # noqa: E402
-from transforms import checks_worker  # noqa: E402
+from transforms import (
+    checks_worker,  # noqa: E402
+    dbt_runner,  # noqa: E402
+)
 from transforms.isolation import start_server  # noqa: E402
 
 
@@ -120,7 +122,7 @@ def run_build(
     for source in sources:
         if not Path(source).exists():
             raise ValueError(f"source path does not exist: {source}")
-    # An s3:// root stays a URL; its local mirror is what the lock guards (lexkb.object_store).
+    # An s3:// root stays a URL; its local mirror is what the lock guards (lexkb.core.store.object_store).
     root = str(root) if is_remote(root) else Path(root).resolve()
     start_server()
     checks_worker.start()

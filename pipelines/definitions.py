@@ -14,18 +14,18 @@ from assets.index import (
     published_snapshot,
     search_tables,
 )
-from assets.sources import source_files
-from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
-from pipelines.dbt import dbt_models, dbt_starts_early
-from pipelines.partitions import WRITER_TAGS
-from pipelines.progress import progress_logger
-from pipelines.resources import (
+from assets.partitions import WRITER_TAGS
+from assets.progress import progress_logger
+from assets.resources import (
     EmbedderSettings,
     LexkbSettings,
     default_provider,
     default_root,
     default_sources,
 )
+from assets.sources import source_files
+from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
+from pipelines.dbt import dbt_models, dbt_starts_early
 
 # Everything after the scan, in the order a build runs it.
 BUILD_ASSETS = [

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dagster as dg
 from dagster_dask import dask_executor
 
+from assets.partitions import WRITER_TAGS
 from pipelines.definitions import BUILD_ASSETS, defs
-from pipelines.partitions import WRITER_TAGS
 
 build_index_on_dask = dg.define_asset_job(
     "build_index_on_dask",

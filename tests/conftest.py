@@ -46,7 +46,7 @@ def shared_file(*parts: str) -> Path:
 def gdpr_pdf_tables():
     """The GDPR PDF through elements and structure, once per session (about ten seconds)."""
     from transforms.elements import document_elements
-    from transforms.sources import discover
+    from transforms.source_files import discover
     from transforms.structure import structure_document
 
     source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]

@@ -1,4 +1,4 @@
-"""Approximate candidates (lexkb/ann.py): a snapshot past the threshold carries an HNSW graph that
+"""Approximate candidates (lexkb/core/store/ann.py): a snapshot past the threshold carries an HNSW graph that
 `Index.open` maps, and searches through it return what exact search returns on a corpus small
 enough for the graph to be exhaustive; selective filters search exactly."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lexkb import ann
+from lexkb.core.store import ann
 from lexkb.index import Index
 from tests.rankings import assert_same_ranking
 

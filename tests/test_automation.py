@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets.partitions import documents_partitions
+from assets.resources import LexkbSettings
 from lexkb import Index
 from pipelines.automation import daily_rebuild, source_changes
 from pipelines.build import run_build
 from pipelines.definitions import defs
-from pipelines.partitions import documents_partitions
-from pipelines.resources import LexkbSettings
 
 
 def _tick(instance: dg.DagsterInstance, settings: LexkbSettings) -> dg.SensorResult:

@@ -3,7 +3,7 @@
 import bm25s
 import numpy as np
 
-from lexkb.tokenize import tokenize
+from lexkb.core.text.tokenize import tokenize
 from transforms.bm25 import BM25Params, build_bm25
 
 TEXTS = [

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from lexkb import limits
-from lexkb.cli import main
+from lexkb.cli.main import main
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_a_bad_line_in_a_batch_costs_only_itself(built_root, tmp_path, capsys):
 
 
 def test_terminal_escapes_in_text_never_reach_the_terminal():
-    from lexkb.cli import safe
+    from lexkb.core.text.terminal import safe
 
     assert safe("title\x1b]0;owned\x07 \x1b[2J text") == "title\\x1b]0;owned\\x07 \\x1b[2J text"
     assert safe("Article 6(1)\n") == "Article 6(1)\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lexkb.citations import Parsed
+from lexkb.core.text.citations import Parsed
 from transforms import citation_cache
 from transforms.bm25 import build_bm25, terms_by_hash, tokens_of
 from transforms.edges import build_edges, grammar_names

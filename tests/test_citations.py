@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from lexkb.citations import CitationParser
+from lexkb.core.text.citations import CitationParser
 from transforms import metadata
 from transforms.edges import build_edges
 
@@ -220,7 +220,7 @@ def test_gdpr_pdf_internal_references_of_articles_6_9_13_17_83(gdpr_pdf_tables):
     ],
 )
 def test_sample_corpus_edges(built_root, source, target, reference_type):
-    from lexkb.snapshot import load
+    from lexkb.core.store.snapshot import load
 
     snapshot = load(built_root)
     chunks = pl.read_parquet(snapshot.table_path("chunks"))

@@ -178,7 +178,7 @@ def test_classify_names_cuad_categories_and_decides_them_with_fitted_heads(contr
 
 
 def test_every_fitted_category_at_once_and_in_the_builds_labels(contract_index):
-    from lexkb.clause_heads import clause_heads
+    from lexkb.core.clauses.heads import clause_heads
 
     everything = classify(contract_index, document="master-supply-agreement", clause_types="cuad")
     heads = clause_heads()
@@ -198,8 +198,8 @@ def test_every_fitted_category_at_once_and_in_the_builds_labels(contract_index):
 
 
 def test_heads_fitted_on_another_models_vectors_are_refused(monkeypatch):
-    from lexkb.clause_heads import clause_heads
-    from lexkb.embedders import LocalEmbedder
+    from lexkb.core.clauses.heads import clause_heads
+    from lexkb.core.embed.embedders import LocalEmbedder
 
     monkeypatch.setattr(LocalEmbedder, "name", "another-model")
     clause_heads.cache_clear()

@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from lexkb.cli import main
+from lexkb.cli.main import main
 from tests.conftest import REPO
 
 SCHEMAS = REPO / "docs" / "schemas"
@@ -235,7 +235,7 @@ def test_export_markdown_keeps_refs_headings_and_pages(built_root, tmp_path):
 
 
 def test_progress_reports_stages_files_and_an_honest_rate():
-    from pipelines.progress import Reporter
+    from assets.progress import Reporter
 
     lines: list[str] = []
     reporter = Reporter(lines.append, interactive=False)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lexkb import Index, snapshots
-from lexkb import snapshot as snap
-from lexkb.cli import main
-from lexkb.diff import diff
+from lexkb import Index
+from lexkb.cli.main import main
+from lexkb.core.store import index_root
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.diff import diff
 
 
 @pytest.fixture()
@@ -46,9 +47,9 @@ def test_prune_never_deletes_current_and_refuses_a_negative_keep(root):
     version = _version(root)
     (root / "CURRENT").write_text(version + "/")  # opened fine once; prune must not trust it
     with pytest.raises(ValueError, match="at least 1"):
-        snapshots.prune(root, keep=-1)
+        index_root.prune(root, keep=-1)
     (root / "CURRENT").write_text(version)
-    pruned = snapshots.prune(root, keep=1)
+    pruned = index_root.prune(root, keep=1)
     assert pruned.deleted == [] and pruned.kept == {version: "CURRENT"}
     assert snap.load(root).version == version
 
@@ -82,19 +83,19 @@ def test_versions_are_names_never_paths(root, tmp_path, capsys):
     version = _version(root)
     fake = "20991231T000000000000Z-bbbbbbbbbbbb"
     os.symlink(root / "snapshots" / version, root / "snapshots" / fake)
-    assert fake not in snapshots.versions(root)
+    assert fake not in index_root.versions(root)
     with pytest.raises(snap.SnapshotError):
-        snapshots.rollback(root, fake)
-    snapshots.prune(root, keep=1)
+        index_root.rollback(root, fake)
+    index_root.prune(root, keep=1)
     assert not (root / "snapshots" / fake).is_symlink()
 
 
 def test_versions_by_prefix_previous_and_current(root):
     version = _version(root)
-    assert snapshots.resolve_version(root, "CURRENT") == version
-    assert snapshots.resolve_version(root, version[:10]) == version
+    assert index_root.resolve_version(root, "CURRENT") == version
+    assert index_root.resolve_version(root, version[:10]) == version
     with pytest.raises(snap.SnapshotError, match="no snapshot before CURRENT"):
-        snapshots.resolve_version(root, "previous")
+        index_root.resolve_version(root, "previous")
 
 
 def test_a_long_lived_reader_survives_rollback_and_prune(built_root, tmp_path):
@@ -103,11 +104,11 @@ def test_a_long_lived_reader_survives_rollback_and_prune(built_root, tmp_path):
     root = tmp_path / "root"
     published = _publish_versions(built_root, root, 2, keep=5)
     reader = Index.open(root / "snapshots" / published[0])
-    snapshots.rollback(root, published[1])
+    index_root.rollback(root, published[1])
     lease = root / "leases" / published[0]
     old = time.time() - 3600
     os.utime(lease, (old, old))  # the lease expired: prune deletes the snapshot's folder
-    assert published[0] in snapshots.prune(root, keep=1).deleted
+    assert published[0] in index_root.prune(root, keep=1).deleted
     # Everything the reader needs was read at open.
     assert reader.documents() and reader.search("client money", k=1).hits
     assert reader.get("LSA 230 8") is not None

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import shared_file
 from transforms.elements import document_elements
-from transforms.sources import discover
+from transforms.source_files import discover
 from transforms.structure import structure_document
 
 AGREEMENT = """SERVICES AGREEMENT

@@ -1,4 +1,4 @@
-"""The int8 scan (lexkb/dense_scan.py) and the integer query model (lexkb/integer_model.py):
+"""The int8 scan (lexkb/dense_scan.py) and the integer query model (lexkb/core/embed/integer_model.py):
 candidates that hold the exact best rows, exact cosines for them, and searches through the scan
 that return what exact search returns."""
 
@@ -102,8 +102,8 @@ def test_searches_through_the_scan_match_exact_search(
 def test_the_integer_query_model_multiplies_in_integers_close_to_the_float_one() -> None:
     import onnx
 
-    from lexkb.embedders import LocalEmbedder, local_model_files
-    from lexkb.integer_model import integer_products
+    from lexkb.core.embed.embedders import LocalEmbedder, local_model_files
+    from lexkb.core.embed.integer_model import integer_products
 
     model, _, _ = local_model_files()
     original = onnx.load(str(model))
@@ -130,8 +130,8 @@ def test_fused_attention_and_gelu_give_the_unfused_models_token_states() -> None
     import onnxruntime
     from tokenizers import Tokenizer
 
-    from lexkb.embedders import LOCAL_HEADS, local_model_files, runtime_model
-    from lexkb.onnx_fusions import fuse_attention, fuse_gelu
+    from lexkb.core.embed.embedders import LOCAL_HEADS, local_model_files, runtime_model
+    from lexkb.core.embed.onnx_fusions import fuse_attention, fuse_gelu
 
     model, vocabulary, _ = local_model_files()
     served = runtime_model(model.read_bytes(), integer=True)

@@ -36,8 +36,8 @@ def test_the_build_runs_on_a_dask_cluster(tmp_path: Path, sigterm_default: None)
     import dask
     from distributed import Client, LocalCluster
 
+    from assets.partitions import documents_partitions
     from pipelines.distributed import dask_defs, dask_job
-    from pipelines.partitions import documents_partitions
 
     sources = tmp_path / "sources"
     sources.mkdir()

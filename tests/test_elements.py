@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import CORPUS, REPO, shared_file
 from transforms.elements import SourceError, document_elements
-from transforms.sources import discover
+from transforms.source_files import discover
 
 
 def _source(path):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import voyageai
 
-from lexkb.embedders import EmbedderError, VoyageEmbedder, batches
+from lexkb.core.embed.embedders import EmbedderError, VoyageEmbedder, batches
 from tests.voyage_fake import DIMENSION, KEY, FakeVoyage, vector
 
 

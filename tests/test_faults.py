@@ -12,14 +12,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from lexkb import Index, root_lock
-from lexkb import snapshot as snap
+from lexkb import Index
+from lexkb.core.store import root_lock
+from lexkb.core.store import snapshot as snap
 from pipelines.build import NothingPublished, run_build
 from tests import hostile
 from tests.conftest import CORPUS, REPO
 from transforms.isolation import parse_all
 from transforms.limits import ParseLimits
-from transforms.sources import discover
+from transforms.source_files import discover
 
 FAKE_KEY = "pa-FAKEKEY-0123456789-must-never-be-written"
 
@@ -148,7 +149,7 @@ def test_a_build_whose_every_file_fails_publishes_nothing(tmp_path):
 
 HOLDER = """
 import sys, time
-from lexkb import root_lock
+from lexkb.core.store import root_lock
 with root_lock.hold(sys.argv[1], purpose="test holder"):
     print("HELD", flush=True)
     time.sleep(60)

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from lexkb.cli import main
+from lexkb.cli.main import main
 
 TODAY = date(2026, 11, 22)
 QUERY = "records client money audit retention personal data"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lexkb.citations import CitationParser
-from lexkb.cli import main
+from lexkb.cli.main import main
+from lexkb.core.text.citations import CitationParser
 from lexkb.filters import FILTER_KEYS
 
 FUZZ = settings(

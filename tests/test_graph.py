@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lexkb.cli import main
+from lexkb.cli.main import main
 
 
 def test_get_lists_what_a_paragraph_cites_and_what_cites_it(index):

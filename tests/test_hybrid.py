@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 from lexkb import Index
-from lexkb import snapshot as snap
-from lexkb.embedders import VoyageEmbedder
+from lexkb.core.embed.embedders import VoyageEmbedder
+from lexkb.core.store import snapshot as snap
 from pipelines.build import run_build
 from tests.voyage_fake import DIMENSION, KEY, FakeVoyage
 from transforms.embeddings import paragraph_lines

@@ -162,6 +162,6 @@ def test_query_module_imports_neither_dagster_nor_unstructured():
     import subprocess
     import sys
 
-    code = "import sys, lexkb, lexkb.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'unstructured', 'transforms', 'pipelines')))"
+    code = "import sys, lexkb, lexkb.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'unstructured', 'transforms', 'pipelines')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -6,11 +6,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from lexkb import Index, embedders
-from lexkb import snapshot as snap
-from lexkb.embedders import EmbedderError, LocalEmbedder, VoyageEmbedder
+from assets.resources import EmbedderSettings
+from lexkb import Index
+from lexkb.core.embed import embedders
+from lexkb.core.embed.embedders import EmbedderError, LocalEmbedder, VoyageEmbedder
+from lexkb.core.store import snapshot as snap
 from lexkb.index import FUSION_DEPTH, _fuse
-from pipelines.resources import EmbedderSettings
 from tests.voyage_fake import KEY
 from transforms.embeddings import paragraph_lines
 
@@ -59,7 +60,7 @@ def test_a_model_file_that_does_not_match_its_hash_is_refused(tmp_path, monkeypa
 
 
 def test_embedders_of_one_process_share_a_started_session(local):
-    """A build starts the session while its files parse (pipelines.warmup) and the embeddings
+    """A build starts the session while its files parse (assets.warmup) and the embeddings
     step's own embedder must find it started; a query embedder's (integer) session differs."""
     local.warm()
     again = LocalEmbedder()

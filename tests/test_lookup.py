@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lexkb.cli import main
+from lexkb.cli.main import main
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_not_found_says_why_with_the_closest(index):
 
 
 def test_a_title_code_names_its_document(tmp_path):
-    from lexkb.refs import document_names
+    from lexkb.core.text.refs import document_names
 
     names = document_names("gn-7", "Guidance Note GN-7: Reconciliation", None)
     assert "GN-7" in names

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lexkb import snapshot as snap
-from lexkb.cli import main
+from lexkb.cli.main import main
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.object_store import ObjectRoot, mirror_path
 from lexkb.current import CurrentIndex
 from lexkb.index import Index
-from lexkb.object_store import ObjectRoot, mirror_path
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 URL = "s3://lexkb-test/indexes/sample"

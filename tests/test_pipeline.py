@@ -7,13 +7,13 @@ import sys
 import dagster as dg
 import polars as pl
 
+from assets.partitions import documents_partitions
+from assets.resources import EmbedderSettings, LexkbSettings
 from lexkb import Index
-from lexkb import snapshot as snap
-from lexkb.schema import TABLES
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.schema import TABLES
 from pipelines.build import materialized_metadata, run_build
 from pipelines.definitions import defs
-from pipelines.partitions import documents_partitions
-from pipelines.resources import EmbedderSettings, LexkbSettings
 from tests.conftest import CORPUS, REPO
 from transforms.bm25 import build_bm25
 from transforms.edges import build_edges
@@ -282,7 +282,7 @@ print(json.dumps({
 
 
 def test_dbt_assets_are_the_same_without_dbt_core_in_the_building_process():
-    """pipelines.dbt imports dagster-dbt with dbt-core hidden (pipelines.dbt_runner); the
+    """pipelines.dbt imports dagster-dbt with dbt-core hidden (transforms.dbt_runner); the
     assets and checks it defines must be those it defines with dbt-core imported."""
     runs = {
         mode: json.loads(

@@ -14,10 +14,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from lexkb import Index, snapshots
-from lexkb import snapshot as snap
-from lexkb.cli import main
-from lexkb.diff import diff
+from lexkb import Index
+from lexkb.cli.main import main
+from lexkb.core.store import index_root
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.diff import diff
 from pipelines.build import run_build
 from tests.conftest import REPO
 from transforms.publish import publish
@@ -60,16 +61,16 @@ def test_retention_keeps_the_newest_and_never_current_or_leased(built_root, tmp_
     # A service opens the oldest snapshot and keeps using it.
     reader = Index.open(root / "snapshots" / published[0])
     more = _publish_versions(built_root, root, 4, keep=2)
-    kept = snapshots.versions(root)
+    kept = index_root.versions(root)
     assert kept == sorted([published[0], *more[-2:]])
-    assert snapshots.current_version(root) == more[-1]
+    assert index_root.current_version(root) == more[-1]
     assert reader.search("client money", k=1).hits  # its files are still there
     # Once the lease is old, the next publish prunes it.
     lease = root / "leases" / published[0]
     old = time.time() - 3600
     os.utime(lease, (old, old))
     _publish_versions(built_root, root, 1, keep=2)
-    assert published[0] not in snapshots.versions(root)
+    assert published[0] not in index_root.versions(root)
 
 
 def test_rollback_and_diff(corpus_copy, tmp_path, capsys):
@@ -103,7 +104,7 @@ def test_unchanged_sources_publish_nothing_new(corpus_copy, tmp_path):
     first = run_build([corpus_copy], root)
     second = run_build([corpus_copy], root)
     assert not second.published_new and second.version == first.version
-    assert snapshots.versions(root) == [first.version]
+    assert index_root.versions(root) == [first.version]
 
 
 def test_sigkill_during_publishing_never_breaks_the_previous_snapshot(built_root, tmp_path):
@@ -114,7 +115,7 @@ def test_sigkill_during_publishing_never_breaks_the_previous_snapshot(built_root
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     mid_publish = advanced = 0
     for attempt in range(20):
-        before = snapshots.current_version(root)
+        before = index_root.current_version(root)
         child = subprocess.Popen(
             [sys.executable, "-c", PUBLISHER, str(tables_dir), str(root), str(attempt)],
             stdout=subprocess.PIPE,
@@ -126,12 +127,12 @@ def test_sigkill_during_publishing_never_breaks_the_previous_snapshot(built_root
         child.send_signal(signal.SIGKILL)
         child.wait()
         mid_publish += any(p.name.startswith(".") for p in (root / "snapshots").iterdir())
-        advanced += snapshots.current_version(root) != before
+        advanced += index_root.current_version(root) != before
         # Whatever the moment, CURRENT names a complete snapshot that verifies, and every
         # listed snapshot is complete too.
         current = Index.open(root, verify=True)
-        assert current.version == before or current.version in snapshots.versions(root)
-        for version in snapshots.versions(root):
+        assert current.version == before or current.version in index_root.versions(root)
+        for version in index_root.versions(root):
             snap.load(root / "snapshots" / version, verify=True)
     # The kills landed both inside a publish and between publishes.
     assert mid_publish > 0 and advanced > 0, (mid_publish, advanced)
@@ -148,5 +149,5 @@ def test_prune_command(built_root, tmp_path, keep, capsys):
     root = tmp_path / "root"
     _publish_versions(built_root, root, 4, keep=10)
     assert main(["snapshots", "prune", "--keep", str(keep), "--index", str(root)]) == 0
-    assert len(snapshots.versions(root)) == keep
+    assert len(index_root.versions(root)) == keep
     assert f"deleted {4 - keep} snapshot(s)" in capsys.readouterr().out

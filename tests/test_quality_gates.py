@@ -6,11 +6,11 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from assets.resources import EmbedderSettings, LexkbSettings
 from lexkb import Index
-from lexkb import snapshot as snap
+from lexkb.core.store import snapshot as snap
 from pipelines.build import failed_checks, run_build
 from pipelines.definitions import defs
-from pipelines.resources import EmbedderSettings, LexkbSettings
 
 
 def _drop_a_paragraph(tables):

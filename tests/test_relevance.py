@@ -49,7 +49,7 @@ def test_min_relevance_drops_weaker_hits_and_is_checked(index):
 
 
 def test_the_cli_takes_min_relevance(built_root, capsys):
-    from lexkb.cli import main
+    from lexkb.cli.main import main
 
     assert main(["search", NOISE, "--index", str(built_root)]) == 0
     assert capsys.readouterr().out.strip() == "no results"
@@ -65,7 +65,7 @@ def test_features_from_the_search_sums_equal_those_from_the_rows_postings(index,
     the features come from the hits' postings. Both must give the same numbers."""
     import numpy as np
 
-    from lexkb.tokenize import tokenize
+    from lexkb.core.text.tokenize import tokenize
 
     terms = index._terms(tokenize(query))
     keyword, covered = index._bm25(terms, coverage=True)

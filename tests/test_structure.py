@@ -3,10 +3,10 @@
 import polars as pl
 import pytest
 
-from lexkb.refs import title_name
+from lexkb.core.text.refs import title_name
 from tests.conftest import CORPUS, shared_file
 from transforms.elements import document_elements
-from transforms.sources import discover
+from transforms.source_files import discover
 from transforms.structure import drop_running_text, structure_document
 
 

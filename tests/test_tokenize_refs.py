@@ -1,5 +1,5 @@
-from lexkb.refs import document_names, normalize_ref, title_name
-from lexkb.tokenize import tokenize
+from lexkb.core.text.refs import document_names, normalize_ref, title_name
+from lexkb.core.text.tokenize import tokenize
 
 
 def test_legal_references_stay_whole_terms():

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from lexkb.schema import BM25_POSTINGS, BM25_TERMS, polars_schema
-from lexkb.tokenize import TOKENIZER_VERSION, tokenize
+from lexkb.core.store.schema import BM25_POSTINGS, BM25_TERMS, polars_schema
+from lexkb.core.text.tokenize import TOKENIZER_VERSION, tokenize
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class BM25Params:
 def tokens_of(
     texts: list[str], hashes: list[str] | None = None, kept: pl.DataFrame | None = None
 ) -> pl.Series:
-    """Each text's terms (lexkb.tokenize), as a list column. `kept` holds terms already found
+    """Each text's terms (lexkb.core.text.tokenize), as a list column. `kept` holds terms already found
     for texts by content hash (`content_hash`, `terms`: a frame as `terms_by_hash` returns):
     a text whose hash is there is not tokenized again. Rebuilding ObliQA after one document
     changed, tokenizing every chunk again was 2.4 s of its 3.2 s of tables and BM25."""

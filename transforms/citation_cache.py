@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from lexkb.citations import Citation, Parsed
+from lexkb.core.text.citations import Citation, Parsed
 from transforms.workdir import code_version, write_atomically
 
 FILE = "citations.json"

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.answers.classify import build_types, decide
-from lexkb.embedders import LocalEmbedder
-from lexkb.schema import CLAUSES, empty_frame
+from lexkb.core.clauses.labels import build_types, decide
+from lexkb.core.embed.embedders import LocalEmbedder
+from lexkb.core.store.schema import CLAUSES, empty_frame
 from transforms.ids import sha256_text
 from transforms.vector_cache import VectorCache
 

@@ -1,6 +1,6 @@
 """Resolving citations to chunks: the citation-edge graph of a snapshot.
 
-Each paragraph (and footnote) is read with `lexkb.citations`; every cited unit is looked up
+Each paragraph (and footnote) is read with `lexkb.core.text.citations`; every cited unit is looked up
 in the document it names, or in the citing document. Lookup tries the exact address, then the
 address without its grouping units (FSMR "section 58" is "Part 6.Chapter 1.58."), then the nearest
 enclosing unit that exists ("18.5.1(a)" lands on 18.5.1, "Rule 18.5" on the section). A citation
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from lexkb.citations import Citation, CitationParser, Parsed
-from lexkb.refs import core_address, document_names, ref_address
-from lexkb.schema import EDGES, polars_schema
+from lexkb.core.store.schema import EDGES, polars_schema
+from lexkb.core.text.citations import Citation, CitationParser, Parsed
+from lexkb.core.text.refs import core_address, document_names, ref_address
 
 _SOURCE_LEVELS = ("paragraph", "note")
 _TARGET_LEVELS = ("paragraph", "section")
@@ -71,7 +71,7 @@ def _usable(name: str) -> bool:
 def document_name_pairs(documents: pl.DataFrame, extra: Mapping[str, str]) -> list[tuple[str, str]]:
     """(name as written, document id) for every name a citation may use for a document.
 
-    Names come from the documents table (lexkb.refs.document_names: key, title, short name and
+    Names come from the documents table (lexkb.core.text.refs.document_names: key, title, short name and
     the aliases the catalog and sidecars give) and from the catalog's alias table (`extra`: name
     -> document key).
     """
@@ -108,7 +108,7 @@ def build_edges(
     extra_aliases: Mapping[str, str] | None = None,
     readings: dict[str, Parsed] | None = None,
 ) -> pl.DataFrame:
-    """The edges table (lexkb.schema.EDGES) for a snapshot's chunks.
+    """The edges table (lexkb.core.store.schema.EDGES) for a snapshot's chunks.
 
     `readings`: paragraphs' citations by content hash, as read with this grammar before
     (transforms.citation_cache); a paragraph found there is not read again. Afterwards it holds

@@ -25,7 +25,7 @@ import polars as pl
 from transforms import html_text, offline_nlp
 from transforms.limits import ParseLimits
 from transforms.quarantine import SourceError
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 
 ELEMENT_SCHEMA = {
     "element_index": pl.Int32,

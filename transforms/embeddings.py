@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.embedders import Embedder
+from lexkb.core.embed.embedders import Embedder
 from transforms.ids import sha256_text
 from transforms.vector_cache import VectorCache
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from transforms.limits import ParseLimits
 from transforms.quarantine import SourceError
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 
 POLL_SECONDS = 0.02
 
@@ -76,7 +76,7 @@ def _work(source: SourceFile, target: str, limits: ParseLimits, conn) -> None:
 
 
 def _unchanged(source: SourceFile) -> None:
-    from lexkb.snapshot import file_sha256
+    from lexkb.core.store.snapshot import file_sha256
 
     try:
         sha = file_sha256(source.path)

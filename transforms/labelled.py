@@ -19,7 +19,7 @@ import polars as pl
 
 from transforms.chunks import Paragraph, chunk_rows
 from transforms.ids import document_id, section_id
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 from transforms.tree import Section, document_row, is_title_like, section_row, tables
 
 _TAB_LABEL = re.compile(r"^\s*([^\t]{1,48}?)\s*\t+\s*(.*)$")

@@ -36,7 +36,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from lexkb.filters import as_date
+from lexkb.core.text.dates import as_date
 
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")

@@ -20,11 +20,18 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from lexkb import root_lock, vector_files
-from lexkb import snapshot as snap
-from lexkb.object_store import ObjectRoot
-from lexkb.schema import SNAPSHOT_FORMAT, TABLES
-from lexkb.snapshots import KEEP, LEASE_MINUTES, clear_leftovers, fsync, prune, switch_current
+from lexkb.core.store import root_lock, vector_files
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.index_root import (
+    KEEP,
+    LEASE_MINUTES,
+    clear_leftovers,
+    fsync,
+    prune,
+    switch_current,
+)
+from lexkb.core.store.object_store import ObjectRoot
+from lexkb.core.store.schema import SNAPSHOT_FORMAT, TABLES
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from lexkb.schema import QUARANTINE, polars_schema
+from lexkb.core.store.schema import QUARANTINE, polars_schema
 
 
 class SourceError(Exception):

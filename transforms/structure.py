@@ -18,7 +18,7 @@ from transforms import contracts as contract
 from transforms.chunks import Paragraph, chunk_rows, split_notes, split_parts
 from transforms.ids import document_id, section_id
 from transforms.labelled import outline_units, structure_labelled, structure_passages
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 from transforms.tree import (
     Section,
     document_row,

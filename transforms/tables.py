@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
+from lexkb.core.store.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
 from transforms import metadata
 from transforms.bm25 import BM25Params, build_bm25, terms_by_hash, tokens_of
 

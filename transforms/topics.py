@@ -23,9 +23,9 @@ from collections import Counter
 import numpy as np
 import polars as pl
 
-from lexkb.schema import TOPICS, empty_frame
-from lexkb.tokenize import STOPWORDS
-from lexkb.vector_files import matrix
+from lexkb.core.store.schema import TOPICS, empty_frame
+from lexkb.core.store.vector_files import matrix
+from lexkb.core.text.tokenize import STOPWORDS
 
 MAX_CLUSTERS = 200
 REDUCED_DIMENSIONS = 64

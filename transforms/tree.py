@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from lexkb.schema import CHUNKS, DOCUMENTS, SECTIONS, polars_schema
+from lexkb.core.store.schema import CHUNKS, DOCUMENTS, SECTIONS, polars_schema
 from transforms.quality import extraction_quality
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 
 
 @dataclass

@@ -8,7 +8,7 @@ after any change (0.40 s), both fixed costs of every rebuild.
 
 A build that dies while appending leaves rows or keys beyond the last complete pair; reading
 keeps the pairs both files hold, and the next append cuts the rest away first. Only one build
-writes a root at a time (lexkb.root_lock). A cache in the older Parquet form is read once and
+writes a root at a time (lexkb.core.store.root_lock). A cache in the older Parquet form is read once and
 written in this form.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.vector_files import matrix
+from lexkb.core.store.vector_files import matrix
 
 
 class VectorCache:

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 
 from transforms.quarantine import SourceError
-from transforms.sources import SourceFile
+from transforms.source_files import SourceFile
 
 PART_TABLES = ("documents", "sections", "chunks")
 

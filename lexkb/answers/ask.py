@@ -44,8 +44,9 @@ from lexkb.answers.guardrails import (
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
+from lexkb.core.text.tokenize import tokenize
+from lexkb.core.vocabulary import EntityFound, Verdict
 from lexkb.results import Hit
-from lexkb.tokenize import tokenize
 
 SYSTEM_PROMPT = (
     "You answer questions about regulatory and legal texts using only the paragraphs in the "
@@ -262,12 +263,16 @@ def _verified(index, sentences, settings: AskSettings):
             continue
         quoted = next((h for h in cited if text in h.text), None)
         if quoted is not None:
-            checked.append((text, cited, "supported", f"quoted verbatim from {quoted.citation}"))
+            checked.append(
+                (text, cited, Verdict.SUPPORTED, f"quoted verbatim from {quoted.citation}")
+            )
             continue
         result = verify_citations(
             index, [{"paragraph_id": h.chunk_id, "claim": text} for h in cited], threshold=0.0
         )
-        best = next((m for m in result.citations if m.verdict == "supported"), result.citations[0])
+        best = next(
+            (m for m in result.citations if m.verdict == Verdict.SUPPORTED), result.citations[0]
+        )
         checked.append((text, cited, best.verdict, best.reason))
     return checked
 
@@ -339,9 +344,9 @@ def _answer(index, question, filters, turns, settings: AskSettings) -> Answer:
     else:
         sentences = _extractive(index, question, found, settings)
     checked = _verified(index, sentences, settings)
-    kept = [c for c in checked if c[2] == "supported" or settings.unsupported == "mark"]
+    kept = [c for c in checked if c[2] == Verdict.SUPPORTED or settings.unsupported == "mark"]
     dropped = len(checked) - len(kept)
-    if not any(c[2] == "supported" for c in kept):
+    if not any(c[2] == Verdict.SUPPORTED for c in kept):
         return _abstain(
             index, question, "no_relevant_evidence",
             "no sentence of the answer is supported by the paragraph it cites", warnings=warnings,
@@ -350,7 +355,7 @@ def _answer(index, question, filters, turns, settings: AskSettings) -> Answer:
     parts, lines = [], []
     for text, cited, verdict, reason in kept:
         refs = [numbers.setdefault(h.chunk_id, len(numbers) + 1) for h in cited]
-        mark = "" if verdict == "supported" else " (unsupported)"
+        mark = "" if verdict == Verdict.SUPPORTED else " (unsupported)"
         parts.append(text + "".join(f" [{n}]" for n in refs) + mark)
         lines.append(AnswerSentence(text, refs, verdict, reason))
     cited_hits = {h.chunk_id: h for _, cited, _, _ in kept for h in cited}
@@ -362,7 +367,7 @@ def _answer(index, question, filters, turns, settings: AskSettings) -> Answer:
         if entities
         else {"score": 1.0, "passed": True, "entities": []}
     )
-    supported = sum(line.verdict == "supported" for line in lines)
+    supported = sum(line.verdict == Verdict.SUPPORTED for line in lines)
     verification = {
         "sentences": len(checked),
         "supported": supported,
@@ -373,7 +378,7 @@ def _answer(index, question, filters, turns, settings: AskSettings) -> Answer:
         "entities_not_found": [
             e["entity"]
             for e in entity_check["entities"]
-            if e["match"] in ("not_found", "near_miss")
+            if e["match"] in (EntityFound.NOT_FOUND, EntityFound.NEAR_MISS)
         ],
     }
     best = max((s.relevance or 0.0 for s in sources), default=0.0)

@@ -22,11 +22,9 @@ Citations of deprecated documents are flagged. The score is the share of citatio
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import cache
 
 import numpy as np
 
@@ -35,6 +33,8 @@ from lexkb.answers.contradictions import statement_conflicts
 from lexkb.answers.document_verdict import document_verdict
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.statements import Statement, statements, topic_terms
+from lexkb.core.embed.sentence_vectors import sentence_vectors
+from lexkb.core.vocabulary import MatchKind, Verdict
 from lexkb.results import Hit
 
 # The support model: weights of (sentence coverage, paragraph coverage, cosine) and the threshold
@@ -56,7 +56,7 @@ _REFERENCE_WORD = re.compile(
 class CitationMatch:
     cited: str
     claim: str
-    verdict: str  # supported, contradicted, not_addressed, not_found
+    verdict: Verdict
     reason: str
     support: float | None = None
     lookup_match: str | None = None
@@ -88,34 +88,6 @@ def _coverage(claim_topic: frozenset[str], topic: frozenset[str]) -> float:
     return len(claim_topic & topic) / len(claim_topic) if claim_topic else 0.0
 
 
-@cache
-def _embedder():
-    """The local model, whatever the snapshot was embedded with: claims and sentences are
-    compared with each other, never with the snapshot's vectors."""
-    from lexkb.embedders import LocalEmbedder
-
-    return LocalEmbedder()
-
-
-_VECTOR_CACHE: dict[str, np.ndarray] = {}
-_VECTOR_LOCK = threading.Lock()
-_VECTOR_CACHE_SIZE = 50_000  # about 75 MB of 384-d float32 vectors
-
-
-def sentence_vectors(texts: list[str]) -> np.ndarray:
-    """The local model's vectors for `texts`, each sentence embedded once per process: the
-    same paragraphs are checked again and again (17 claims against one NDA, an answer's
-    citations against the paragraphs its context held)."""
-    with _VECTOR_LOCK:  # the MCP server checks citations on several threads
-        missing = list(dict.fromkeys(t for t in texts if t not in _VECTOR_CACHE))
-        if missing:
-            if len(_VECTOR_CACHE) + len(missing) > _VECTOR_CACHE_SIZE:
-                _VECTOR_CACHE.clear()
-            for text, vector in zip(missing, _embedder().embed_documents(missing), strict=True):
-                _VECTOR_CACHE[text] = vector
-        return np.stack([_VECTOR_CACHE[t] for t in texts])
-
-
 def _unstated(claim: str, hit: Hit) -> list[str]:
     """The claim's quantities the paragraph does not state, counted: a number the claim says
     twice must be in the paragraph twice. A number naming the cited unit itself ("Article 6"
@@ -140,12 +112,16 @@ def judge(claim: str, hit: Hit, similarity: bool = True) -> dict:
     claim_statement = statements(claim)
     sentences = statements(hit.text)
     if not sentences:
-        return {"verdict": "not_addressed", "support": 0.0, "reason": "the paragraph is empty"}
+        return {
+            "verdict": Verdict.NOT_ADDRESSED,
+            "support": 0.0,
+            "reason": "the paragraph is empty",
+        }
     for c in claim_statement:
         for s in sentences:
             for kind, words in statement_conflicts(c, s):
                 return {
-                    "verdict": "contradicted",
+                    "verdict": Verdict.CONTRADICTED,
                     "support": 0.0,
                     "sentence": s,
                     "words": words,
@@ -175,10 +151,12 @@ def judge(claim: str, hit: Hit, similarity: bool = True) -> dict:
             best = (value, sentence)
     support = round(max(0.0, best[0]), 4)
     # A number, amount, date or period the paragraph does not state is never supported by it.
-    verdict = "supported" if support >= SUPPORT_THRESHOLD and not missing else "not_addressed"
+    verdict = (
+        Verdict.SUPPORTED if support >= SUPPORT_THRESHOLD and not missing else Verdict.NOT_ADDRESSED
+    )
     if missing:
         reason = f"the paragraph does not state {', '.join(repr(m) for m in missing)}"
-    elif verdict == "supported":
+    elif verdict == Verdict.SUPPORTED:
         reason = "the best sentence states the claim's terms"
     else:
         reason = "no sentence of the paragraph addresses the claim closely enough"
@@ -223,7 +201,7 @@ def _in_document(index, document: str, claim: str) -> CitationMatch:
     judged = judge_in_document(index, document, claim)
     if not judged:
         return CitationMatch(
-            document, claim, "not_addressed", "no paragraph of the document shares the claim's "
+            document, claim, Verdict.NOT_ADDRESSED, "no paragraph of the document shares the claim's "
             "words", lookup_match="document",
         )  # fmt: skip
     hit, result = document_verdict(claim, judged)
@@ -241,13 +219,13 @@ def _one(index, citation: Mapping) -> CitationMatch:
     cited = citation.get("paragraph_id") or citation.get("chunk_id") or citation.get("ref")
     cited = check.text(cited, "citation paragraph_id, ref or document", limits.max_reference_chars)
     try:
-        hit, match = index.hit(cited), "exact"
+        hit, match = index.hit(cited), MatchKind.EXACT
     except KeyError:
         lookup = index.get(cited)
         if not lookup.found:
             nearest = [lookup.hit.citation] if lookup.hit else lookup.closest
             return CitationMatch(
-                cited, claim, "not_found", lookup.reason, lookup_match=lookup.match,
+                cited, claim, Verdict.NOT_FOUND, lookup.reason, lookup_match=lookup.match,
                 closest=nearest,
             )  # fmt: skip
         hit, match = lookup.hit, lookup.match
@@ -268,7 +246,7 @@ def verify_citations(index, citations: Sequence[Mapping], threshold: float = 0.7
         for r in results
         if r.deprecated
     ]
-    score = sum(r.verdict == "supported" for r in results) / len(results)
+    score = sum(r.verdict == Verdict.SUPPORTED for r in results) / len(results)
     return CitationCheck(
         round(score, 4), score >= threshold, threshold, results, warnings, index.version
     )

@@ -3,17 +3,17 @@
 Two kinds of label, and each result says which it came from (`method`):
 - **fitted**: CUAD's 41 categories ("Cap On Liability", "Non-Compete", "Change Of Control",
   ...), each a logistic regression over the local model's paragraph vector, fitted on the
-  paragraphs CUAD's lawyers marked (lexkb.clause_heads). Asked for by name, or all at
+  paragraphs CUAD's lawyers marked (lexkb.core.clauses.heads). Asked for by name, or all at
   once with `clause_types="cuad"`. A default type named as a category (governing law) uses it.
 - **zero-shot**: any other label, a name and a one-line description ("governing law": "which
   state's or country's law governs the contract"). A paragraph scores by the local model's
   cosine between the paragraph and the label's name and description, plus a bonus when the
-  paragraph says the label's name itself (its terms, stemmed, as lexkb.tokenize reads them).
+  paragraph says the label's name itself (its terms, stemmed, as lexkb.core.text.tokenize reads them).
   Nothing is trained, so new labels work as they are written. A paragraph takes the label when
   its cosine reaches `min_score`, or when it says the name and its cosine reaches
   `min_score` - NAME_BONUS.
 
-The default types are in lexkb.clause_types. `min_score`, the bonus and the heads' thresholds
+The default types are in lexkb.core.clauses.defaults. `min_score`, the bonus and the heads' thresholds
 were chosen on one half of CUAD's contracts and are reported on the other
 (benchmarks/classify.py).
 """
@@ -26,15 +26,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from lexkb import limits as check
-from lexkb.answers.claims import sentence_vectors
-from lexkb.answers.sources import source_hits
-from lexkb.clause_heads import clause_heads, name_key, says_names, word_sets
-from lexkb.clause_types import DEFAULT_TYPES
+from lexkb.answers.source_hits import source_hits
+from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.heads import clause_heads
+from lexkb.core.clauses.labels import MIN_SCORE, ZERO_SHOT, decide, methods
 
-MIN_SCORE = 0.55
-NAME_BONUS = 0.5
 MAX_TYPES = 50
-ZERO_SHOT = "zero-shot"
 # clause_types="cuad": every fitted category.
 FITTED_SET = "cuad"
 
@@ -88,74 +85,6 @@ def label_set(clause_types: Mapping[str, str] | Sequence[str] | str | None) -> d
         check.text(name, "clause type", 200)
         check.text(description, "clause type description", 1000)
     return chosen
-
-
-def build_types() -> dict[str, str]:
-    """What a build labels contracts with: the default types, then every fitted category that
-    is not one of them by name (CUAD's Governing Law is the default governing law)."""
-    labels = dict(DEFAULT_TYPES)
-    named = {name_key(name) for name in labels}
-    labels.update({n: n for n in clause_heads().names if name_key(n) not in named})
-    return labels
-
-
-def methods(labels: Mapping[str, str]) -> dict[str, str]:
-    """How each label is decided: by its fitted rule (a head, or the keyword rule the fit chose
-    for some rare categories) when it is named as a fitted category and not described otherwise
-    (its description is its name, or lexkb's default one), else zero-shot."""
-    heads = clause_heads()
-    found = {}
-    for name, description in labels.items():
-        column = heads.column(name)
-        fitted = column is not None and description in (name, DEFAULT_TYPES.get(name.casefold()))
-        found[name] = heads.rules[column] if fitted else ZERO_SHOT
-    return found
-
-
-def decide(
-    texts: list[str],
-    labels: Mapping[str, str],
-    vectors: np.ndarray | None = None,
-    min_score: float = MIN_SCORE,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(paragraphs x labels) scores and whether each paragraph takes each label: a fitted
-    head's probability against its own threshold, a zero-shot score against `min_score`."""
-    vectors = sentence_vectors(texts) if vectors is None else vectors
-    words = word_sets(texts)
-    how = methods(labels)
-    names = list(labels)
-    table = np.zeros((len(texts), len(names)), dtype=np.float32)
-    taken = np.zeros(table.shape, dtype=bool)
-    zero = [i for i, name in enumerate(names) if how[name] == ZERO_SHOT]
-    if zero:
-        chosen = {names[i]: labels[names[i]] for i in zero}
-        table[:, zero] = scores(texts, chosen, vectors=vectors, words=words)
-        taken[:, zero] = table[:, zero] >= min_score
-    fitted = [i for i, name in enumerate(names) if how[name] != ZERO_SHOT]
-    if fitted:
-        heads = clause_heads()
-        columns = [heads.column(names[i]) for i in fitted]
-        table[:, fitted] = heads.probabilities(words, vectors, columns)
-        taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
-    return table, taken
-
-
-def scores(
-    texts: list[str],
-    labels: dict[str, str],
-    bonus: float = NAME_BONUS,
-    vectors: np.ndarray | None = None,
-    words: list[set[str]] | None = None,
-) -> np.ndarray:
-    """(paragraphs x labels) zero-shot scores. `vectors` and `words` (`word_sets`): the
-    paragraphs' local-model vectors and terms, when the caller has them (a build's cache),
-    else they are computed here."""
-    label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
-    paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
-    similarity = paragraph_vectors @ label_vectors.T
-    said = says_names(word_sets(texts) if words is None else words, list(labels))
-    similarity += bonus * said
-    return similarity
 
 
 def classify(

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
 from lexkb import limits as check
-from lexkb.answers.sources import source_hits
+from lexkb.answers.source_hits import source_hits
 from lexkb.answers.statements import OPPOSED, Statement, overlap, statements
 
 # Chosen so that sentences about the same duty meet and sentences that merely share a word or

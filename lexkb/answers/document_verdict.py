@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lexkb.core.vocabulary import Verdict
 from lexkb.results import Hit
 
 FEATURES = (
@@ -36,7 +37,7 @@ FEATURES = (
     "claim negated",
     "claim permits",
 )
-CLASSES = ("supported", "contradicted", "not_addressed")
+CLASSES = (Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.NOT_ADDRESSED)
 
 # Fitted by `benchmarks/verify.py --fit` on all 61 ContractNLI dev NDAs: features are
 # standardised with MEAN and SCALE, then WEIGHTS (one row per feature, then the bias; one column
@@ -65,7 +66,7 @@ def features(claim: str, judged: Sequence[tuple[Hit, dict]]) -> np.ndarray:
     if not judged:
         return np.zeros(len(FEATURES))
     supports = sorted((r["support"] for _, r in judged), reverse=True) + [0.0]
-    conflicts = [r for _, r in judged if r["verdict"] == "contradicted"]
+    conflicts = [r for _, r in judged if r["verdict"] == Verdict.CONTRADICTED]
     best = max((r for _, r in judged), key=lambda r: r["support"])
     padded = f" {claim.lower()} "
     return np.array(
@@ -75,7 +76,7 @@ def features(claim: str, judged: Sequence[tuple[Hit, dict]]) -> np.ndarray:
             supports[1],
             judged[0][0].relevance or 0.0,
             len(conflicts) / len(judged),
-            float(judged[0][1]["verdict"] == "contradicted"),
+            float(judged[0][1]["verdict"] == Verdict.CONTRADICTED),
             float(bool(conflicts) and not _about_quantity(conflicts[0])),
             float(bool(conflicts) and _about_quantity(conflicts[0])),
             float(bool(best.get("missing"))),
@@ -95,10 +96,10 @@ def probabilities(
     scaled = np.hstack([(values - mean) / scale, np.ones((len(values), 1))])
     logits = scaled @ weights
     logits[
-        values[:, FEATURES.index("share contradicted")] <= 0, CLASSES.index("contradicted")
+        values[:, FEATURES.index("share contradicted")] <= 0, CLASSES.index(Verdict.CONTRADICTED)
     ] = -np.inf
     logits[
-        values[:, FEATURES.index("best lacks a quantity")] > 0, CLASSES.index("supported")
+        values[:, FEATURES.index("best lacks a quantity")] > 0, CLASSES.index(Verdict.SUPPORTED)
     ] = -np.inf
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     return exp / exp.sum(axis=1, keepdims=True)
@@ -108,7 +109,8 @@ def document_verdict(claim: str, judged: Sequence[tuple[Hit, dict]]) -> tuple[Hi
     """The verdict, with the paragraph and finding that carry it: the first conflict found for
     `contradicted`, else the paragraph that best supports the claim."""
     quantity = next(
-        ((h, r) for h, r in judged if r["verdict"] == "contradicted" and _about_quantity(r)), None
+        ((h, r) for h, r in judged if r["verdict"] == Verdict.CONTRADICTED and _about_quantity(r)),
+        None,
     )
     if quantity is not None:
         # Another value of one of the claim's quantities is decisive, as it is for a single
@@ -118,11 +120,11 @@ def document_verdict(claim: str, judged: Sequence[tuple[Hit, dict]]) -> tuple[Hi
     p = probabilities(features(claim, judged), *model)[0]
     verdict = CLASSES[int(p.argmax())]
     confidence = round(float(p.max()), 3)
-    if verdict == "contradicted":
-        hit, result = next((h, r) for h, r in judged if r["verdict"] == "contradicted")
+    if verdict == Verdict.CONTRADICTED:
+        hit, result = next((h, r) for h, r in judged if r["verdict"] == Verdict.CONTRADICTED)
         return hit, {**result, "confidence": confidence}
     hit, result = max(judged, key=lambda item: item[1]["support"])
-    if verdict == "supported":
+    if verdict == Verdict.SUPPORTED:
         reason = (
             "the document's nearest paragraphs, taken together, state the claim "
             f"(model confidence {confidence}); best sentence here"

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
 from lexkb.answers.quantities import Quantity, as_quantity, find_quantities
-from lexkb.answers.sources import source_hits
+from lexkb.answers.source_hits import source_hits
+from lexkb.core.vocabulary import EntityFound
 from lexkb.results import Hit
 
 
@@ -31,7 +32,7 @@ from lexkb.results import Hit
 class EntityMatch:
     entity: str
     kind: str  # amount, period, percent, date, number, text
-    match: str  # exact, normalized, near_miss, not_found
+    match: EntityFound
     reason: str
     chunk_id: str | None = None
     start: int | None = None
@@ -41,7 +42,7 @@ class EntityMatch:
 
     @property
     def found(self) -> bool:
-        return self.match in ("exact", "normalized")
+        return self.match in (EntityFound.EXACT, EntityFound.NORMALIZED)
 
 
 @dataclass(frozen=True)
@@ -89,17 +90,19 @@ def _find_text(entity: str, sources: list[_Source]) -> EntityMatch:
     for source in sources:
         start = source.hit.text.find(entity)
         if start >= 0 and _at_word_boundary(source.hit.text, start, start + len(entity)):
-            return _located(entity, "text", "exact", source, start, start + len(entity))
+            return _located(entity, "text", EntityFound.EXACT, source, start, start + len(entity))
     wanted, _ = skeleton(entity)
     if not wanted:
-        return EntityMatch(entity, "text", "not_found", "the entity has no letters or digits")
+        return EntityMatch(
+            entity, "text", EntityFound.NOT_FOUND, "the entity has no letters or digits"
+        )
     for source in sources:
         at = source.skeleton.find(wanted)
         while at >= 0:
             start = source.positions[at]
             end = source.positions[at + len(wanted) - 1] + 1
             if _at_word_boundary(source.hit.text, start, end):
-                return _located(entity, "text", "normalized", source, start, end)
+                return _located(entity, "text", EntityFound.NORMALIZED, source, start, end)
             at = source.skeleton.find(wanted, at + 1)
     return _near_text(entity, sources)
 
@@ -121,12 +124,12 @@ def _near_text(entity: str, sources: list[_Source]) -> EntityMatch:
         return EntityMatch(
             entity,
             "text",
-            "near_miss",
+            EntityFound.NEAR_MISS,
             f"not in the sources; {where.hit.citation} has the close {best!r}",
             where.hit.chunk_id,
             closest=[best],
         )
-    return EntityMatch(entity, "text", "not_found", "not in the sources")
+    return EntityMatch(entity, "text", EntityFound.NOT_FOUND, "not in the sources")
 
 
 def _find_quantity(entity: str, quantity: Quantity, sources: list[_Source]) -> EntityMatch:
@@ -134,7 +137,7 @@ def _find_quantity(entity: str, quantity: Quantity, sources: list[_Source]) -> E
     for source in sources:
         for q in source.quantities:
             if q.key == quantity.key:
-                match = "exact" if q.text == entity.strip() else "normalized"
+                match = EntityFound.EXACT if q.text == entity.strip() else EntityFound.NORMALIZED
                 return _located(entity, quantity.kind, match, source, q.start, q.end)
             if q.kind == quantity.kind and q.key.split(" ")[-1] == quantity.key.split(" ")[-1]:
                 others.append((q.text, source.hit.citation))
@@ -143,19 +146,19 @@ def _find_quantity(entity: str, quantity: Quantity, sources: list[_Source]) -> E
         return EntityMatch(
             entity,
             quantity.kind,
-            "near_miss",
+            EntityFound.NEAR_MISS,
             f"the sources state another {quantity.kind}: {listed}",
             closest=[text for text, _ in others[:5]],
         )
     return EntityMatch(
-        entity, quantity.kind, "not_found", f"no {quantity.kind} like it in the sources"
+        entity, quantity.kind, EntityFound.NOT_FOUND, f"no {quantity.kind} like it in the sources"
     )
 
 
 def _located(
     entity: str, kind: str, match: str, source: _Source, start: int, end: int
 ) -> EntityMatch:
-    how = "as written" if match == "exact" else "once normalised"
+    how = "as written" if match == EntityFound.EXACT else "once normalised"
     return EntityMatch(
         entity,
         kind,

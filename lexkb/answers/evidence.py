@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.contradictions import check_contradictions
-from lexkb.answers.sources import as_hits
+from lexkb.answers.source_hits import as_hits
+from lexkb.core.text.tokenize import tokenize
 from lexkb.results import Hit
-from lexkb.tokenize import tokenize
 
 DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
 REASONS = (

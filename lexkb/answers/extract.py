@@ -27,10 +27,10 @@ import numpy as np
 from lexkb import limits as check
 from lexkb.answers import typed
 from lexkb.answers.claims import sentence_vectors
-from lexkb.answers.sources import as_hits
+from lexkb.answers.source_hits import as_hits
 from lexkb.answers.statements import split_sentences
+from lexkb.core.text.tokenize import tokenize
 from lexkb.results import Hit
-from lexkb.tokenize import tokenize
 
 COVERAGE_WEIGHT = 0.5
 MIN_RELEVANCE = 0.3

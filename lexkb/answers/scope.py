@@ -40,9 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lexkb.core.text.tokenize import tokenize
 from lexkb.relevance import Calibration
 from lexkb.results import Hit
-from lexkb.tokenize import tokenize
 
 FEATURES = (
     "relevance",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lexkb.answers.quantities import Quantity, find_quantities
-from lexkb.tokenize import tokenize
+from lexkb.core.text.tokenize import tokenize
 
 # Sentence ends: a full stop, semicolon or colon before a capital, bracket or list marker; or a
 # line break. Abbreviations common in legal text ("Art.", "No.", "para.", "e.g.") do not end one.

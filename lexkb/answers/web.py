@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
-from lexkb.tokenize import tokenize
+from lexkb.core.text.tokenize import tokenize
 
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 MAX_RESPONSE_BYTES = 2_000_000

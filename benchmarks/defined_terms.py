@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/definitions.py
 
-Runs transforms.definitions (what the `defined_terms` asset runs) over the paragraphs of indexes
+Runs transforms.defined_terms (what the `defined_terms` asset runs) over the paragraphs of indexes
 built earlier: the GDPR from DOCX and from PDF (benchmarks/structure.py builds them under
 benchmarks/out/structure) and the ObliQA passages (benchmarks/obliqa.py).
 
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from lexkb import Index  # noqa: E402
-from transforms.definitions import definitions_in  # noqa: E402
+from transforms.defined_terms import definitions_in  # noqa: E402
 
 BASELINE = re.compile(r"[\"“‘']([^\"“”‘’'\n]{1,80})[\"”’']\s+means\b")
 ENUMERATOR = re.compile(r"^\(?(?:[ivxlc]{1,6}|[a-z]|\d{1,3})[).]?$", re.IGNORECASE)

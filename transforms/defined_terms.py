@@ -20,7 +20,7 @@ import re
 
 import polars as pl
 
-from lexkb.schema import DEFINITIONS, empty_frame
+from lexkb.core.store.schema import DEFINITIONS, empty_frame
 
 _VERB = r"(?:means|shall\s+mean|has\s+the\s+meaning|shall\s+have\s+the\s+meaning|is\s+defined\s+as|refers\s+to|includes|shall\s+include)\b"
 _QUOTED = re.compile(

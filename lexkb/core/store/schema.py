@@ -169,7 +169,7 @@ CLAUSES = pa.schema(
     ]
 )
 
-# A term and the paragraph that defines it (transforms.definitions): `start`/`end` are the
+# A term and the paragraph that defines it (transforms.defined_terms): `start`/`end` are the
 # defining line's character offsets in the chunk's text; `term_key` is the term case-folded.
 DEFINITIONS = pa.schema(
     [

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lexkb.onnx_fusions import keep_used
+from lexkb.core.embed.onnx_fusions import keep_used
 
 
 def integer_products(model) -> None:

@@ -6,9 +6,9 @@ import argparse
 import json
 from dataclasses import asdict
 
-from lexkb import snapshots
-from lexkb.cli import print_listing, print_pruned
-from lexkb.object_store import ObjectRoot
+from lexkb.cli.output import print_listing, print_pruned
+from lexkb.core.store import index_root
+from lexkb.core.store.object_store import ObjectRoot
 
 
 def cmd_remote_snapshots(args: argparse.Namespace) -> int:
@@ -30,7 +30,7 @@ def cmd_remote_snapshots(args: argparse.Namespace) -> int:
             print(f"CURRENT now names {version} (every file fetched and verified)")
         return 0
     if args.action == "prune":
-        deleted, kept = remote.prune(keep=args.keep, lease_minutes=snapshots.LEASE_MINUTES)
+        deleted, kept = remote.prune(keep=args.keep, lease_minutes=index_root.LEASE_MINUTES)
         if args.json:
             print(json.dumps({"deleted": deleted, "kept": kept}))
             return 0

@@ -25,7 +25,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-# Who computes a build's vectors (pipelines.resources.EmbedderSettings, `lexkb build --embedder`).
+# Who computes a build's vectors (assets.resources.EmbedderSettings, `lexkb build --embedder`).
 PROVIDERS = ("auto", "local", "voyage", "none")
 VOYAGE_MAX_TEXTS = 1000
 # Per-request token budgets published by Voyage AI (docs.voyageai.com/docs/embeddings).
@@ -136,7 +136,7 @@ LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
 # The model saw at most 256 word pieces in training; longer text is cut there (3% of ObliQA's
 # paragraphs are longer).
 LOCAL_MAX_TOKENS = 256
-LOCAL_HEADS = 12  # attention heads of all-MiniLM-L6-v2, for lexkb.onnx_fusions
+LOCAL_HEADS = 12  # attention heads of all-MiniLM-L6-v2, for lexkb.core.embed.onnx_fusions
 # A batch holds at most this many tokens, padding included (its longest text's length times its
 # size): eight paragraphs of 256 tokens, or sixty short list lines. On two cores this embeds a mix
 # of ObliQA paragraphs and lines at 83 texts a second, where fixed batches of 32 managed 65
@@ -165,14 +165,14 @@ def local_model_files() -> tuple[Path, Path, str]:
 
 
 def runtime_model(model_bytes: bytes, integer: bool) -> bytes:
-    """The packaged model as the embedder runs it: attention and GELU fused (lexkb.onnx_fusions;
+    """The packaged model as the embedder runs it: attention and GELU fused (lexkb.core.embed.onnx_fusions;
     the same vectors, 10-20% faster) and, for queries (`integer`), products in integers on the
-    same int8 weights (lexkb.integer_model: about 1.5x faster again, within cosine 0.99 of the
+    same int8 weights (lexkb.core.embed.integer_model: about 1.5x faster again, within cosine 0.99 of the
     build's float products)."""
     import onnx
 
-    from lexkb.integer_model import integer_products
-    from lexkb.onnx_fusions import fuse_attention, fuse_gelu
+    from lexkb.core.embed.integer_model import integer_products
+    from lexkb.core.embed.onnx_fusions import fuse_attention, fuse_gelu
 
     model = onnx.load_from_string(model_bytes)
     if integer:
@@ -205,7 +205,7 @@ class LocalEmbedder:
 
     def warm(self) -> None:
         """Start the session now rather than on first use (a build does it in a thread while
-        its files parse: pipelines.warmup)."""
+        its files parse: assets.warmup)."""
         with self._lock:
             if self._session is None:
                 self._session, self._tokenizer = _runtime(self._threads, self._serving)

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.dbt_sources import SOURCE_TABLES, load_sources
+from transforms.dbt_sources import SOURCE_TABLES, load_sources
 from transforms.warm_worker import WarmWorker, leave_quickly
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent / "dbt_project"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import polars as pl
 
-from lexkb import root_lock
-from lexkb import snapshot as snap
+from lexkb.core.store import root_lock
+from lexkb.core.store import snapshot as snap
 
 LEASES = "leases"
 # A snapshot opened within this many minutes is never pruned.

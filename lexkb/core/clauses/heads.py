@@ -6,7 +6,7 @@ Zero-shot labels (lexkb.answers.classify) know a type only by its name and a lin
 description; these heads were fitted on the paragraphs CUAD's lawyers marked, so they know what
 such clauses look like when they do not say the category's name. A head reads three things of
 a paragraph: the local model's vector, which of the fit's vocabulary of stemmed words
-(lexkb.tokenize) it uses, weighted by their rarity (idf) and normalised, and whether it says the
+(lexkb.core.text.tokenize) it uses, weighted by their rarity (idf) and normalised, and whether it says the
 category's name (all its terms, as zero-shot labels' bonus reads it). The words carry what
 the model's 384 dimensions blur ("escrow", "audit", "insurance"): on the held-out half of the
 contracts, words and vector together do better than either alone (benchmarks/classify.py).
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lexkb.tokenize import tokenize
+from lexkb.core.text.tokenize import tokenize
 
 # A category's rule: its fitted head, or, where the fit found that saying the category's name
 # did better on contracts it had not seen (rare categories), that alone.
@@ -38,7 +38,7 @@ _NEGATING = frozenset({"non", "anti"})
 
 
 def word_sets(texts: list[str]) -> list[set[str]]:
-    """Each text's terms as lexkb.tokenize reads them (stemmed), tokenized once for every label
+    """Each text's terms as lexkb.core.text.tokenize reads them (stemmed), tokenized once for every label
     that looks at words."""
     return [set(tokenize(t)) for t in texts]
 
@@ -105,7 +105,7 @@ def name_key(name: str) -> str:
 def clause_heads() -> ClauseHeads:
     """The shipped heads, read once per process. They are only valid over the vectors of the
     model they were fitted on, so another local model is refused rather than misread."""
-    from lexkb.embedders import LocalEmbedder
+    from lexkb.core.embed.embedders import LocalEmbedder
 
     with np.load(MODEL_PATH, allow_pickle=False) as saved:
         if str(saved["embedder"]) != LocalEmbedder.name:

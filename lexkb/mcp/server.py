@@ -25,8 +25,8 @@ from lexkb.answers.evidence import evidence as judge_evidence
 from lexkb.answers.extract import extract as extract_span
 from lexkb.answers.guardrails import check_question as guard_question
 from lexkb.answers.web import web_search as search_web
+from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
-from lexkb.snapshot import SnapshotError
 
 INSTRUCTIONS = """\
 lexkb answers questions from a versioned snapshot of legal, regulatory and standards documents,

@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lexkb.refs import ref_address
+from lexkb.core.text.refs import ref_address
 
-# How a unit is named in running text -> the kind used in addresses (see lexkb.refs).
+# How a unit is named in running text -> the kind used in addresses (see lexkb.core.text.refs).
 _KIND_WORDS = {
     "article": "article",
     "art": "article",
@@ -86,7 +86,7 @@ _KIND = (
 @dataclass(frozen=True)
 class Citation:
     """One cited unit. `document` is the name as written (None: the citing document itself,
-    unless `outside` says it is an act outside the index); `address` is in lexkb.refs form. A
+    unless `outside` says it is an act outside the index); `address` is in lexkb.core.text.refs form. A
     `relative` citation counts from the citing unit, at the level its `anchor` kind names
     ("points (c) and (e) of paragraph 1" is anchored by "paragraph")."""
 

@@ -5,7 +5,7 @@ parsing, and parsing runs in worker processes while this process mostly waits fo
 `lexkb build` starts importing them at once, so by the time their assets run they are loaded,
 and starts the local embedder's session (0.8 s), which its later instances share.
 Great Expectations is skipped when the checks run in their own worker (transforms.checks_worker),
-and dbt when it runs in its own (pipelines.dbt_runner).
+and dbt when it runs in its own (transforms.dbt_runner).
 An import that fails here fails again, with its real error, where the asset imports it.
 """
 
@@ -16,8 +16,7 @@ import importlib
 import threading
 from collections.abc import Callable
 
-from pipelines import dbt_runner
-from transforms import checks_worker
+from transforms import checks_worker, dbt_runner
 
 LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manifest", "onnxruntime")
 
@@ -43,5 +42,5 @@ def _import_all() -> None:
 
 
 def start(embedder: Callable[[], object]) -> None:
-    """`embedder` makes the build's embedder (pipelines.resources.EmbedderSettings.build)."""
+    """`embedder` makes the build's embedder (assets.resources.EmbedderSettings.build)."""
     threading.Thread(target=_warm, args=(embedder,), name="lexkb-warmup", daemon=True).start()

@@ -149,7 +149,7 @@ def cmd_web_search(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from lexkb.mcp_server import serve
+    from lexkb.mcp.server import serve
 
     serve(args.index, args.http)
     return 0

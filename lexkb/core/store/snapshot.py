@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexkb.schema import SNAPSHOT_FORMAT
+from lexkb.core.store.schema import SNAPSHOT_FORMAT
 
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"

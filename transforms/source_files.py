@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lexkb.snapshot import file_sha256
+from lexkb.core.store.snapshot import file_sha256
 from transforms.metadata import is_metadata_file
 
 FORMATS: dict[str, str] = {

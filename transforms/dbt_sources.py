@@ -8,7 +8,7 @@ is ever part of a SQL string, so a root such as "/tmp/d')); COPY ..." is just a 
 
 Run dbt on a build by hand:
 
-    .venv/bin/python -m pipelines.dbt_sources ROOT          # loads ROOT/work/tables
+    .venv/bin/python -m transforms.dbt_sources ROOT          # loads ROOT/work/tables
     LEXKB_DBT_DATABASE=ROOT/work/models.duckdb .venv/bin/dbt build --project-dir dbt_project
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb import ann
+from lexkb.core.store import ann
 
 CHUNK_VECTORS = "vectors.npy"
 LINE_VECTORS = "line_vectors.npy"
@@ -34,7 +34,7 @@ def write(
     lines: pl.DataFrame,
     dimension: int,
 ) -> None:
-    """Row-major, with a graph (lexkb.ann) when the snapshot is past its crossover."""
+    """Row-major, with a graph (lexkb.core.store.ann) when the snapshot is past its crossover."""
     row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
     vectors = np.zeros((chunks.height, dimension), dtype=np.float32)
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from lexkb import snapshot as snap
+from lexkb.core.store import snapshot as snap
 
 SCHEMES = ("s3",)
 # Reads of CURRENT by a serving process, at most this often.
@@ -163,7 +163,7 @@ class ObjectRoot:
         return found
 
     def resolve_version(self, name: str) -> str:
-        from lexkb.snapshots import pick_version
+        from lexkb.core.store.index_root import pick_version
 
         return pick_version(name, self.versions(), self.current_version(), self.url)
 
@@ -256,7 +256,7 @@ class ObjectRoot:
         """Delete all but the newest `keep` versions, sparing CURRENT's and leased ones."""
         from pyarrow import fs
 
-        from lexkb.snapshots import keep_reason
+        from lexkb.core.store.index_root import keep_reason
 
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"keep must be a whole number of at least 1, not {keep!r}")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from lexkb.object_store import is_remote, mirror_path
+from lexkb.core.store.object_store import is_remote, mirror_path
 from transforms.limits import ParseLimits
-from transforms.sources import MAX_FILE_MB
+from transforms.source_files import MAX_FILE_MB
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,7 @@ def default_root() -> str:
 
 class LexkbSettings(dg.ConfigurableResource):
     """Source files or folders to index, the index root that receives snapshots (a folder or
-    an `s3://bucket/prefix`, see lexkb.object_store), how many
+    an `s3://bucket/prefix`, see lexkb.core.store.object_store), how many
     snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless), and the
     limits one source file may cost (see transforms.limits; a file past one is quarantined)."""
 
@@ -77,7 +77,7 @@ class EmbedderSettings(dg.ConfigurableResource):
     model: str = "voyage-law-2"
 
     def build(self):
-        from lexkb.embedders import PROVIDERS, LocalEmbedder, VoyageEmbedder
+        from lexkb.core.embed.embedders import PROVIDERS, LocalEmbedder, VoyageEmbedder
 
         if self.provider not in PROVIDERS:
             raise ValueError(f"unknown embedder provider {self.provider!r}: {', '.join(PROVIDERS)}")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from lexkb import snapshot as snap
-from lexkb.snapshots import resolve_version
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.index_root import resolve_version
 
 # Document fields compared besides the content (their source file's hash and their chunks).
 METADATA = (

@@ -1,0 +1,92 @@
+"""Which contract paragraph takes which clause label, decided one way for the build's
+`clauses` table (transforms.clauses) and for `classify` (lexkb.answers.classify), so that a
+search filtered by clause type and a `classify` call agree.
+
+A label named as one of CUAD's fitted categories, and not described otherwise, is decided by its
+fitted rule (lexkb.core.clauses.heads); any other label zero-shot: the local model's cosine
+between the paragraph and the label's name and description, plus NAME_BONUS when the paragraph
+says the label's name. MIN_SCORE and the bonus were chosen on one half of CUAD's contracts
+(benchmarks/classify.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.heads import clause_heads, name_key, says_names, word_sets
+from lexkb.core.embed.sentence_vectors import sentence_vectors
+
+MIN_SCORE = 0.55
+NAME_BONUS = 0.5
+ZERO_SHOT = "zero-shot"
+
+
+def build_types() -> dict[str, str]:
+    """What a build labels contracts with: the default types, then every fitted category that
+    is not one of them by name (CUAD's Governing Law is the default governing law)."""
+    labels = dict(DEFAULT_TYPES)
+    named = {name_key(name) for name in labels}
+    labels.update({n: n for n in clause_heads().names if name_key(n) not in named})
+    return labels
+
+
+def methods(labels: Mapping[str, str]) -> dict[str, str]:
+    """How each label is decided: by its fitted rule (a head, or the keyword rule the fit chose
+    for some rare categories) when it is named as a fitted category and not described otherwise
+    (its description is its name, or lexkb's default one), else zero-shot."""
+    heads = clause_heads()
+    found = {}
+    for name, description in labels.items():
+        column = heads.column(name)
+        fitted = column is not None and description in (name, DEFAULT_TYPES.get(name.casefold()))
+        found[name] = heads.rules[column] if fitted else ZERO_SHOT
+    return found
+
+
+def decide(
+    texts: list[str],
+    labels: Mapping[str, str],
+    vectors: np.ndarray | None = None,
+    min_score: float = MIN_SCORE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(paragraphs x labels) scores and whether each paragraph takes each label: a fitted
+    head's probability against its own threshold, a zero-shot score against `min_score`."""
+    vectors = sentence_vectors(texts) if vectors is None else vectors
+    words = word_sets(texts)
+    how = methods(labels)
+    names = list(labels)
+    table = np.zeros((len(texts), len(names)), dtype=np.float32)
+    taken = np.zeros(table.shape, dtype=bool)
+    zero = [i for i, name in enumerate(names) if how[name] == ZERO_SHOT]
+    if zero:
+        chosen = {names[i]: labels[names[i]] for i in zero}
+        table[:, zero] = scores(texts, chosen, vectors=vectors, words=words)
+        taken[:, zero] = table[:, zero] >= min_score
+    fitted = [i for i, name in enumerate(names) if how[name] != ZERO_SHOT]
+    if fitted:
+        heads = clause_heads()
+        columns = [heads.column(names[i]) for i in fitted]
+        table[:, fitted] = heads.probabilities(words, vectors, columns)
+        taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
+    return table, taken
+
+
+def scores(
+    texts: list[str],
+    labels: dict[str, str],
+    bonus: float = NAME_BONUS,
+    vectors: np.ndarray | None = None,
+    words: list[set[str]] | None = None,
+) -> np.ndarray:
+    """(paragraphs x labels) zero-shot scores. `vectors` and `words` (`word_sets`): the
+    paragraphs' local-model vectors and terms, when the caller has them (a build's cache),
+    else they are computed here."""
+    label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
+    paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
+    similarity = paragraph_vectors @ label_vectors.T
+    said = says_names(word_sets(texts) if words is None else words, list(labels))
+    similarity += bonus * said
+    return similarity

@@ -1,0 +1,55 @@
+"""The closed vocabularies that the snapshot, the query module, the MCP schemas and the JSON
+schemas in docs/schemas/ share, each defined once. Every member is a `str`, so a value read from
+a table or a JSON document compares equal to it and serialises as itself."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ChunkLevel(StrEnum):
+    """The unit a chunk is: a numbered or running paragraph, a section's heading and text, a
+    part (a whole chapter or title), or a note (a footnote or an editorial note)."""
+
+    PARAGRAPH = "paragraph"
+    SECTION = "section"
+    PART = "part"
+    NOTE = "note"
+
+
+class SearchMode(StrEnum):
+    """How a search ranks: BM25 and cosine fused, BM25 alone, or cosine alone."""
+
+    HYBRID = "hybrid"
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+
+
+class MatchKind(StrEnum):
+    """How a reference matched a unit (`Index.get`): the unit itself, a point inside the
+    paragraph returned, the nearest unit around one that does not exist, or nothing."""
+
+    EXACT = "exact"
+    CONTAINS = "contains"
+    ENCLOSING = "enclosing"
+    NOT_FOUND = "not_found"
+
+
+class Verdict(StrEnum):
+    """What a cited paragraph (or a document) says of a claim; `not_found` when the citation
+    itself names nothing in the snapshot."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    NOT_ADDRESSED = "not_addressed"
+    NOT_FOUND = "not_found"
+
+
+class EntityFound(StrEnum):
+    """How a name or quantity of an answer was found in its sources: as written, once
+    normalised, only something close to it (a near miss, never a match), or not at all."""
+
+    EXACT = "exact"
+    NORMALIZED = "normalized"
+    NEAR_MISS = "near_miss"
+    NOT_FOUND = "not_found"

@@ -1,0 +1,210 @@
+"""The house's floors (docs/architecture.md): every import points down, none runs in a circle,
+no room is over MAX_LINES, and a query's walk from the CLI stays in the query module's rooms.
+
+The graph is read from the source (every `import`, also inside functions; not those under
+`if TYPE_CHECKING:`, which never run), so an arrow that only a rarely used command takes is
+caught too. `from package import name` points at `package.name` when that is a module."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("lexkb", "transforms", "assets", "pipelines")
+MAX_LINES = 600
+
+# What each floor may import. The ground floor (lexkb.core) stands on nothing of ours; the query
+# module (the rest of lexkb) and transforms stand on it side by side; assets on transforms;
+# pipelines on assets.
+ALLOWED = {
+    "core": {"core"},
+    "query": {"core", "query"},
+    "transforms": {"core", "transforms"},
+    "assets": {"core", "transforms", "assets"},
+    "pipelines": {"core", "transforms", "assets", "pipelines"},
+}
+
+
+def floor(module: str) -> str:
+    if module == "lexkb.core" or module.startswith("lexkb.core."):
+        return "core"
+    top = module.split(".")[0]
+    return "query" if top == "lexkb" else top
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (REPO / package).rglob("*.py"):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node but those under `if TYPE_CHECKING:`."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ours that `name` imports."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            targets = [
+                f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
+                for alias in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def test_every_import_points_down(graph):
+    upward = sorted(
+        f"{a} ({floor(a)}) -> {b} ({floor(b)})"
+        for a, targets in graph.items()
+        for b in targets
+        if floor(b) not in ALLOWED[floor(a)]
+    )
+    assert upward == []
+
+
+def test_no_circle(graph):
+    """Tarjan's strongly connected components: any of more than one module is a circle."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    assert circles == []
+
+
+def test_the_graph_sees_an_upward_arrow(tmp_path):
+    """The reader itself: a function-level import of the pipeline from the query module is
+    found, one under TYPE_CHECKING is not."""
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from assets import index\n"
+        "def f():\n    from pipelines import build\n    from lexkb.core.store import schema\n"
+    )
+    known = {"pipelines.build": source, "lexkb.core.store.schema": source, "assets.index": source}
+    found = imports("lexkb.probe", source, known)
+    assert found == {"pipelines.build", "lexkb.core.store.schema"}
+
+
+def test_no_room_over_the_limit():
+    over = {
+        str(path.relative_to(REPO)): n
+        for path in modules().values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert over == {}
+
+
+def _loaded_after(code: str) -> list[str]:
+    """Our modules and the pipeline's libraries that a fresh interpreter holds after `code`."""
+    probe = (
+        f"{code}\nimport sys\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('transforms', 'assets', 'pipelines', 'dagster', 'unstructured', 'dbt')"
+        " or m == 'lexkb.index' or m.startswith('lexkb.answers')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return ast.literal_eval(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_ground_floor_loads_nothing_above_it():
+    loaded = _loaded_after(
+        "import lexkb.core.store.snapshot, lexkb.core.store.index_root, lexkb.core.text.refs, "
+        "lexkb.core.clauses.labels, lexkb.core.embed.embedders, lexkb.core.vocabulary"
+    )
+    assert loaded == []
+
+
+def test_the_build_loads_no_answer_tools():
+    """transforms.clauses labels contracts with the ground floor's rule, not lexkb.answers."""
+    loaded = _loaded_after("import transforms.clauses, transforms.publish, transforms.metadata")
+    assert [m for m in loaded if m.startswith("lexkb")] == []
+
+
+def test_a_query_from_the_cli_stays_in_the_query_module(built_root):
+    """search, get, hop, documents, export and snapshots list, run through the CLI's main in one
+    process, load nothing of the build."""
+    root = str(built_root)
+    commands = [
+        ["search", "client money", "--index", root, "-k", "2"],
+        ["get", "Rule 4.3.1 of the Lexkb Rulebook", "--index", root],
+        ["hop", "Rule 4.3.1 of the Lexkb Rulebook", "--index", root, "-k", "3"],
+        ["documents", "--index", root],
+        ["export", "LSA 230", "--index", root],
+        ["snapshots", "list", "--index", root],
+    ]
+    code = (
+        "import contextlib, io\nfrom lexkb.cli.main import main\n"
+        f"for argv in {commands!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        assert main(argv) in (0, 1), argv\n"
+    )
+    loaded = _loaded_after(code)
+    assert "lexkb.index" in loaded  # the commands ran
+    assert [m for m in loaded if not m.startswith("lexkb")] == []
