@@ -1,0 +1,263 @@
+"""The MCP tools: one function per tool, and TOOLS, the table the server is built from.
+
+Each function takes the open index first, then the tool's typed arguments (lexkb.mcp.schemas),
+and returns what the query module returns (an object with `to_dict()`, or a dict); the server
+hides `index` from the published schema, runs the call off the event loop and turns refusals
+into tool errors. A docstring is the tool's description as assistants read it, so it is written
+for them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from lexkb import answers
+from lexkb.answers.ask import ask as ask_question
+from lexkb.answers.classify import classify as classify_clauses
+from lexkb.answers.evidence import evidence as judge_evidence
+from lexkb.answers.extract import extract as extract_span
+from lexkb.answers.guardrails import check_question as guard_question
+from lexkb.answers.web import MAX_RESULTS_PER_QUERY
+from lexkb.answers.web import web_search as search_web
+from lexkb.index import Index
+from lexkb.limits import DEFAULT_LIMITS as LIMITS
+from lexkb.mcp.schemas import (
+    MAX_SPANS,
+    CitedClaim,
+    ClauseDescriptions,
+    ClauseNames,
+    ContextParagraph,
+    Decay,
+    FittedSet,
+    Hits,
+    Hops,
+    Many,
+    Mode,
+    Reference,
+    Relation,
+    SearchFilters,
+    Share,
+    Text,
+    chosen,
+)
+
+
+def search(
+    index: Index,
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=LIMITS.max_query_chars,
+            examples=["how long must client money records be kept"],
+        ),
+    ],
+    mode: Mode | None = None,
+    limit: Hits = 10,
+    filters: SearchFilters | None = None,
+    expand: bool = False,
+) -> Any:
+    """Search the snapshot: hits best first, each with citation, document metadata, section
+    path, page, parent_chunk_id, calibrated relevance (0-1) and content hash."""
+    return index.search(query, k=limit, mode=mode, filters=chosen(filters), expand=expand)
+
+
+def get(index: Index, reference: Reference) -> Any:
+    """A paragraph by chunk id or reference, with its section, neighbours and citations.
+    `match` says how it matched; `found` is false for enclosing and not_found, with the
+    nearest unit or the closest refs."""
+    return index.get(reference)
+
+
+def hop(
+    index: Index, start: Reference, max_hops: Hops = 2, decay: Decay = 0.7, limit: Hits = 20
+) -> Any:
+    """Paragraphs reachable from `start` along citations (both directions), with paths."""
+    reached = index.hop(start, max_hops=max_hops, decay=decay, k=limit)
+    return {
+        "start": start,
+        "snapshot_version": index.version,
+        "results": [g.to_dict() for g in reached],
+    }
+
+
+def documents(index: Index) -> Any:
+    """Every document: number, title, type, version, dates, paragraph count."""
+    return {"snapshot_version": index.version, "documents": index.documents()}
+
+
+def clusters(index: Index) -> Any:
+    """The snapshot's topic clusters (paragraphs grouped by their vectors), each with its
+    id, label (top words), size and main documents; search takes `filters.cluster_id`."""
+    return {"snapshot_version": index.version, "clusters": index.clusters()}
+
+
+def format_context(
+    index: Index,
+    paragraphs: Annotated[
+        list[str | ContextParagraph], Field(min_length=1, max_length=LIMITS.max_list_items)
+    ],
+    query: Annotated[str, Field(max_length=LIMITS.max_query_chars)] | None = None,
+    max_tokens: Annotated[int, Field(ge=1, le=LIMITS.max_tokens)] = 8000,
+) -> Any:
+    """Chunk ids (or {chunk_id, role}) as XML for a prompt, grouped by document, within
+    max_tokens (cl100k_base); lists what was left out and why."""
+    items = [p if isinstance(p, str) else p.model_dump(exclude_none=True) for p in paragraphs]
+    return answers.format_context(index, items, query, max_tokens=max_tokens)
+
+
+def verify_entities(
+    index: Index,
+    entities: Annotated[
+        list[str],
+        Field(
+            min_length=1,
+            max_length=LIMITS.max_list_items,
+            examples=[["30 days", "USD 5,000", "Client Money"]],
+        ),
+    ],
+    source_ids: Many,
+    threshold: Share = 0.80,
+) -> Any:
+    """Are an answer's names, numbers, amounts, dates, periods and terms in the sources?
+    Each: exact, normalized, near_miss (with what the sources say) or not_found."""
+    return answers.verify_entities(index, entities, source_ids, threshold)
+
+
+def verify_citations(
+    index: Index,
+    citations: Annotated[list[CitedClaim], Field(min_length=1, max_length=LIMITS.max_list_items)],
+    threshold: Share = 0.75,
+) -> Any:
+    """Does each cited paragraph exist, and support, contradict or not address its claim?"""
+    items = [c.model_dump(exclude_none=True) for c in citations]
+    return answers.verify_citations(index, items, threshold)
+
+
+def verify_relations(
+    index: Index,
+    relations: Annotated[list[Relation], Field(min_length=1, max_length=LIMITS.max_list_items)],
+    max_hops: Hops = 1,
+    threshold: Share = 0.70,
+) -> Any:
+    """Is each stated relation an edge (or path) of the citation graph, of that type and
+    direction? Near misses: wrong_direction, wrong_type, too_far."""
+    items = [r.model_dump(exclude_none=True) for r in relations]
+    return answers.verify_relations(index, items, max_hops, threshold)
+
+
+def check_contradictions(
+    index: Index,
+    paragraph_ids: Many,
+    claims: Annotated[list[str], Field(min_length=1, max_length=LIMITS.max_list_items)]
+    | None = None,
+) -> Any:
+    """Conflicts on the same subject between paragraphs, or between claims and paragraphs:
+    opposed obligations, differing numbers, amounts or periods."""
+    return answers.check_contradictions(index, paragraph_ids, claims)
+
+
+def web_search(
+    index: Index,
+    queries: Annotated[list[Text], Field(min_length=1, max_length=10)],
+    max_results_per_query: Annotated[int, Field(ge=1, le=MAX_RESULTS_PER_QUERY)] = 5,
+    preferred_domains: Annotated[list[str], Field(max_length=50)] | None = None,
+) -> Any:
+    """Web results (Brave Search) for what the snapshot does not hold; needs BRAVE_API_KEY,
+    else no results and a warning. Web results are not snapshot sources."""
+    return search_web(queries, max_results_per_query, preferred_domains or (), limits=index.limits)
+
+
+def ask(
+    index: Index,
+    question: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=LIMITS.max_query_chars,
+            examples=["How long must records be kept?"],
+        ),
+    ],
+    filters: SearchFilters | None = None,
+) -> Any:
+    """The whole loop: guardrails, retrieval, evidence, an answer whose every sentence is
+    cited [n] and verified, the mode (DIRECT, QUALIFIED, ABSTAIN) with its reason, sources
+    with relevance and authority, and whether it came from the cache."""
+    return ask_question(index, question, filters=chosen(filters))
+
+
+def evidence(index: Index, query: Text, filters: SearchFilters | None = None) -> Any:
+    """Is there enough to answer? Searches, then judges scope, relevance, authority and
+    conflicts: mode DIRECT, QUALIFIED or ABSTAIN with the reason."""
+    return judge_evidence(index, query, filters=chosen(filters))
+
+
+def extract(
+    index: Index,
+    question: Text,
+    document: Reference | None = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_SPANS)] = 3,
+) -> Any:
+    """The sentences that answer `question` (in one document, or anywhere), each with its
+    citation and character offsets in its paragraph; no_answer when nothing addresses it."""
+    return extract_span(index, question, document=document, k=limit)
+
+
+def classify(
+    index: Index,
+    document: Reference,
+    clause_types: ClauseDescriptions | ClauseNames | FittedSet | None = None,
+) -> Any:
+    """A document's clauses by type, each with ref, page, text, score and method. Without
+    clause_types: termination, indemnity, limitation of liability, confidentiality, dispute
+    resolution, governing law, force majeure, assignment, warranties, payment terms. CUAD's
+    41 categories ("Cap On Liability", "Change Of Control", ...) are fitted on
+    lawyer-marked contracts: name them, or give "cuad" for all. Your own labels work
+    without training: give each a one-line description (method zero-shot)."""
+    return classify_clauses(index, document=document, clause_types=clause_types)
+
+
+def check_question(index: Index, question: Text) -> Any:
+    """Would lexkb answer this? Refuses predictive, estimation, advice, own-data and
+    out-of-scope questions, with the reason and three questions the index can answer."""
+    return guard_question(index, question)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A row of the table: the published name, the function, and its description."""
+
+    name: str
+    function: Callable[..., Any]
+
+    @property
+    def description(self) -> str:
+        """The docstring with each further line indented by eight spaces: byte for byte the
+        description clients received when the tools were closures nested in build_server."""
+        return "\n        ".join(inspect.cleandoc(self.function.__doc__ or "").splitlines())
+
+
+# The published names, in the order clients list them.
+TOOLS = (
+    Tool("search", search),
+    Tool("get", get),
+    Tool("hop", hop),
+    Tool("documents", documents),
+    Tool("clusters", clusters),
+    Tool("format_context", format_context),
+    Tool("verify_entities", verify_entities),
+    Tool("verify_citations", verify_citations),
+    Tool("verify_relations", verify_relations),
+    Tool("check_contradictions", check_contradictions),
+    Tool("web_search", web_search),
+    Tool("ask", ask),
+    Tool("evidence", evidence),
+    Tool("extract", extract),
+    Tool("classify", classify),
+    Tool("check_question", check_question),
+)
