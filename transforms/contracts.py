@@ -1,17 +1,16 @@
-"""What makes a contract's structure: its numbering, its lettered points, its definitions and the
-preamble that names the parties and the date.
+"""What makes a document a contract, and what its preamble says: the parties and the dates.
 
-Agreements number their clauses "1.", "1.1", "Section 2.1", "ARTICLE IV" or "§ 12.1", hang
-lettered points under them ("(a)", "(i)", "(A)"), define terms in lists ('"Effective Date" shall
-mean ...'), and attach schedules and exhibits with their own numbering. Lawyers cite a clause as
-"Section 12.1(b)", so that is the ref a contract's paragraph gets. Everything here is pattern
-work over lines; the structure builder (transforms.structure) decides where units start.
+Agreements announce themselves in their first lines ("This Agreement is made ... by and
+between", "WHEREAS", "WITNESSETH") or in a title naming one; the preamble then names the parties
+and the date the agreement was made or takes effect. Everything here is pattern work over the
+opening lines. How a contract numbers its clauses, points and definitions is read by
+transforms.structure.numbering.contract; the structure builder (transforms.structure) decides
+where units start.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import date
 
 # A contract announces itself in its first lines: "This Agreement is made ... by and between",
@@ -28,34 +27,6 @@ _TITLE_WORDS = re.compile(
     re.IGNORECASE,
 )
 
-ARTICLE = re.compile(
-    r"^(?:article|ARTICLE)\s+([IVXLC]+|\d+[A-Z]?)\b\.?\s*[-–—:.]?\s*(.*)$", re.IGNORECASE
-)
-ATTACHMENT = re.compile(
-    r"^(schedule|exhibit|annex|appendix|attachment|addendum)\s+([A-Z]{1,2}(?:-\d+)?|\d+(?:\.\d+)*|"
-    r"[IVX]+)\b\.?\s*[-–—:.]?\s*(.*)$",
-    re.IGNORECASE,
-)
-SECTION = re.compile(
-    r"^(?:section|sec\.|§)\s*(\d+[A-Z]?(?:\.\d+[A-Z]?)*)\.?\s*[-–—:.]?\s*(.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-# "1.1 text", "1.1. text", "12.3.4 text"; and "1. text", "1.text" (SEC text loses the space).
-DOTTED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:\s+|(?=[A-Z“\"(]))(\S.*)$", re.DOTALL)
-NUMBERED = re.compile(r"^(\d{1,3})\.(?:\s+|(?=[A-Z“\"]))(\S.*)$", re.DOTALL)
-NUMBERED_HEADING = re.compile(r"^(\d{1,3})\s+([A-Z][A-Z ,&'/-]{2,}[A-Z])$")
-# "(a)", "(iv)", "(A)", "(1)"; also "a)" and "A." at a line start.
-POINT = re.compile(
-    r"^(?:\(([a-zA-Z]{1,4}|\d{1,3})\)|([a-z]{1,3})\)|([A-Z])\.(?=\s|[a-z\"“]))\s*(.*)$", re.DOTALL
-)
-DEFINITION = re.compile(
-    r"^[\"“”']([^\"“”']{1,80})[\"“”']\s*(?:\([^)]{0,60}\)\s*)?,?\s*"
-    r"(?:shall\s+(?:have\s+the\s+meaning|mean)|means?\b|has\s+the\s+meaning|refers?\s+to\b"
-    r"|includes?\b|is\s+defined)",
-    re.IGNORECASE,
-)
-_ROMAN = re.compile(r"^(?=[ivxlc]+$)m{0,4}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
-
 
 def is_contract(texts: list[str]) -> bool:
     """True when the opening reads as an agreement: a title naming one, or preamble cues."""
@@ -66,69 +37,6 @@ def is_contract(texts: list[str]) -> bool:
         for t in texts[:15]
     )
     return cues >= 2 or titled
-
-
-def roman_value(text: str) -> int | None:
-    text = text.casefold()
-    if not text or not _ROMAN.match(text):
-        return None
-    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
-    total = 0
-    for index, char in enumerate(text):
-        value = values[char]
-        total += -value if index + 1 < len(text) and values[text[index + 1]] > value else value
-    return total
-
-
-def point_label(match: re.Match[str]) -> str:
-    return match.group(1) or match.group(2) or match.group(3)
-
-
-@dataclass
-class PointStack:
-    """Nested point labels under one numbered clause: "(a)" then "(i)" then "(A)". A label of a
-    kind already open closes the deeper levels; "(i)" after "(h)" is a letter, not a numeral."""
-
-    levels: list[tuple[str, str]] = field(default_factory=list)
-
-    @staticmethod
-    def _kind(label: str, open_kinds: dict[str, str]) -> str:
-        if label.isdigit():
-            return "number"
-        lower = label.islower()
-        letter, numeral = ("lower", "roman") if lower else ("upper", "ROMAN")
-        previous = open_kinds.get(letter)
-        follows = (
-            len(label) == 1
-            and previous is not None
-            and len(previous) == 1
-            and ord(label.casefold()) == ord(previous.casefold()) + 1
-        )
-        if follows or roman_value(label) is None:
-            return letter
-        # "(ii)" is a numeral; a lone "(i)" starts numerals; "(v)" or "(x)" only continue them.
-        if len(label) > 1 or label.casefold() == "i" or numeral in open_kinds:
-            return numeral
-        return letter
-
-    def push(self, label: str) -> str:
-        """Record `label`; returns its place as "(a)(i)" under the clause."""
-        kinds = dict(self.levels)
-        kind = self._kind(label, kinds)
-        for depth, (open_kind, _) in enumerate(self.levels):
-            if open_kind == kind:
-                del self.levels[depth:]
-                break
-        self.levels.append((kind, label))
-        return "".join(f"({value})" for _, value in self.levels)
-
-    @property
-    def kind(self) -> str | None:
-        """The kind of the innermost open point."""
-        return self.levels[-1][0] if self.levels else None
-
-    def clear(self) -> None:
-        self.levels.clear()
 
 
 # Preamble ---------------------------------------------------------------------------------------

@@ -1,0 +1,18 @@
+"""Raw elements -> section tree and paragraph chunks that keep the document's own numbering.
+
+Rooms, each with one job:
+- document: structure_document, one document's (documents, sections, chunks), and its profile;
+- furniture: page furniture (running heads, page numbers, copyright lines) dropped first;
+- builder, with contract_lines, document_lines and state: the state machine that walks the
+  lines into sections and units;
+- numbering: how each family of document numbers its units, one module a family.
+
+Modules inside the package import each other directly, never this file; it only re-exports what
+the rest of the project imports from `transforms.structure`.
+"""
+
+from transforms.structure.document import structure_document
+from transforms.structure.furniture import drop_running_text
+from transforms.structure.numbering.contract import RECITALS_HEADING
+
+__all__ = ["RECITALS_HEADING", "drop_running_text", "structure_document"]

@@ -1,0 +1,147 @@
+"""The builder: the state machine that turns a document's lines, in reading order, into its
+section tree and its citable units.
+
+Each line is tried in a fixed order: an embedded recital split off, the title an "Article 6"
+heading awaits, a title wrapped over lines, then the profile's numbers (contract_lines or
+document_lines), the document's own title, a point, an unnumbered heading, and last the open
+unit's continuation. The state it works on is state.BuilderState.
+"""
+
+from __future__ import annotations
+
+import re
+
+from transforms.structure.contract_lines import ContractLines
+from transforms.structure.document_lines import DocumentLines
+from transforms.structure.numbering.regulation import EMBEDDED_RECITAL, PAREN_NUMBER, POINT
+from transforms.tree import is_title_like, reads_as_sentence_part
+
+# A full stop after a word, then a capitalised word in lower case: one sentence ends, another
+# starts. Headings hold none.
+_SENTENCE_END = re.compile(r"[A-Za-z]{2}\.\s+[A-Z][a-z]")
+# A document title set in several lines joins a line to the one before while that one filled
+# the width (at least this long) or the line reads as its continuation; the joined title stays
+# under MAX_TITLE_CHARS.
+WRAPPED_TITLE_CHARS = 30
+MAX_TITLE_CHARS = 400
+
+
+def _is_awaited_title(text: str) -> bool:
+    """The line under "Article 89" is its title even when long, unless it reads as a sentence:
+    it ends like one, starts in lower case, or holds a sentence's end ("... shall be contributed
+    according to both Parties' proportion of investment. The detailed method ...")."""
+    return (
+        len(text) <= 300 and not reads_as_sentence_part(text) and _SENTENCE_END.search(text) is None
+    )
+
+
+def _opens_as_title(text: str, category: str) -> bool:
+    """The document's first line is its title when it reads as one, or when the format marks
+    it a title and it is an official title's length, however many words ("Regulation (EU)
+    2016/679 of the European Parliament and of the Council of 27 April 2016 on the protection
+    of natural persons ..."), not a sentence."""
+    if is_title_like(text):
+        return True
+    return category == "Title" and len(text) < MAX_TITLE_CHARS and not reads_as_sentence_part(text)
+
+
+class Builder(ContractLines, DocumentLines):
+    """Walks lines in reading order, keeping a stack of open sections and one open unit.
+
+    `profile` is "contract" (clauses, lettered points and definitions are units of their own,
+    every layout paragraph is cut), "eu" (recitals before the first article) or "plain". In every
+    profile, text that no number claims is cut at layout paragraphs into units placed by
+    position, so no unnumbered page becomes one blob.
+    """
+
+    # classification ------------------------------------------------------------------------
+    def feed(self, text: str, category: str, page: int | None, block: int | None = None) -> None:
+        self.touch_page(page)
+        self.new_block = block is not None and block != self.block
+        if self.new_block:
+            self.block = block
+            self.blocks_seen += 1
+            self.blocks_on_page[page] = self.blocks_on_page.get(page, 0) + 1
+        self._feed(text, category, page)
+        self.last_line = text
+
+    def _feed(self, text: str, category: str, page: int | None) -> None:
+        title_line, self.title_line = self.title_line, None
+        if self.eu_style and not self.seen_division:
+            for match in EMBEDDED_RECITAL.finditer(text):
+                if int(match.group(1)) == self.recitals + 1:
+                    self._feed(text[: match.start()], category, page)
+                    self._feed(text[match.end() :], category, page)
+                    return
+        section = self.current_section()
+        if section is not None and section.awaiting_title:
+            section.awaiting_title = False
+            wrapped = category == "Title" and text.rstrip().endswith(",")
+            if (_is_awaited_title(text) or wrapped) and not self._numbered(text):
+                section.title = text
+                section.path[-1] = f"{section.path[-1]} {text}"
+                self.title_open = section
+                return
+        if self._continues_title(text, category):
+            return
+        if title_line is not None and self._extends_title(title_line, text, category, page):
+            return
+        self.title_open = None
+        if self.contract:
+            if self._contract_line(text, category):
+                return
+        elif self._starts_here():
+            if self._heading(text, category):
+                return
+            if self._paragraph(text):
+                return
+        if (
+            self.title is None
+            and not self.sections
+            and not self.units
+            and _opens_as_title(text, category)
+        ):
+            self.title = self.title_line = text
+            self.title_page = page
+            return
+        if not self.contract and (point := POINT.match(text)) is not None:
+            self._point(point.group(1), text)
+            return
+        if category == "Title" and is_title_like(text) and not self._numbered(text):
+            self._generic_heading(text)
+            return
+        self.continue_unit(text, point=False)
+
+    # titles --------------------------------------------------------------------------------
+    def _continues_title(self, text: str, category: str) -> bool:
+        """A heading's title wrapped onto a second line of the same block ("... of the data" /
+        "subject") is one title."""
+        section = self.title_open
+        if section is None or self.new_block or self.unit is not None:
+            return False
+        wrapped = text[:1].islower() or (category == "Title" and section.title.endswith(","))
+        if not wrapped or len(section.title) + len(text) > 300:
+            return False
+        section.title = f"{section.title} {text}"
+        section.path[-1] = f"{section.path[-1]} {text}"
+        return True
+
+    def _extends_title(self, last: str, text: str, category: str, page: int | None) -> bool:
+        """A printed title set in several lines ("Regulation (EU) 2016/679 of the European" /
+        "Parliament and of the Council of 27 April 2016" / ...) is one title: a Title line right
+        after it on its page, before any section or paragraph, joins it when the line before
+        filled the width or this one reads as a continuation. Not for contracts, whose title
+        lines stand apart ("EXHIBIT 10.1" / "AGENCY AGREEMENT"), nor for formats with heading
+        levels, where the next heading is its own."""
+        if not self.paged or self.contract or category != "Title" or page != self.title_page:
+            return False
+        if self.sections or self.units or self._numbered(text) or PAREN_NUMBER.match(text):
+            return False
+        continues = text[:1].islower() or (
+            len(text.split()) >= 3 and (len(last) >= WRAPPED_TITLE_CHARS or text[:1] == "(")
+        )
+        if not continues or len(self.title) + len(text) >= MAX_TITLE_CHARS:
+            return False
+        self.title = f"{self.title} {text}"
+        self.title_line = text
+        return True

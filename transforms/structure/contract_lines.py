@@ -1,0 +1,147 @@
+"""Contract lines: what a line of an agreement opens, a clause ("Section 12.1"), an article, an
+attachment ("Exhibit B"), a definition or a point ("Section 12.1(b)(ii)"), and when a point
+stays inside the clause that leads into it.
+
+A contract's units are cited by clause, so every number and every layout paragraph counts;
+the numbers themselves are read by numbering.contract.
+"""
+
+from __future__ import annotations
+
+import re
+
+from transforms.structure.numbering import contract
+from transforms.structure.state import BuilderState
+from transforms.tree import is_title_like
+
+# A lead-in and the points it introduces stay one paragraph up to this size ("Section 5.1(b)"
+# is then found inside it, as "Article 5(1)(e)" is in the GDPR); past it each point is its own.
+LIST_UNIT_CHARS = 1500
+
+
+class ContractLines(BuilderState):
+    """The contract profile's line classifier, for the builder to call on every line."""
+
+    def _clause_ref(self, number: str) -> str:
+        return f"{self.prefix}Section {number}"
+
+    def _label_only(self) -> bool:
+        """The open unit is just its label ("(i)", "1.1") and its text comes on the next line."""
+        unit = self.unit
+        return (
+            unit is not None
+            and len(unit.lines) == 1
+            and bool(contract.LABEL_ONLY.match(unit.lines[0]))
+        )
+
+    def _in_list(self, text: str, kind: str) -> bool:
+        """A point continues the open unit when the unit's text leads into it (": (a) ...",
+        "...; and (b) ...") or the unit already holds a list of this kind of point ("A. ...",
+        "B. ..."), and both together stay a readable clause."""
+        unit = self.unit
+        if unit is None or not unit.lines:
+            return False
+        tail = unit.lines[-1].rstrip()
+        leads = tail.endswith((":", ";", ",", "—", "-")) or tail.endswith((" and", " or"))
+        listed = kind in unit.list_kinds
+        if (leads or listed) and unit.chars + len(text) <= LIST_UNIT_CHARS:
+            unit.list_kinds.add(kind)
+            return True
+        return False
+
+    def _contract_line(self, text: str, category: str) -> bool:
+        if self._label_only():
+            self.unit.add(text, join=True)
+            return True
+        heading_like = category == "Title" or self.new_block
+        if not self._starts_here():
+            return False
+        # "Exhibit 10.4" above the title is the filing's label; attachments follow the body.
+        if (match := contract.ATTACHMENT.match(text)) and heading_like and self.clause_seen:
+            kind, name, rest = match.group(1).capitalize(), match.group(2), match.group(3)
+            if not rest or is_title_like(rest):
+                label = f"{kind} {name.upper() if len(name) <= 2 else name}"
+                self.prefix = f"{label} "
+                self._open_division(name, rest, 0.5, label)
+                self.top_number = None
+                return True
+        if (match := contract.CONTRACT_ARTICLE.match(text)) and heading_like:
+            number, rest = match.group(1), match.group(2)
+            if not rest or is_title_like(rest):
+                self._close_recitals()
+                number = number.upper() if re.fullmatch(r"[ivxlc]+", number, re.I) else number
+                self.clause_seen = True
+                self._open_division(number, rest, 1.0, f"{self.prefix}Article {number}")
+                return True
+        numbered = (
+            contract.SECTION_CLAUSE.match(text)
+            or contract.DOTTED_CLAUSE.match(text)
+            or contract.NUMBERED_CLAUSE.match(text)
+            or contract.CLAUSE_HEADING.match(text)
+        )
+        if numbered:
+            return self._clause(numbered, text, category, heading_like)
+        if (definition := contract.DEFINITION.match(text)) and self.new_block:
+            term = " ".join(definition.group(1).split())
+            ref = f'{self._context()} "{term}"'.strip()
+            self.start_unit(ref, text, base=ref)
+            return True
+        if (point := contract.CLAUSE_POINT.match(text)) and (self.new_block or point.group(1)):
+            if point.group(3) and not self.new_block:
+                return False
+            return self._contract_point(contract.point_label(point), text, bool(point.group(3)))
+        return False
+
+    def _open_division(self, number: str, title: str, rank: float, label: str) -> None:
+        section = self.open_section(number, title, rank, label)
+        section.awaiting_title = not title
+        self.clause = None
+        self.points.clear()
+
+    def _context(self) -> str:
+        """The clause a point or definition hangs under, or the section it sits in."""
+        return self.clause or (self.current_section().label if self.stack else "")
+
+    def _close_recitals(self) -> None:
+        """The first numbered clause or article ends a recitals heading ("RECITALS",
+        "WITNESSETH", "BACKGROUND"): the clauses are the contract's body, not its recitals."""
+        for depth, section in enumerate(self.stack):
+            if section.number is None and contract.RECITALS_HEADING.match(section.title or ""):
+                del self.stack[depth:]
+                self.close_unit()
+                return
+
+    def _clause(self, numbered: re.Match[str], text: str, category: str, heading: bool) -> bool:
+        number, rest = numbered.group(1), numbered.group(2).strip()
+        bare = numbered.re is contract.NUMBERED_CLAUSE
+        restarts = bare and self.clause is not None and int(number) <= (self.top_number or 0)
+        # "1. Year 1 ... 2. Year 2" inside Section 8(A): a list, not Section 1 again.
+        if restarts and not (heading and is_title_like(rest) and rest.isupper()):
+            return self._contract_point(number, text, False)
+        self._close_recitals()
+        if bare or numbered.re is contract.CLAUSE_HEADING:
+            self.top_number = max(self.top_number or 0, int(number))
+        label = self._clause_ref(number)
+        self.points.clear()
+        self.clause = label
+        self.clause_seen = True
+        titled = is_title_like(rest) and (category == "Title" or rest.isupper() or len(rest) < 60)
+        if not rest or (titled and heading and not contract.runs_in(rest)):
+            self._open_division(number, rest, 2.0 + number.count("."), label)
+            self.clause = label
+            return True
+        self.start_unit(label, text)
+        return True
+
+    def _contract_point(self, label: str, text: str, lettered: bool) -> bool:
+        """A point: inside the open unit when that unit's text leads into a list, else a unit
+        of its own ("Section 12.1(b)")."""
+        context = self._context()
+        place = self.points.push(label)
+        if self._in_list(text, self.points.kind):
+            self.unit.add(text, join=False)
+            self.unit.last_page = self.page
+            return True
+        ref = f"{context}{place}" if context else f"Recital {label}" if lettered else place
+        self.start_unit(ref, text)
+        return True

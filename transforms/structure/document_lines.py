@@ -1,0 +1,148 @@
+"""Lines of every document but a contract: divisions ("Part II", "Chapter 3"), articles and
+their paragraphs and points, § sections, rulebook rules and their guidance notes, application
+material ("A12"), numbered headings, and recitals before an act's first article.
+
+A number opens a unit only where its family cites one ("Article 6(1)", "4.2.3", "A12",
+"§ 103(a)"); the numbers themselves are read by the modules of numbering.
+"""
+
+from __future__ import annotations
+
+import re
+
+from transforms.structure.numbering.generic import (
+    DIVISION,
+    DIVISION_RANK,
+    NUMBERED_HEADING,
+    SECTION_SIGN,
+    SECTION_SIGN_RANK,
+)
+from transforms.structure.numbering.regulation import (
+    ARTICLE,
+    ARTICLE_RANK,
+    NUMBERED,
+    PAREN_NUMBER,
+    article_heading,
+)
+from transforms.structure.numbering.standard import APPLICATION, DOTTED, GUIDANCE
+from transforms.structure.state import BuilderState
+from transforms.tree import is_title_like
+
+
+class DocumentLines(BuilderState):
+    """The line classifier for acts, standards, rulebooks and plain documents (profiles "eu" and
+    "plain"), for the builder to call on every line."""
+
+    def _point(self, label: str, text: str) -> None:
+        """A lettered point stays inside its paragraph, except directly under a § section,
+        where "(a)" is itself the citable unit ("§ 103(a)")."""
+        section = self.current_section()
+        starts_subsection = (
+            section is not None
+            and section.label.startswith("§")
+            and (
+                self.unit is None
+                or self.unit.ref is None
+                or self.unit.ref.startswith(section.label)
+            )
+        )
+        if starts_subsection:
+            self.start_unit(f"{section.label}({label})", text)
+        elif self.unit is None or self.unit.positional:
+            self.continue_unit(text, point=False)
+        else:
+            self.unit.add(text, join=False)
+            self.unit.last_page = self.page
+
+    def _numbered(self, text: str) -> bool:
+        return any(
+            pattern.match(text)
+            for pattern in (DIVISION, ARTICLE, DOTTED, NUMBERED, APPLICATION, SECTION_SIGN)
+        )
+
+    def _heading(self, text: str, category: str) -> bool:
+        if match := DIVISION.match(text):
+            kind, number, rest = (
+                match.group(1).lower().replace("-", ""),
+                match.group(2),
+                match.group(3),
+            )
+            if rest and not is_title_like(rest):
+                return False
+            word = kind.capitalize()
+            number = number.upper() if re.fullmatch(r"[ivxlcdm]+", number, re.I) else number
+            section = self.open_section(number, rest, DIVISION_RANK[kind], f"{word} {number}")
+            section.awaiting_title = not rest
+            self.seen_division = True
+            return True
+        if match := article_heading(text):
+            number, rest = match.group(1), match.group(2)
+            section = self.open_section(number, rest, ARTICLE_RANK, f"Article {number}")
+            section.awaiting_title = not rest
+            self.seen_division = True
+            return True
+        if (match := SECTION_SIGN.match(text)) and is_title_like(match.group(2) or "X"):
+            number, rest = match.group(1), match.group(2)
+            section = self.open_section(number, rest, SECTION_SIGN_RANK, f"§ {number}")
+            section.awaiting_title = not rest
+            return True
+        if (match := DOTTED.match(text)) and is_title_like(match.group(2)):
+            number = match.group(1)
+            self.open_section(number, match.group(2), 6.0 + number.count("."), number)
+            return True
+        numbered = NUMBERED.match(text) or NUMBERED_HEADING.match(text)
+        if (
+            numbered
+            and is_title_like(numbered.group(2))
+            and self.enclosing(ARTICLE_RANK) is None
+            and (category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60)
+        ):
+            self.open_section(numbered.group(1), numbered.group(2), 6.0, numbered.group(1))
+            return True
+        return False
+
+    def _generic_heading(self, text: str) -> None:
+        numbered = [s for s in self.stack if s.number is not None]
+        base = numbered[-1].rank if numbered else 0.0
+        section = self.open_section(None, text, base + 0.5, "")
+        if GUIDANCE.match(text) and self.last_rule is not None:
+            self.guidance[id(section)] = self.last_rule
+        if self.contract:
+            self.clause = None
+            self.points.clear()
+
+    def _paragraph(self, text: str) -> bool:
+        if match := DOTTED.match(text):
+            # A rule number ends a guidance block (or any unnumbered heading's block) that
+            # followed the rule before it: "4.2.3" belongs under 4.2, not under "Guidance".
+            while self.stack and self.stack[-1].number is None and self.stack[-1].rank % 1:
+                self.stack.pop()
+            self.start_unit(match.group(1), text)
+            self.last_rule = match.group(1)
+            return True
+        if match := APPLICATION.match(text):
+            self.start_unit(match.group(1), text)
+            return True
+        if match := NUMBERED.match(text):
+            article = self.enclosing(ARTICLE_RANK) or self.enclosing(SECTION_SIGN_RANK)
+            number = match.group(1)
+            guided = self.guidance.get(id(self.current_section()))
+            if article is not None:
+                self.start_unit(f"{article.label}({number})", text)
+            elif guided is not None:
+                # Guidance numbers its notes per rule, as ObliQA cites them: "4.2.2 Guidance 1".
+                self.start_unit(f"{guided} Guidance {number}", text)
+            else:
+                section = self.current_section()
+                prefix = (
+                    f"{section.number}."
+                    if section and section.number and "." in section.number
+                    else ""
+                )
+                self.start_unit(f"{prefix}{number}" if prefix else number, text)
+            return True
+        if self.eu_style and not self.seen_division and (match := PAREN_NUMBER.match(text)):
+            self.start_unit(f"Recital {match.group(1)}", text)
+            self.recitals += 1
+            return True
+        return False

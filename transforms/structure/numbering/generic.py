@@ -1,0 +1,23 @@
+"""Numbering that no one family owns: divisions ("Part II", "Chapter 3", "Section 4"), "§ 512"
+sections, numbered headings ("1 Introduction"), and the words after which a number at a line
+start continues a citation instead of opening a unit."""
+
+from __future__ import annotations
+
+import re
+
+DIVISION = re.compile(
+    r"^(part|title|chapter|section|subsection|sub-section)\s+([ivxlcdm]+|\d+[a-z]?)\b[.:]?\s*(.*)$",
+    re.IGNORECASE,
+)
+DIVISION_RANK = {"part": 1, "title": 1, "chapter": 2, "section": 3, "subsection": 4}
+SECTION_SIGN = re.compile(r"^§+\s*(\d+[a-z]?(?:\.\d+)*)\.?\s*(.*)$")
+NUMBERED_HEADING = re.compile(r"^(\d{1,3})\s+([A-Z].*)$")
+
+SECTION_SIGN_RANK = 5.0
+# Words after which a number continues a citation ("Sections 2.1.4 and 2.1.5"), not a new unit.
+CITING_END = re.compile(
+    r"(?:\b(?:and|or|to|of|in|under|with|see|per|through|sections?|articles?|clauses?|"
+    r"paragraphs?|schedules?|exhibits?)|[,–-])$",
+    re.IGNORECASE,
+)

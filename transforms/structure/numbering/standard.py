@@ -1,0 +1,11 @@
+"""Numbering of rulebooks and standards: dotted rules ("4.2.3", "18.8.2A"), ISA-style
+application material numbered in the margin ("A12"), and the "Guidance" blocks that follow a
+rule and number their notes per rule ("4.2.2 Guidance 1")."""
+
+from __future__ import annotations
+
+import re
+
+DOTTED = re.compile(r"^(\d+(?:\.\d+)+[A-Z]?)\.?\s+(\S.*)$", re.DOTALL)
+APPLICATION = re.compile(r"^(A\d{1,3}[A-Z]?)\.?\s+(\S.*)$", re.DOTALL)
+GUIDANCE = re.compile(r"^guidance(?:\s+notes?)?$", re.IGNORECASE)
