@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     args = parser.parse_args()
     index = Index.open(args.index)
-    base = np.vstack([np.asarray(index._vectors), np.asarray(index._line_vectors)])
+    base = np.vstack([np.asarray(index._dense.vectors), np.asarray(index._dense.line_vectors)])
     base = np.ascontiguousarray(base, dtype=np.float32)
     asked = [q for q in obliqa.load_questions(args.data) if obliqa.held_out(q)][: args.queries]
     queries = np.vstack([index.query_embedder.embed_query(q["Question"]) for q in asked])

@@ -89,14 +89,14 @@ def main() -> None:
     made, cost = line_vectors(index, LocalEmbedder())
     lines = pl.read_parquet(index.snapshot.table_path("line_embeddings"), columns=["chunk_id"])
     order = vector_files.line_order(np.array([index._by_id[c] for c in lines["chunk_id"]]))
-    owners, starts = index._line_owners, index._line_starts
+    owners, starts = index._dense.line_owners, index._dense.line_starts
     report = {"cost": cost, "retrieval": {}}
     for variant in ("alone", "pooled", "none"):
         if variant == "none":
-            index._line_owners = index._line_starts = np.zeros(0, dtype=np.int64)
+            index._dense.line_owners = index._dense.line_starts = np.zeros(0, dtype=np.int64)
         else:
-            index._line_owners, index._line_starts = owners, starts
-            index._line_vectors = np.asfortranarray(made[variant][order])
+            index._dense.line_owners, index._dense.line_starts = owners, starts
+            index._dense.line_vectors = np.asfortranarray(made[variant][order])
         for mode in ("hybrid", "vector"):
             for half, asked in halves.items():
                 runs, _, _ = obliqa.run_lexkb(index, asked, mode=mode)

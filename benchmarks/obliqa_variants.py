@@ -61,7 +61,7 @@ class Bench:
         self.questions = load_questions(data)
         self.tune = np.array([not held_out(q) for q in self.questions])
         self.embedder = LocalEmbedder()
-        self.vectors = index._vectors[rows]
+        self.vectors = index._dense.vectors[rows]
         self.index, self.rows = index, rows
         self.queries = self.embedder.embed_documents([q["Question"] for q in self.questions])
         self.query_terms = [tokenize(q["Question"]) for q in self.questions]

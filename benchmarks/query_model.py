@@ -60,7 +60,7 @@ def main() -> None:
             cosine = float(np.mean(np.sum(vectors[name] * vectors["float products"], axis=1)))
             index.query_embedder = model
             for mode in ("vector", "hybrid"):
-                index._query_vectors.clear()
+                index._dense.query_vectors.clear()
                 runs = {
                     q["QuestionID"]: [
                         passage_key(h) for h in index.search(q["Question"], mode=mode).hits

@@ -46,7 +46,7 @@ def main() -> None:
     paragraph_vectors = dict(
         zip(
             chunks["chunk_id"].to_numpy()[paragraphs],
-            np.asarray(index._vectors)[paragraphs],
+            np.asarray(index._dense.vectors)[paragraphs],
             strict=True,
         )
     )

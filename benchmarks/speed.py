@@ -94,7 +94,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
         tokens = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, show_progress=False)
         retriever.retrieve(tokens, k=K, show_progress=False)
 
-    vectors = np.ascontiguousarray(index._vectors[paragraphs])
+    vectors = np.ascontiguousarray(index._dense.vectors[paragraphs])
     query_vectors = {q: index.query_embedder.embed_query(q) for q in questions}
 
     def numpy_search(question: str) -> None:
@@ -105,7 +105,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     for warm_up in questions[:20]:
         index.search(warm_up, mode="keyword")
         bm25s_search(warm_up)
-    index._query_vectors.clear()
+    index._dense.query_vectors.clear()
 
     def lexkb_ranking(question: str) -> None:
         scores = index.keyword_scores(question)
@@ -122,7 +122,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     )
     results["numpy exact cosine (query vector given)"] = timed(numpy_search, questions)
     for mode in ("vector", "hybrid"):
-        index._query_vectors.clear()
+        index._dense.query_vectors.clear()
         results[f"lexkb {mode}, new question"] = timed(
             lambda q, m=mode: index.search(q, mode=m), questions
         )
@@ -146,7 +146,7 @@ def differ_from_exact(root: Path, index, questions: list[str]) -> dict[str, int]
 
     exact = Index.open(root)
     exact.query_embedder = index.query_embedder
-    exact._int8_scan = lambda: None  # exact products over every vector
+    exact._dense.int8_scan = lambda: None  # exact products over every vector
     counts = {}
     for mode in ("hybrid", "vector"):
         counts[mode] = sum(

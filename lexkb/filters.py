@@ -1,9 +1,10 @@
-"""Search filters on document metadata: which documents a query may return.
+"""Search filters on document metadata and chunks: which chunks a query may return.
 
 Filters combine with AND. Each value may be one item or a list (any of them), except `tags`,
 where a list means the document carries every tag listed. Dates compare a document's effective
 date, or its publication date when it has no effective date; a document with neither is left out
-by any date filter.
+by any date filter. `chunk_mask` applies them all, with the chunk filters (level, section and the
+build's annotations), as one boolean per chunk row.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import re
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 
+import numpy as np
 import polars as pl
 
+from lexkb import limits as check
 from lexkb.core.text.dates import as_date
+from lexkb.core.vocabulary import ChunkLevel
 
 DOCUMENT_FILTERS = (
     "document",
@@ -30,6 +34,7 @@ DOCUMENT_FILTERS = (
     "date_range",
     "deprecated",
 )
+CHUNK_LEVELS = tuple(ChunkLevel)
 CHUNK_FILTERS = ("section", "chunk_level", "clause_type", "cards_only", "cluster_id")
 FILTER_KEYS = DOCUMENT_FILTERS + CHUNK_FILTERS
 # Relative periods, as (days back to the start, days back to the end), both ends included.
@@ -190,6 +195,44 @@ def document_ids(
     if end is not None:
         expr &= (when <= end).fill_null(False)
     return documents.filter(expr)["document_id"].to_list()
+
+
+def chunk_mask(
+    chunks: pl.DataFrame,
+    documents: pl.DataFrame,
+    filters: Mapping[str, object],
+    resolve_document: Callable[[str], str],
+    annotated: Callable[[Mapping[str, object]], pl.Expr],
+    today: date | None = None,
+) -> np.ndarray:
+    """Which chunk rows pass every filter: the document filters (`document_ids`), the chunk
+    level, the build's annotations (`annotated`: lexkb.annotations.Annotations.filter) and the
+    section."""
+    expr = pl.lit(True)
+    if any(filters.get(key) is not None for key in DOCUMENT_FILTERS):
+        ids = document_ids(documents, filters, resolve_document, today or date.today())
+        expr &= pl.col("document_id").is_in(ids)
+    if (level := filters.get("chunk_level")) is not None:
+        levels = [level] if isinstance(level, str) else list(level)
+        unknown = set(levels) - set(CHUNK_LEVELS)
+        if unknown:
+            raise check.QueryError(
+                f"unknown chunk_level {sorted(unknown)}; levels are {CHUNK_LEVELS}"
+            )
+        expr &= pl.col("chunk_level").is_in(levels)
+    expr &= annotated(filters)
+    if (section := filters.get("section")) is not None:
+        # A heading path prefix ("4 CLIENT ASSETS > 4.3"), a heading, or a number ("4.3",
+        # "Article 5"): the section so numbered and everything under it.
+        prefix = str(section).casefold().strip()
+        path = pl.col("section_path").list.eval(pl.element().str.to_lowercase())
+        expr &= (
+            path.list.join(" > ").str.starts_with(prefix)
+            | path.list.eval(
+                (pl.element() == prefix) | pl.element().str.starts_with(prefix + " ")
+            ).list.any()
+        ).fill_null(False)
+    return chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
 
 _TERM_QUESTION = re.compile(

@@ -12,6 +12,10 @@ answer names its match:
 
 A reference may be written the ways citations are written in text: "Rule 4.3.1 of the Lexkb
 Rulebook", "point (e) of Article 5(1)", "Article 6(2) DHR", "LSA 230, para. A8", "R 4.3.1".
+
+`Resolver` reads references; `Finder` turns what it found into the index's answers: the unit with
+its section, neighbours and citations (`Index.get`), every unit a reference names
+(`Index.resolve`), and the units reached from one along citations (`Index.hop`).
 """
 
 from __future__ import annotations
@@ -19,13 +23,29 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import polars as pl
 
 from lexkb.core.text.citations import CitationParser
-from lexkb.core.text.refs import core_address, normalize_ref, ref_address
-from lexkb.core.vocabulary import MatchKind
+from lexkb.core.text.refs import (
+    core_address,
+    document_names,
+    normalize_ref,
+    ref_address,
+    title_code,
+    title_name,
+)
+from lexkb.core.vocabulary import ChunkLevel, MatchKind
+from lexkb.graph import CITES, CitationGraph, Step
+from lexkb.hits import Hits
+from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup
+from lexkb.tables import Tables, alias_key
 
 MATCHES = tuple(MatchKind)
+# What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
+_LOOKUP_LEVELS = (ChunkLevel.PARAGRAPH, ChunkLevel.SECTION)
 _LAST_POINT = re.compile(r"\(([A-Za-z]{1,4}|\d{1,3})\)\s*$")
 # "R 4.3.1", "r. 4.3.1": the rule abbreviation the citation parser leaves to running text.
 _RULE_ABBREVIATION = re.compile(r"^\s*[Rr]\.?\s+(?=\d+\.\d)")
@@ -75,7 +95,7 @@ class Resolver:
         self._by_ref: dict[str, list[int]] = {}
         self._doc_refs: dict[str, list[str]] = {}
         for row, (ref, level) in enumerate(zip(refs, levels, strict=True)):
-            if not ref or level not in ("paragraph", "section"):
+            if not ref or level not in _LOOKUP_LEVELS:
                 continue
             self._by_ref.setdefault(normalize_ref(ref), []).append(row)
             address = ref_address(ref)
@@ -189,6 +209,150 @@ class Resolver:
     def _cite(self, row: int) -> str:
         doc = self._doc_of[row]
         return f"{self._display.get(doc, doc)} {self._refs[row]}".strip()
+
+
+class Finder:
+    """Chunks by id, by reference and along citations, as the Hits and Lookups an index
+    answers with. The reference grammar is compiled on the first lookup, so opening stays
+    fast."""
+
+    def __init__(
+        self, tables: Tables, hits: Hits, graph: CitationGraph, catalog: dict[str, str]
+    ) -> None:
+        self.tables = tables
+        self.hit = hits.hit
+        self.graph = graph
+        self.catalog = catalog  # the manifest's aliases: alias -> document key
+        self._resolver: Resolver | None = None
+
+    @property
+    def resolver(self) -> Resolver:
+        """Built on the first lookup: the reference grammar compiles the index's names."""
+        if self._resolver is None:
+            tables = self.tables
+            documents, chunks, aliases = tables.documents, tables.chunks, tables.aliases
+            names: dict[str, list[str]] = {}
+            for doc in documents.iter_rows(named=True):
+                names[doc["document_id"]] = document_names(
+                    doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+                )
+            for name, key in self.catalog.items():
+                doc_id = aliases.get(alias_key(key)) or aliases.get(alias_key(name))
+                if doc_id:
+                    names.setdefault(doc_id, []).append(name)
+            display = {
+                doc["document_id"]: _display_name(doc) for doc in documents.iter_rows(named=True)
+            }
+            self._resolver = Resolver(
+                chunks["ref"].to_list(),
+                chunks["chunk_level"].to_list(),
+                chunks["document_id"].to_list(),
+                chunks["content"].to_list(),
+                aliases,
+                names,
+                display,
+                alias_key,
+            )
+        return self._resolver
+
+    def get(self, text: str) -> Lookup:
+        """The unit a chunk id or reference names, with how it matched (Index.get)."""
+        if text in self.tables.by_id:
+            return self.lookup(text)
+        found = self.resolver.find(text)
+        if not found.rows:
+            return Lookup(text, found.match, found.reason, closest=found.closest)
+        context = self.lookup(self.tables.chunks["chunk_id"][found.rows[0]])
+        others = [self.hit(row, None) for row in found.rows[1:]]
+        return replace(
+            context, asked=text, match=found.match, reason=found.reason, alternatives=others
+        )
+
+    def lookup(self, chunk_id: str) -> Lookup:
+        """The chunk with this id and what surrounds it (match `exact`)."""
+        by_id, chunks, level_rows = self.tables.by_id, self.tables.chunks, self.tables.level_rows
+        if chunk_id not in by_id:
+            raise KeyError(f"no chunk {chunk_id!r} in this index")
+        row = by_id[chunk_id]
+        level = chunks["chunk_level"][row]
+        parent = chunks["parent_chunk_id"][row]
+        section = (
+            self.hit(by_id[parent], None) if level == ChunkLevel.PARAGRAPH and parent else None
+        )
+        same_level = level_rows[level] if level in level_rows else np.array([row])
+        position = int(np.searchsorted(same_level, row))
+        document = chunks["document_id"][row]
+
+        def neighbour(at: int) -> Hit | None:
+            if 0 <= at < same_level.size:
+                other = int(same_level[at])
+                if chunks["document_id"][other] == document:
+                    return self.hit(other, None)
+            return None
+
+        cites, cited_by = [], []
+        for other, direction, _ in self.graph.neighbours(row):
+            group = cites if direction == CITES else cited_by
+            if all(h.chunk_id != chunks["chunk_id"][other] for h in group):
+                group.append(self.hit(other, None))
+        unresolved = (
+            self.tables.edges.filter(
+                (pl.col("source_chunk_id") == chunk_id) & pl.col("target_chunk_id").is_null()
+            )
+            .select("reference_text", "reference_type", "cited_document")
+            .to_dicts()
+        )
+        hit = self.hit(row, None)
+        return Lookup(
+            chunk_id,
+            MatchKind.EXACT,
+            f"{chunk_id} is {hit.citation}",
+            hit,
+            section,
+            neighbour(position - 1),
+            neighbour(position + 1),
+            cites,
+            cited_by,
+            unresolved,
+        )
+
+    def resolve(self, text: str) -> list[Hit]:
+        """Every unit a chunk id or reference names, in document order (Index.resolve)."""
+        if text in self.tables.by_id:
+            return [self.hit(self.tables.by_id[text], None)]
+        found = self.resolver.find(text)
+        if found.match not in (MatchKind.EXACT, MatchKind.CONTAINS):
+            return []
+        return [self.hit(row, None) for row in sorted(found.rows)]
+
+    def hop(
+        self, chunk_id: str, max_hops: int, decay: float, min_score: float, k: int
+    ) -> list[GraphHit]:
+        """The k best chunks reached from `chunk_id` along citations (Index.hop)."""
+        reached = self.graph.walk(self.tables.by_id[chunk_id], max_hops, decay, min_score)
+        ranked = sorted(reached.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        return [
+            GraphHit(self.hit(row, score), round(float(score), SCORE_DIGITS), self.path_steps(path))
+            for row, (score, _, path) in ranked
+        ]
+
+    def path_steps(self, path: list[tuple[int, str, int]]) -> list[Step]:
+        """A graph path of (row, direction, edge) as Steps that name their chunks."""
+        ids, refs = self.tables.chunks["chunk_id"], self.tables.chunks["ref"]
+        return [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path]
+
+
+def _display_name(document: dict) -> str:
+    """How a citation names the document: its code or short name, else the name a long title
+    gives the act, else its title."""
+    code = title_code(document["title"])
+    return (
+        document["short_name"]
+        or (" ".join(code) if code else None)
+        or title_name(document["title"])
+        or document["title"]
+        or document["document_key"]
+    )
 
 
 def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | None:

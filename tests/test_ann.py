@@ -47,14 +47,14 @@ def graph_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_graph_is_published_and_mapped(graph_root: Path) -> None:
     index = Index.open(graph_root)
     assert ann.FILE in index.snapshot.manifest["files"]
-    assert index._ann is not None
+    assert index._dense.ann is not None
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "vector"])
 def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> None:
     graph = Index.open(graph_root)
     exact = Index.open(graph_root)
-    exact._ann = None
+    exact._dense.ann = None
     for question in QUESTIONS:
         found = graph.search(question, k=5, mode=mode, min_relevance=0.0)
         truth = exact.search(question, k=5, mode=mode, min_relevance=0.0)
@@ -63,21 +63,23 @@ def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> Non
 
 def test_scoring_some_rows_equals_scoring_all(graph_root: Path) -> None:
     index = Index.open(graph_root)
-    vector = index._query_vector(QUESTIONS[0])
+    vector = index._dense.query_vector(QUESTIONS[0])
     rows = np.arange(len(index))
     # Rows with lines among them: their score is the best of the whole and its lines.
-    assert index._line_owners.size
+    assert index._dense.line_owners.size
     assert np.allclose(
-        index._cosine_rows(vector, rows), index.dense_scores(QUESTIONS[0]), atol=1e-5
+        index._dense.cosine_rows(vector, rows), index.dense_scores(QUESTIONS[0]), atol=1e-5
     )
     picked = np.sort(np.random.default_rng(3).choice(rows, size=min(7, rows.size), replace=False))
     assert np.allclose(
-        index._cosine_rows(vector, picked), index.dense_scores(QUESTIONS[0])[picked], atol=1e-5
+        index._dense.cosine_rows(vector, picked),
+        index.dense_scores(QUESTIONS[0])[picked],
+        atol=1e-5,
     )
 
 
 def test_below_the_threshold_there_is_no_graph(index) -> None:
-    assert ann.FILE not in index.snapshot.manifest["files"] and index._ann is None
+    assert ann.FILE not in index.snapshot.manifest["files"] and index._dense.ann is None
 
 
 def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None:
@@ -85,13 +87,13 @@ def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None
     paragraph that owns it. With a shallow search the graph's rows are the exact top rows."""
     index = Index.open(graph_root)
     for question in QUESTIONS:
-        vector = index._query_vector(question)
+        vector = index._dense.query_vector(question)
         exact = index.dense_scores(question)
         top = set(np.argsort(-exact)[:3].tolist())
-        nominated = set(index._ann.rows(vector, depth=12).tolist())
+        nominated = set(index._dense.ann.rows(vector, depth=12).tolist())
         assert top <= nominated
         assert len(nominated) <= 12
     # A line's own text nominates its paragraph through the line's key.
-    row = int(index._line_owners[0])
-    first = index._line_vectors[index._line_starts[0]]
-    assert row in index._ann.rows(np.asarray(first), depth=1).tolist()
+    row = int(index._dense.line_owners[0])
+    first = index._dense.line_vectors[index._dense.line_starts[0]]
+    assert row in index._dense.ann.rows(np.asarray(first), depth=1).tolist()

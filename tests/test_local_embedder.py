@@ -11,7 +11,8 @@ from lexkb import Index
 from lexkb.core.embed import embedders
 from lexkb.core.embed.embedders import EmbedderError, LocalEmbedder, VoyageEmbedder
 from lexkb.core.store import snapshot as snap
-from lexkb.index import FUSION_DEPTH, _fuse
+from lexkb.fusion import FUSION_DEPTH
+from lexkb.fusion import fuse as _fuse
 from tests.voyage_fake import KEY
 from transforms.embeddings import paragraph_lines
 

@@ -77,7 +77,7 @@ def test_a_cold_reader_downloads_verifies_and_searches(
     index = Index.open(URL)
     assert index.version == first.version
     assert index.snapshot.path.is_relative_to(tmp_path / "reader-cache")
-    assert index._vectors is not None  # the vector arrays came down and were mapped
+    assert index._dense.vectors is not None  # the vector arrays came down and were mapped
     found = index.search(QUESTION, k=3)
     assert [h.chunk_id for h in found.hits] == [h.chunk_id for h in local.hits]
     assert ObjectRoot(URL).verify("CURRENT") == len(index.snapshot.manifest["files"])

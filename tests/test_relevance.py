@@ -67,8 +67,8 @@ def test_features_from_the_search_sums_equal_those_from_the_rows_postings(index,
 
     from lexkb.core.text.tokenize import tokenize
 
-    terms = index._terms(tokenize(query))
-    keyword, covered = index._bm25(terms, coverage=True)
+    terms = index._keyword.terms(tokenize(query))
+    keyword, covered = index._keyword.scores(terms, coverage=True)
     rows = np.argsort(-keyword, kind="stable")[:8]
     assert keyword[rows[0]] > 0
     looked_up = index.relevance_features(query, rows, None, terms)

@@ -1,0 +1,199 @@
+"""The dense path of a search: the snapshot's vectors, the query's embedding and its cosines.
+
+A chunk scores the cosine of its own vector or, for a multi-line paragraph, of its best line,
+whichever is higher (transforms.embeddings), so a question about one item of a list is not
+diluted by the others. Small snapshots score every row exactly; larger ones take candidates from
+an int8 scan (lexkb.dense_scan) or, past its crossover, a graph (lexkb.core.store.ann), and score
+only those exactly. The query's embedding costs far more than any of this, so the last
+QUERY_VECTORS are kept.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import polars as pl
+
+from lexkb import dense_scan
+from lexkb.core.embed.embedders import Embedder, embedder_for
+from lexkb.core.store import ann, vector_files
+from lexkb.core.store import snapshot as snap
+from lexkb.core.vocabulary import SearchMode
+
+QUERY_VECTORS = 256  # query embeddings kept per open index
+UNSCORED = -2.0  # cosine of a row an approximate search did not score (below any real one)
+
+
+class Dense:
+    """The chunk and line vectors of one snapshot (None without embeddings) and the embedder
+    that puts queries in their space; safe to share between threads."""
+
+    def __init__(
+        self,
+        snapshot: snap.Snapshot,
+        by_id: dict[str, int],
+        n_rows: int,
+        embedder: Embedder | None,
+    ) -> None:
+        self.n_rows = n_rows
+        self.query_vectors: dict[str, np.ndarray] = {}
+        self.query_lock = threading.Lock()
+        self.scan: dense_scan.Int8Scan | None = None
+        self.scan_lock = threading.Lock()
+        self.embedder_name, self.vectors = self._load(snapshot, by_id)
+        self.query_embedder = self._query_embedder(embedder, snapshot.version)
+
+    def _load(
+        self, snapshot: snap.Snapshot, by_id: dict[str, int]
+    ) -> tuple[str | None, np.ndarray | None]:
+        """The embedder's name and chunk vectors by row; line vectors go to `line_vectors`,
+        sorted by the row that owns them (`line_owners`, each from `line_starts`). Mapped from
+        the snapshot's raw arrays (lexkb.core.store.vector_files), or decoded from its Parquet
+        tables when it predates them."""
+        self.line_owners = self.line_starts = np.zeros(0, dtype=np.int64)
+        self.ann: ann.Candidates | None = None
+        info = snapshot.manifest.get("embedder")
+        if not info:
+            return None, None
+        lines = pl.read_parquet(snapshot.table_path("line_embeddings"), columns=["chunk_id"])
+        owners = np.array([by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
+        order = vector_files.line_order(owners)
+        self.line_owners, self.line_starts = np.unique(owners[order], return_index=True)
+        if vector_files.CHUNK_VECTORS in snapshot.manifest["files"]:
+            vectors, self.line_vectors = vector_files.read(snapshot.path)
+            if ann.FILE in snapshot.manifest["files"]:
+                self.ann = ann.Candidates(
+                    snapshot.path / ann.FILE,
+                    self.n_rows,
+                    ann.line_owner_per_vector(
+                        self.line_owners, self.line_starts, len(self.line_vectors)
+                    ),
+                )
+            return info["name"], vectors
+        table = pl.read_parquet(snapshot.table_path("embeddings"))
+        vectors = np.zeros((self.n_rows, info["dimension"]), dtype=np.float32)
+        rows = np.array([by_id[c] for c in table["chunk_id"]], dtype=np.int64)
+        if rows.size:
+            vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
+        line_table = pl.read_parquet(snapshot.table_path("line_embeddings"), columns=["vector"])
+        self.line_vectors = np.ascontiguousarray(
+            line_table["vector"].to_numpy().astype(np.float32, copy=False)[order]
+            if owners.size
+            else np.zeros((0, info["dimension"]), dtype=np.float32)
+        )
+        return info["name"], vectors
+
+    def _query_embedder(self, embedder: Embedder | None, version: str) -> Embedder | None:
+        """The embedder for queries: the one given, which must be the snapshot's, or the
+        snapshot's own when it can run here (Voyage AI needs VOYAGE_API_KEY)."""
+        if self.embedder_name is None:
+            return None
+        if embedder is not None:
+            if embedder.name != self.embedder_name:
+                raise snap.SnapshotError(
+                    f"snapshot {version} was embedded with {self.embedder_name}; "
+                    f"a query embedder {embedder.name} would compare unrelated vectors"
+                )
+            return embedder
+        return embedder_for(self.embedder_name)
+
+    def mode(self, mode: str | None) -> tuple[str, list[str]]:
+        """The mode a search runs in, and why it is not the one asked for."""
+        dense_ready = self.vectors is not None and self.query_embedder is not None
+        if mode is None:
+            mode = SearchMode.HYBRID if self.vectors is not None else SearchMode.KEYWORD
+        if mode == SearchMode.KEYWORD or dense_ready:
+            return mode, []
+        reason = (
+            "this snapshot has no embeddings"
+            if self.vectors is None
+            else f"no query embedder for {self.embedder_name} here (Voyage needs VOYAGE_API_KEY)"
+        )
+        return SearchMode.KEYWORD, [f"{mode} search unavailable: {reason}; keyword results only"]
+
+    def scores(self, query: str) -> np.ndarray:
+        """Cosine similarity of every chunk row to `query`, the best of its whole text and each
+        of its lines."""
+        vector = self.query_vector(query)
+        scores = self.vectors @ vector
+        if self.line_owners.size:
+            best = np.maximum.reduceat(self.line_vectors @ vector, self.line_starts)
+            scores[self.line_owners] = np.maximum(scores[self.line_owners], best)
+        return scores
+
+    def search_cosine(
+        self, query: str, keep: np.ndarray, keyword_best: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Cosines for a search, and the rows scored (sorted; None when all were): every row
+        exactly on small snapshots; on larger ones the rows an int8 scan or, past its crossover,
+        a graph nominates and the keyword side's best, exactly, and UNSCORED elsewhere."""
+        vector = self.query_vector(query)
+        scanned = None
+        if self.ann is not None and np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows:
+            rows = self.ann.rows(vector)
+        else:
+            scan = self.int8_scan()
+            if scan is None:
+                return self.scores(query), None
+            scanned = scan.scan(vector)
+            rows = scanned.best_rows(keep)
+        if keyword_best is not None:
+            rows = np.union1d(rows, keyword_best)
+        cosine = np.full(self.n_rows, UNSCORED, dtype=np.float32)
+        cosine[rows] = (
+            scanned.exact(rows) if scanned is not None else self.cosine_rows(vector, rows)
+        )
+        return cosine, rows
+
+    def int8_scan(self) -> dense_scan.Int8Scan | None:
+        """The snapshot's int8 scan, made on first use; None below its crossover."""
+        if self.scan is not None:
+            return self.scan
+        if len(self.vectors) + len(self.line_vectors) < dense_scan.MIN_VECTORS:
+            return None
+        with self.scan_lock:
+            if self.scan is None:
+                # Candidates are read row by row: a column-major snapshot (written before the
+                # scan) is copied to row-major once.
+                self.vectors = np.ascontiguousarray(self.vectors)
+                self.line_vectors = np.ascontiguousarray(self.line_vectors)
+                self.scan = dense_scan.Int8Scan(
+                    self.vectors, self.line_vectors, self.line_owners, self.line_starts
+                )
+        return self.scan
+
+    def cosine_rows(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """`scores` for some rows only: own vector, or the best line where it is higher.
+        Products by einsum, on this thread: a few hundred rows are too few for OpenBLAS's
+        threads to pay for waking, and once woken they spin and slow the next embedding."""
+        scores = np.einsum("ij,j->i", self.vectors[rows], vector).astype(np.float32, copy=False)
+        owners = self.line_owners
+        if not owners.size or not rows.size:
+            return scores
+        at = np.minimum(np.searchsorted(owners, rows), owners.size - 1)
+        has = owners[at] == rows
+        if not has.any():
+            return scores
+        ends = np.append(self.line_starts[1:], len(self.line_vectors))
+        starts = self.line_starts[at[has]]
+        positions, offsets = dense_scan.spans(starts, ends[at[has]] - starts)
+        best = np.maximum.reduceat(
+            np.einsum("ij,j->i", self.line_vectors[positions], vector), offsets
+        )
+        scores[has] = np.maximum(scores[has], best)
+        return scores
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """The query's embedding, kept for the last QUERY_VECTORS queries: answering a question
+        scores it for the search and again for its evidence, and a model call costs far more
+        than the lookup."""
+        with self.query_lock:
+            vector = self.query_vectors.pop(query, None)
+        if vector is None:
+            vector = self.query_embedder.embed_query(query)
+        with self.query_lock:
+            self.query_vectors[query] = vector
+            while len(self.query_vectors) > QUERY_VECTORS:
+                self.query_vectors.pop(next(iter(self.query_vectors)))
+        return vector

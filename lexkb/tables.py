@@ -1,0 +1,104 @@
+"""A snapshot's tables as an open index holds them: documents, chunks, citations and the catalog,
+with the row maps and masks every query reads.
+
+Everything is read at open, so that after it the index needs no file of its snapshot: a prune or
+rollback can never take one from under a long-lived reader. A chunk is known by its row in the
+`chunks` table everywhere in the query module (scores, postings, vectors and the graph are
+arrays over rows); `by_id` and the level masks turn ids and levels into rows once, here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import numpy as np
+import polars as pl
+
+from lexkb.core.store import snapshot as snap
+from lexkb.core.text.refs import document_names, title_code, title_name
+from lexkb.core.vocabulary import ChunkLevel
+
+
+class Tables:
+    """The snapshot's tables in memory, read once by `Index.open` and shared by its parts."""
+
+    def __init__(self, snapshot: snap.Snapshot) -> None:
+        self.documents = pl.read_parquet(snapshot.table_path("documents"))
+        # A hit names its document as a footnote would: by the name a long official title gives
+        # the act ("General Data Protection Regulation"), else by the title.
+        titles = {
+            doc_id: title_name(title) or title
+            for doc_id, title in zip(
+                self.documents["document_id"], self.documents["title"], strict=True
+            )
+        }
+        self.chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
+            pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
+        )
+        self.by_id = {cid: row for row, cid in enumerate(self.chunks["chunk_id"])}
+        levels = self.chunks["chunk_level"].to_numpy()
+        self.level_rows = {level: np.flatnonzero(levels == level) for level in ChunkLevel}
+        self.paragraph_mask = levels == ChunkLevel.PARAGRAPH
+        self.outside_paragraphs = np.flatnonzero(~self.paragraph_mask)
+        self.aliases = document_aliases(self.documents, snapshot.manifest.get("aliases", {}))
+        self.document_ids = set(self.documents["document_id"])
+        self.source_urls = dict(
+            zip(self.documents["document_id"], self.documents["source_url"], strict=True)
+        )
+        self.metadata = {
+            row.pop("document_id"): {
+                k: (v.isoformat() if isinstance(v, date) else v) for k, v in row.items()
+            }
+            for row in self.documents.select(
+                "document_id",
+                "document_type",
+                "authority_level",
+                "author",
+                "tags",
+                "parties",
+                "published",
+                "effective",
+                "version",
+                "deprecated",
+            ).to_dicts()
+        }
+        self.edges = pl.read_parquet(snapshot.table_path("edges"))
+        self.standards = pl.read_parquet(
+            snapshot.table_path("standards"),
+            columns=["document_id", "number", "version", "paragraph_count"],
+        )
+
+    def vocabulary_texts(self) -> list[str]:
+        """Everything the index says in words: its paragraphs, section headings and document
+        titles and names, for vocabularies built over the whole index."""
+        paragraphs = self.chunks.filter(pl.col("chunk_level") == ChunkLevel.PARAGRAPH)["content"]
+        headings = self.chunks["section_path"].explode().drop_nulls().unique(maintain_order=True)
+        names = pl.concat([self.documents["title"], self.documents["short_name"]]).drop_nulls()
+        return [*paragraphs.to_list(), *headings.to_list(), *names.to_list()]
+
+
+def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[str, str]:
+    """Names a user may put before a reference or use in a filter: the document's names
+    (lexkb.core.text.refs.document_names), a title code's parts ("LSA", "230"), the catalog's
+    aliases (`catalog`: alias -> document key, from the manifest)."""
+    aliases: dict[str, str] = {}
+    by_key = {}
+    for doc in documents.iter_rows(named=True):
+        by_key[doc["document_key"]] = doc["document_id"]
+        names = document_names(
+            doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+        )
+        if code := title_code(doc["title"]):
+            names += [code[1], code[0]]
+        for name in names:
+            aliases.setdefault(alias_key(name), doc["document_id"])
+    for name, key in catalog.items():
+        if key in by_key:
+            aliases.setdefault(alias_key(name), by_key[key])
+    return aliases
+
+
+def alias_key(name: str) -> str:
+    """A document name as aliases are keyed: case, spaces, dots, dashes and underscores aside."""
+    return re.sub(r"[\s._-]+", "", name.casefold())
