@@ -11,18 +11,19 @@ import json
 import dagster as dg
 import polars as pl
 
-from assets.index import TABLE_DIR, citation_edges, search_tables
+from assets.index import citation_edges, search_tables
 from assets.resources import LexkbSettings
 from lexkb.core.store import snapshot as snap
 from transforms import checks_worker
 from transforms import source_files as src
 from transforms import table_checks as tc
+from transforms.staging import EMBEDDER_FILE, TABLE_DIR
 from transforms.workdir import WorkDir
 
 
-def _table(lexkb: LexkbSettings, name: str, columns: list[str] | None = None) -> pl.DataFrame:
+def _table(settings: LexkbSettings, name: str, columns: list[str] | None = None) -> pl.DataFrame:
     return pl.read_parquet(
-        WorkDir(lexkb.root_path).path / TABLE_DIR / f"{name}.parquet", columns=columns
+        WorkDir(settings.root_path).path / TABLE_DIR / f"{name}.parquet", columns=columns
     )
 
 
@@ -52,8 +53,8 @@ def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
     description="Chunk ids unique and present, hashes match the text, no empty chunk, "
     "paragraph refs unique per document (Great Expectations).",
 )
-def chunks_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(checks_worker.run(tc.check_chunks, _table(lexkb, "chunks")))
+def chunks_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(checks_worker.run(tc.check_chunks, _table(settings, "chunks")))
 
 
 @dg.asset_check(
@@ -61,8 +62,8 @@ def chunks_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     blocking=True,
     description="Section ids unique and present; every parent section exists.",
 )
-def sections_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(checks_worker.run(tc.check_sections, _table(lexkb, "sections")))
+def sections_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
+    return _result(checks_worker.run(tc.check_sections, _table(settings, "sections")))
 
 
 @dg.asset_check(
@@ -71,9 +72,11 @@ def sections_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     description="Document ids unique; every paragraph a document counts is in the chunks table. "
     "(A document whose paragraphs are implausible was quarantined before this check.)",
 )
-def documents_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+def documents_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     return _result(
-        checks_worker.run(tc.check_documents, _table(lexkb, "documents"), _table(lexkb, "chunks"))
+        checks_worker.run(
+            tc.check_documents, _table(settings, "documents"), _table(settings, "chunks")
+        )
     )
 
 
@@ -82,21 +85,21 @@ def documents_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     blocking=True,
     description="No document of the current snapshot is lost unless its source file was removed.",
 )
-def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+def no_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
     try:
-        current = snap.load(lexkb.root_path)
+        current = snap.load(settings.root_path)
         previous = pl.read_parquet(
             current.table_path("documents"),
             columns=["document_key", "source_name", "source_sha256"],
         )
     except (snap.SnapshotError, KeyError):
         previous = None  # first build, or an unreadable CURRENT: nothing to compare with
-    work = WorkDir(lexkb.root_path)
+    work = WorkDir(settings.root_path)
     shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
-    quarantined = set(_table(lexkb, "quarantine")["source_name"])
+    quarantined = set(_table(settings, "quarantine")["source_name"])
     return _result(
         checks_worker.run(
-            tc.check_continuity, previous, _table(lexkb, "documents"), shas, quarantined
+            tc.check_continuity, previous, _table(settings, "documents"), shas, quarantined
         )
     )
 
@@ -106,9 +109,9 @@ def no_document_lost(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     blocking=True,
     description="Both ends of every edge exist; types and weights are in range.",
 )
-def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
+def edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     return _result(
-        checks_worker.run(tc.check_edges, _table(lexkb, "edges"), _table(lexkb, "chunks"))
+        checks_worker.run(tc.check_edges, _table(settings, "edges"), _table(settings, "chunks"))
     )
 
 
@@ -118,15 +121,15 @@ def edges_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
     description="Every chunk has a vector, every line vector a paragraph; all of the declared "
     "dimension and unit length.",
 )
-def embeddings_are_sound(lexkb: LexkbSettings) -> dg.AssetCheckResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
-    embedder = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
+def embeddings_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
+    out = WorkDir(settings.root_path).path / TABLE_DIR
+    embedder = json.loads((out / EMBEDDER_FILE).read_text(encoding="utf-8"))
     return _result(
         checks_worker.run(
             tc.check_embeddings,
-            tc.vector_measures(_table(lexkb, "embeddings", ["chunk_id", "vector"])),
-            tc.vector_measures(_table(lexkb, "line_embeddings")),
-            _table(lexkb, "chunks", ["chunk_id", "chunk_level"]),
+            tc.vector_measures(_table(settings, "embeddings", ["chunk_id", "vector"])),
+            tc.vector_measures(_table(settings, "line_embeddings")),
+            _table(settings, "chunks", ["chunk_id", "chunk_level"]),
             embedder,
         )
     )

@@ -16,8 +16,9 @@ from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
 from transforms import source_files as src
 from transforms.isolation import Outcome, parse_all
+from transforms.parse_plan import plan
 from transforms.quarantine import SourceError
-from transforms.structure import structure_document
+from transforms.source_parts import recover
 from transforms.workdir import WorkDir
 
 
@@ -35,23 +36,11 @@ def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:
     "cached by file hash.",
 )
 def document_elements_asset(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings, embedder: EmbedderSettings
+    context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root_path)
-    by_key = _sources_by_key(work)
-    keys = context.partition_keys
-    cached, failed, jobs = 0, {}, []
-    for key in keys:
-        source = by_key.get(key)
-        if source is None:
-            failed[key] = "not among the current source files; materialize source_files"
-            continue
-        target = work.elements(source.sha256)
-        if target.is_file():
-            cached += 1
-            work.clear_error(key)
-        else:
-            jobs.append((source, target))
+    work = WorkDir(settings.root_path)
+    parsing = plan(work, _sources_by_key(work), context.partition_keys)
+    jobs, failed = parsing.jobs, parsing.failed
     started = time.perf_counter()
     done: list[Outcome] = []
 
@@ -69,12 +58,12 @@ def document_elements_asset(
 
     if jobs:
         warmup.start(embedder.build)  # this process mostly waits while the workers parse
-    parse_all(jobs, lexkb.limits, report)
+    parse_all(jobs, settings.limits, report)
     slowest = max(done, key=lambda o: o.seconds, default=None)
     return dg.MaterializeResult(
         metadata={
             "parsed": sum(1 for o in done if o.error is None),
-            "cached": cached,
+            "cached": parsing.cached,
             "quarantined": len(failed),
             "failures": dg.MetadataValue.json(failed),
             "seconds": round(time.perf_counter() - started, 2),
@@ -93,9 +82,9 @@ def document_elements_asset(
     description="Section tree and paragraph chunks of each document, with refs and pages.",
 )
 def document_chunks(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings
+    context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root_path)
+    work = WorkDir(settings.root_path)
     by_key = _sources_by_key(work)
     totals = {"documents": 0, "sections": 0, "chunks": 0}
     skipped = {}
@@ -106,34 +95,15 @@ def document_chunks(
         if source is None or error is not None or not work.elements(source.sha256).is_file():
             skipped[key] = error or "no parsed elements"
             continue
-        if (parts := work.current_part(source)) is not None:
-            _count(parts, totals, quality)
-            continue
-        try:
-            parts = structure_document(source, pl.read_parquet(work.elements(source.sha256)))
-        except Exception as exc:  # a structure bug on one odd file must not stop the others
-            failure = SourceError(
-                f"{type(exc).__name__} while recovering its structure: {exc}"[:400],
-                stage="structure",
-                kind=type(exc).__name__,
-            )
-            work.record_error(key, failure, source.sha256)
-            skipped[key] = failure.reason
-            context.log.warning(f"{key}: quarantined: {failure.reason}")
-            continue
-        if not (parts[2]["chunk_level"] == "paragraph").any():
-            # A file that parses to nothing is a bad file, reported like one, not an empty
-            # document in the index.
-            failure = SourceError(
-                "no paragraph of text could be read from this file",
-                stage="structure",
-                kind="no_text",
-            )
-            work.record_error(key, failure, source.sha256)
-            skipped[key] = failure.reason
-            context.log.warning(f"{key}: quarantined: {failure.reason}")
-            continue
-        work.write_part(key, parts, source)
+        if (parts := work.current_part(source)) is None:
+            try:
+                parts = recover(source, work.elements(source.sha256))
+            except SourceError as failure:
+                work.record_error(key, failure, source.sha256)
+                skipped[key] = failure.reason
+                context.log.warning(f"{key}: quarantined: {failure.reason}")
+                continue
+            work.write_part(key, parts, source)
         _count(parts, totals, quality)
     lowest = sorted(quality.items(), key=lambda item: item[1])[:10]
     return dg.MaterializeResult(

@@ -6,14 +6,13 @@ import json
 import dagster as dg
 import polars as pl
 
-from assets.index import TABLE_DIR, search_tables
+from assets.index import search_tables
 from assets.progress import EMBEDDED
 from assets.resources import EmbedderSettings, LexkbSettings
-from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks
+from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
+from transforms.staging import EMBEDDER_FILE, TABLE_DIR
 from transforms.topics import topic_table
 from transforms.workdir import WorkDir
-
-EMBEDDER_FILE = "embedder.json"
 
 
 @dg.asset(
@@ -23,9 +22,9 @@ EMBEDDER_FILE = "embedder.json"
     "(line_embeddings.parquet); both empty when no embedder is set.",
 )
 def chunk_embeddings(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings, embedder: EmbedderSettings
+    context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root_path)
+    work = WorkDir(settings.root_path)
     out = work.path / TABLE_DIR
     chunks = pl.read_parquet(
         out / "chunks.parquet",
@@ -43,15 +42,7 @@ def chunk_embeddings(
             work.path / "embeddings",
             lambda done, total: context.log.info(f"{EMBEDDED}{done}/{total} texts"),
         )
-        # Recorded so a change in how these vectors are made changes the content fingerprint.
-        spans = "pooled" if hasattr(model, "embed_with_spans") else "alone"
-        info = {
-            "name": model.name,
-            "dimension": stats["dimension"],
-            "normalized": True,
-            "line_vectors": spans,
-            "part_vectors": spans,
-        }
+        info = embedder_record(model, stats["dimension"])
     table.write_parquet(out / "embeddings.parquet")
     lines.write_parquet(out / "line_embeddings.parquet")
     (out / EMBEDDER_FILE).write_text(json.dumps(info), encoding="utf-8")
@@ -66,8 +57,10 @@ def chunk_embeddings(
     description="Paragraphs clustered by their vectors, each cluster named by its top words "
     "(topics.parquet); empty for a keyword-only build.",
 )
-def topic_clusters(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
+def topic_clusters(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    out = WorkDir(settings.root_path).path / TABLE_DIR
     chunks = pl.read_parquet(out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content"])
     topics = topic_table(chunks, pl.read_parquet(out / "embeddings.parquet"))
     topics.write_parquet(out / "topics.parquet")

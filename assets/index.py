@@ -10,17 +10,17 @@ from assets.documents import document_chunks
 from assets.resources import LexkbSettings
 from assets.sources import source_files
 from lexkb.core.store import root_lock
-from transforms import checks_worker, citation_cache, metadata, table_checks
+from transforms import citation_cache, metadata, source_parts, staging
 from transforms import edges as graph
 from transforms import source_files as src
 from transforms.clauses import clause_table
 from transforms.defined_terms import definition_table
+from transforms.plausibility import drop_implausible
 from transforms.publish import publish, push_snapshot
-from transforms.quarantine import quarantine_frame
-from transforms.tables import assemble
+from transforms.quarantine import quarantine_frame, refused_records
+from transforms.staging import TABLE_DIR
+from transforms.tables import assemble_reusing_tokens, with_duplicate_sources
 from transforms.workdir import WorkDir
-
-TABLE_DIR = "tables"
 
 
 @dg.asset(
@@ -29,42 +29,20 @@ TABLE_DIR = "tables"
     description="Documents, sections and chunks of every source, with BM25 terms and postings, "
     "and the quarantine: every source left out, and why.",
 )
-def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root_path)
+def search_tables(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    work = WorkDir(settings.root_path)
     sources = src.from_frame(pl.read_parquet(work.sources))
-    parts, quarantined = [], []
-    for source in sources:
-        record = work.error_record(source.key)
-        if record is not None:
-            quarantined.append(record)
-            # Its byte-identical copies were never parsed; they fail for the same reason.
-            quarantined += [
-                {
-                    **record,
-                    "source": copy,
-                    "error": f"{record['error']} (same bytes as {source.key})",
-                }
-                for copy in source.duplicates
-            ]
-            continue
-        part = work.read_part(source.key)
-        if part is None:
-            raise dg.Failure(
-                f"{source.key} has no chunks yet: materialize document_chunks for its partition",
-            )
-        parts.append(part)
+    try:
+        parts, quarantined = source_parts.gather(work, sources)
+    except source_parts.PartMissing as missing:
+        raise dg.Failure(
+            f"{missing.key} has no chunks yet: materialize document_chunks for its partition",
+        ) from None
     scan = json.loads(work.scan_report.read_text(encoding="utf-8"))
-    quarantined += [
-        {
-            "source": r["key"],
-            "sha256": None,
-            "stage": "scan",
-            "kind": r["kind"],
-            "error": r["reason"],
-        }
-        for r in scan["refused"]
-    ]
-    parts, failing = _plausible(parts, {s.key: s.sha256 for s in sources})
+    quarantined += refused_records(scan["refused"])
+    parts, failing = drop_implausible(parts, {s.key: s.sha256 for s in sources})
     quarantined += failing
     for record in failing:
         context.log.warning(f"quarantined {record['source']}: {record['error']}")
@@ -75,44 +53,16 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
             f"{summary or 'no source files'}",
             metadata={"quarantined": dg.MetadataValue.json(quarantined)},
         )
-    catalog = metadata.load(lexkb.sources, [s.path for s in sources])
+    catalog = metadata.load(settings.sources, [s.path for s in sources])
     for file, reason in catalog.errors.items():
         context.log.warning(f"metadata ignored: {file}: {reason}")
-    kept = work.kept_tokens()
-    tables, settings, tokens = assemble(parts, catalog, kept=kept)
-    work.keep_tokens(tokens)
-    tokenized = (
-        tokens.height if kept is None else tokens.join(kept, on="content_hash", how="anti").height
-    )
-    duplicates = {s.key: list(s.duplicates) for s in sources}
-    tables["documents"] = tables["documents"].with_columns(
-        pl.col("source_name")
-        .replace_strict(duplicates, default=[], return_dtype=pl.List(pl.String))
-        .alias("duplicate_sources")
-    )
+    tables, table_settings, tokenized = assemble_reusing_tokens(work, parts, catalog)
+    tables["documents"] = with_duplicate_sources(tables["documents"], sources)
     tables["quarantine"] = quarantine_frame(quarantined)
-    out = work.path / TABLE_DIR
-    out.mkdir(parents=True, exist_ok=True)
-    # Tables derived from older ones must not reach a snapshot of these: citation_edges,
-    # chunk_embeddings and the dbt model `standards` write them again.
-    derived = (
-        "edges",
-        "standards",
-        "embeddings",
-        "line_embeddings",
-        "clauses",
-        "definitions",
-        "topics",
+    table_settings = staging.with_inputs(
+        table_settings, sources, quarantined, scan["ignored"], catalog.errors
     )
-    for name in [f"{table}.parquet" for table in derived] + ["embedder.json"]:
-        (out / name).unlink(missing_ok=True)
-    for name, frame in tables.items():
-        frame.write_parquet(out / f"{name}.parquet")
-    settings["sources"] = [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources]
-    settings["quarantined"] = {r["source"]: r["error"] for r in quarantined}
-    settings["ignored_files"] = scan["ignored"]
-    settings["metadata_errors"] = catalog.errors
-    (out / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    staging.stage(work.path / TABLE_DIR, tables, table_settings)
     paragraphs = tables["chunks"].filter(pl.col("chunk_level") == "paragraph")
     lengths = paragraphs["content"].str.len_chars()
     context.log.info(
@@ -137,37 +87,6 @@ def search_tables(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
             "metadata_errors": dg.MetadataValue.json(catalog.errors),
         }
     )
-
-
-def _plausible(
-    parts: list[tuple[pl.DataFrame, ...]], shas: dict[str, str]
-) -> tuple[list[tuple[pl.DataFrame, ...]], list[dict]]:
-    """Parts whose documents pass the per-document checks, and quarantine records for the
-    others: a check about one document quarantines that document, never the build."""
-    if not parts:
-        return parts, []
-    documents = pl.concat([p[0] for p in parts])
-    chunks = pl.concat([p[2].select("document_id", "chunk_level", "content") for p in parts])
-    failing = checks_worker.run(table_checks.implausible_documents, documents, chunks)
-    if not failing:
-        return parts, []
-    kept, records = [], []
-    for part in parts:
-        bad = [doc for doc in part[0]["document_id"] if doc in failing]
-        if not bad:
-            kept.append(part)
-            continue
-        name = part[0]["source_name"][0]
-        records.append(
-            {
-                "source": name,
-                "sha256": shas.get(name),
-                "stage": "check",
-                "kind": "implausible",
-                "error": failing[bad[0]],
-            }
-        )
-    return kept, records
 
 
 def quarantine_table(records: list[dict], limit: int = 50) -> str:
@@ -202,31 +121,21 @@ def length_chart(lengths: list[int], width: int = 30) -> str:
     # Before the embeddings: with the edges, dbt has its inputs and starts (pipelines.dbt).
     op_tags={PRIORITY_TAG: "1"},
 )
-def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    work = WorkDir(lexkb.root_path).path
+def citation_edges(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    work = WorkDir(settings.root_path).path
     out = work / TABLE_DIR
-    settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
+    aliases = staging.settings(out)["aliases"]
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
-    stamp = citation_cache.grammar_stamp(
-        graph.grammar_names(tables["documents"], settings["aliases"])
+    edges, reread, paragraphs = citation_cache.build_edges(
+        work, tables["chunks"], tables["documents"], aliases
     )
-    readings = citation_cache.load(work, stamp)
-    kept = set(readings)
-    edges = graph.build_edges(tables["chunks"], tables["documents"], settings["aliases"], readings)
-    citation_cache.save(work, stamp, readings)
-    reread = len(readings.keys() - kept)
     edges.write_parquet(out / "edges.parquet")
     stats = graph.summary(edges)
     context.log.info(
         f"{stats['edges']} edges, resolution rate {stats['resolution_rate']:.3f}; "
-        f"{reread} of {len(readings)} paragraph texts read for citations, the rest kept"
-    )
-    unresolved = (
-        edges.filter(pl.col("reference_type") == "unresolved")
-        .group_by("reference_text")
-        .len()
-        .sort("len", descending=True)
-        .head(10)
+        f"{reread} of {paragraphs} paragraph texts read for citations, the rest kept"
     )
     return dg.MaterializeResult(
         metadata={
@@ -234,7 +143,7 @@ def citation_edges(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> d
             "paragraphs_read": reread,
             "most_frequent_unresolved": dg.MetadataValue.md(
                 "| reference | times |\n| --- | --- |\n"
-                + "\n".join(f"| {text} | {n} |" for text, n in unresolved.rows())
+                + "\n".join(f"| {text} | {n} |" for text, n in graph.most_unresolved(edges))
             ),
         }
     )
@@ -248,8 +157,10 @@ TABLES_FOR_EDGES = ("chunks", "documents")
     deps=[search_tables],
     description="Defined terms and the paragraphs defining them (definitions.parquet).",
 )
-def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
+def defined_terms(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    out = WorkDir(settings.root_path).path / TABLE_DIR
     found = definition_table(pl.read_parquet(out / "chunks.parquet"))
     found.write_parquet(out / "definitions.parquet")
     context.log.info(f"{found.height} definitions in {found['document_id'].n_unique()} documents")
@@ -269,11 +180,13 @@ def defined_terms(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg
     description="Contract paragraphs labelled by clause type: default types zero-shot, CUAD "
     "categories by fitted heads (clauses.parquet).",
 )
-def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
+def clause_types(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    out = WorkDir(settings.root_path).path / TABLE_DIR
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     labelled = clause_table(
-        tables["chunks"], tables["documents"], WorkDir(lexkb.root_path).path / "embeddings"
+        tables["chunks"], tables["documents"], WorkDir(settings.root_path).path / "embeddings"
     )
     labelled.write_parquet(out / "clauses.parquet")
     counts = dict(labelled.group_by("clause_type").len().sort("clause_type").rows())
@@ -303,17 +216,15 @@ def clause_types(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.
     description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
 )
 def published_snapshot(
-    context: dg.AssetExecutionContext, lexkb: LexkbSettings
+    context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    out = WorkDir(lexkb.root_path).path / TABLE_DIR
-    settings = json.loads((out / "settings.json").read_text(encoding="utf-8"))
-    sources = settings.pop("sources")
-    settings["embedder"] = json.loads((out / "embedder.json").read_text(encoding="utf-8"))
-    tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
-    with root_lock.hold(lexkb.root_path, wait_seconds=600, purpose="publish"):
-        result = publish(lexkb.root_path, tables, settings, sources, keep=lexkb.keep_snapshots)
-        if lexkb.remote:
-            result = push_snapshot(lexkb.root, result, keep=lexkb.keep_snapshots)
+    out = WorkDir(settings.root_path).path / TABLE_DIR
+    tables, recorded, sources = staging.for_publishing(out)
+    keep = settings.keep_snapshots
+    with root_lock.hold(settings.root_path, wait_seconds=600, purpose="publish"):
+        result = publish(settings.root_path, tables, recorded, sources, keep=keep)
+        if settings.remote:
+            result = push_snapshot(settings.root, result, keep=keep)
     if result.created:
         context.log.info(f"published {result.version}")
     else:
@@ -325,7 +236,7 @@ def published_snapshot(
             "published_new": result.created,
             "chunks": tables["chunks"].height,
             "documents": tables["documents"].height,
-            "quarantined": dg.MetadataValue.json(settings["quarantined"]),
-            "ignored_files": dg.MetadataValue.json(settings["ignored_files"]),
+            "quarantined": dg.MetadataValue.json(recorded["quarantined"]),
+            "ignored_files": dg.MetadataValue.json(recorded["ignored_files"]),
         }
     )

@@ -15,10 +15,12 @@ from transforms.workdir import WorkDir
     description="Supported files found under the configured sources; what was refused (links "
     "out of the folder, loops, oversized files) or ignored (unsupported types), and why.",
 )
-def source_files(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> dg.MaterializeResult:
-    scan = src.scan(lexkb.sources, lexkb.follow_symlinks, lexkb.max_file_mb)
+def source_files(
+    context: dg.AssetExecutionContext, settings: LexkbSettings
+) -> dg.MaterializeResult:
+    scan = src.scan(settings.sources, settings.follow_symlinks, settings.max_file_mb)
     found = scan.sources
-    work = WorkDir(lexkb.root_path)
+    work = WorkDir(settings.root_path)
     work.path.mkdir(parents=True, exist_ok=True)
     src.to_frame(found).write_parquet(work.sources)
     report = {

@@ -32,8 +32,8 @@ reindex_job = dg.define_asset_job(
 )
 
 
-def _last_scan(lexkb: LexkbSettings) -> dict[str, str]:
-    scan = WorkDir(lexkb.root_path).sources
+def _last_scan(settings: LexkbSettings) -> dict[str, str]:
+    scan = WorkDir(settings.root_path).sources
     if not scan.is_file():
         return {}
     return dict(pl.read_parquet(scan, columns=["key", "sha256"]).rows())
@@ -46,13 +46,13 @@ def _last_scan(lexkb: LexkbSettings) -> dict[str, str]:
     description="Adds, re-runs and removes `documents` partitions as files appear, change or "
     "disappear under the source folders.",
 )
-def source_changes(context: dg.SensorEvaluationContext, lexkb: LexkbSettings) -> dg.SensorResult:
+def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings) -> dg.SensorResult:
     try:
-        found = {s.key: s.sha256 for s in src.discover(lexkb.sources)}
+        found = {s.key: s.sha256 for s in src.discover(settings.sources)}
     except ValueError as exc:
         return dg.SensorResult(skip_reason=str(exc))
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
-    scanned = _last_scan(lexkb)
+    scanned = _last_scan(settings)
     added = sorted(found.keys() - known)
     changed = sorted(k for k in found.keys() & known if scanned.get(k) != found[k])
     removed = sorted(known - found.keys())

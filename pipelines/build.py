@@ -161,7 +161,7 @@ def _run(
             if os.environ.get("DAGSTER_HOME")
             else dg.DagsterInstance.ephemeral()
         )
-    resources: dict[str, object] = {"lexkb": settings}
+    resources: dict[str, object] = {"settings": settings}
     if embedder is not None:
         resources["embedder"] = EmbedderSettings(provider=embedder)
     with sigterm_kept():
@@ -180,9 +180,16 @@ def _run(
             tags=tags,
             raise_on_error=False,
         )
+    return build_report(result, settings.root_path)
+
+
+def build_report(result: dg.ExecuteInProcessResult, root: Path) -> BuildReport:
+    """What the `build_index` run `result` did to the index at `root`: blocked by a failed check
+    (CURRENT unchanged), failed (raised: NothingPublished when every source was quarantined),
+    or published."""
     blocked = failed_checks(result)
     if blocked:
-        current = current_snapshot(settings.root_path)
+        current = current_snapshot(root)
         return BuildReport(
             version=current.version if current else None,
             path=current.path if current else None,

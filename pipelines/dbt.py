@@ -19,10 +19,10 @@ from pathlib import Path
 import dagster as dg
 from dagster._core.storage.tags import PRIORITY_TAG
 
-from assets.index import TABLE_DIR
 from assets.resources import REPO_ROOT, LexkbSettings
 from transforms import dbt_runner
 from transforms.dbt_sources import export_standards
+from transforms.staging import TABLE_DIR
 from transforms.workdir import WorkDir
 
 with dbt_runner.dbt_core_hidden():
@@ -82,8 +82,8 @@ TRANSLATOR = DagsterDbtTranslator(
     # Collected after every step it does not depend on, which its early run overlaps.
     op_tags={PRIORITY_TAG: "-1"},
 )
-def dbt_models(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> Iterator:
-    tables, database, target = _paths(lexkb)
+def dbt_models(context: dg.AssetExecutionContext, settings: LexkbSettings) -> Iterator:
+    tables, database, target = _paths(settings)
     outcome = dbt_runner.build(tables, database, target)
     yield from dagster_events(context, outcome.results)
     if not outcome.success:
@@ -92,10 +92,10 @@ def dbt_models(context: dg.AssetExecutionContext, lexkb: LexkbSettings) -> Itera
     export_standards(database, tables)
 
 
-def _paths(lexkb: LexkbSettings) -> tuple[Path, Path, Path]:
+def _paths(settings: LexkbSettings) -> tuple[Path, Path, Path]:
     """The staged tables dbt reads, its database and its run artefacts (beside the database, not
     in the source tree)."""
-    work = WorkDir(lexkb.root_path).path
+    work = WorkDir(settings.root_path).path
     return work / TABLE_DIR, work / DATABASE_FILE, work / "dbt-target"
 
 
@@ -103,12 +103,12 @@ def _paths(lexkb: LexkbSettings) -> tuple[Path, Path, Path]:
 LAST_INPUT = "citation_edges"
 
 
-@dg.success_hook(required_resource_keys={"lexkb"})
+@dg.success_hook(required_resource_keys={"settings"})
 def dbt_starts_early(context: dg.HookContext) -> None:
     """Once dbt's last input is staged, start its run in the worker (transforms.dbt_runner):
     it overlaps the steps dbt does not depend on, and `dbt_models` collects it."""
     if context.op.name == LAST_INPUT:
-        dbt_runner.start_early(*_paths(context.resources.lexkb))
+        dbt_runner.start_early(*_paths(context.resources.settings))
 
 
 def dagster_events(

@@ -65,7 +65,7 @@ defs = dg.Definitions(
     schedules=[daily_rebuild],
     loggers={"console": dg.colored_console_logger, "progress": progress_logger},
     resources={
-        "lexkb": LexkbSettings(sources=default_sources(), root=default_root()),
+        "settings": LexkbSettings(sources=default_sources(), root=default_root()),
         "embedder": EmbedderSettings(provider=default_provider()),
     },
 )

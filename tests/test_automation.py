@@ -13,7 +13,7 @@ from pipelines.definitions import defs
 
 
 def _tick(instance: dg.DagsterInstance, settings: LexkbSettings) -> dg.SensorResult:
-    context = dg.build_sensor_context(instance=instance, resources={"lexkb": settings})
+    context = dg.build_sensor_context(instance=instance, resources={"settings": settings})
     result = source_changes(context)
     for request in result.dynamic_partitions_requests or []:
         if isinstance(request, dg.AddDynamicPartitionsRequest):
@@ -29,7 +29,7 @@ def _tick(instance: dg.DagsterInstance, settings: LexkbSettings) -> dg.SensorRes
 def _run(instance, settings, request: dg.RunRequest) -> set[str]:
     """Execute what the sensor asked for; return the document partitions the run parsed."""
     result = defs.resolve_job_def(request.job_name).execute_in_process(
-        instance=instance, resources={"lexkb": settings}, partition_key=request.partition_key
+        instance=instance, resources={"settings": settings}, partition_key=request.partition_key
     )
     assert result.success
     return {

@@ -44,8 +44,8 @@ def test_the_build_runs_on_a_dask_cluster(tmp_path: Path, sigterm_default: None)
     for name in ("records-retention-act.txt", "data-handling-regulation.md"):
         shutil.copy(CORPUS / name, sources / name)
     root = tmp_path / "root"
-    lexkb = {"config": {"sources": [str(sources)], "root": str(root)}}
-    resources = {"lexkb": lexkb, "embedder": {"config": {"provider": "none"}}}
+    settings = {"config": {"sources": [str(sources)], "root": str(root)}}
+    resources = {"settings": settings, "embedder": {"config": {"provider": "none"}}}
     # Parsing starts a process per file; Dask's default daemonic workers may not have children.
     with (
         dask.config.set({"distributed.worker.daemon": False}),

@@ -87,11 +87,11 @@ def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):
     md.write_text(md.read_text().replace("ten years", "twelve years"))
     settings = LexkbSettings(sources=[str(corpus_copy)], root=str(root))
     defs.resolve_job_def("scan_sources").execute_in_process(
-        instance=instance, resources={"lexkb": settings}
+        instance=instance, resources={"settings": settings}
     )
     result = defs.resolve_job_def("build_index").execute_in_process(
         instance=instance,
-        resources={"lexkb": settings},
+        resources={"settings": settings},
         tags={
             "dagster/asset_partition_range_start": "client-assets-faq.jsonl",
             "dagster/asset_partition_range_end": "records-retention-act.txt",
@@ -162,7 +162,7 @@ def test_partition_by_partition_materialization_gives_the_same_chunks(built_root
     root = tmp_path / "ui"
     instance = dg.DagsterInstance.ephemeral()
     resources = {
-        "lexkb": LexkbSettings(sources=[str(CORPUS)], root=str(root)),
+        "settings": LexkbSettings(sources=[str(CORPUS)], root=str(root)),
         "embedder": EmbedderSettings(),
     }
     assets = defs.assets

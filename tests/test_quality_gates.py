@@ -81,7 +81,7 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
         [*defs.assets, *defs.asset_checks],
         instance=dg.DagsterInstance.ephemeral(),
         resources={
-            "lexkb": LexkbSettings(sources=[str(corpus_copy)], root=str(root)),
+            "settings": LexkbSettings(sources=[str(corpus_copy)], root=str(root)),
             "embedder": EmbedderSettings(),
         },
         selection=selection,

@@ -16,7 +16,10 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+import polars as pl
+
 from lexkb.core.text.citations import Citation, Parsed
+from transforms import edges as graph
 from transforms.workdir import code_version, write_atomically
 
 FILE = "citations.json"
@@ -44,6 +47,20 @@ def save(work: Path, stamp: str, parsed: dict[str, Parsed]) -> None:
     body = {"stamp": stamp, "parsed": {key: _plain(value) for key, value in parsed.items()}}
     text = json.dumps(body, separators=(",", ":"))
     write_atomically(work / FILE, lambda staged: staged.write_text(text, encoding="utf-8"))
+
+
+def build_edges(
+    work: Path, chunks: pl.DataFrame, documents: pl.DataFrame, aliases: dict[str, str]
+) -> tuple[pl.DataFrame, int, int]:
+    """transforms.edges.build_edges, reading only the paragraphs whose readings under this
+    grammar are not kept in `work`, then keeping the current paragraphs' readings: the edges,
+    how many paragraph texts were read, and how many there are."""
+    stamp = grammar_stamp(graph.grammar_names(documents, aliases))
+    readings = load(work, stamp)
+    kept = set(readings)
+    edges = graph.build_edges(chunks, documents, aliases, readings)
+    save(work, stamp, readings)
+    return edges, len(readings.keys() - kept), len(readings)
 
 
 def _plain(parsed: Parsed) -> list:

@@ -317,3 +317,16 @@ def summary(edges: pl.DataFrame) -> dict[str, object]:
         **{f"edges_{kind}": counts.get(kind, 0) for kind in EDGE_TYPES},
         "resolution_rate": round(internal_or_external / attempted, 4) if attempted else 1.0,
     }
+
+
+def most_unresolved(edges: pl.DataFrame, top: int = 10) -> list[tuple[str, int]]:
+    """The references cited most often that resolved to nothing, with how often: the aliases
+    or grammar a corpus is missing."""
+    return (
+        edges.filter(pl.col("reference_type") == "unresolved")
+        .group_by("reference_text")
+        .len()
+        .sort("len", descending=True)
+        .head(top)
+        .rows()
+    )

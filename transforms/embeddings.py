@@ -230,3 +230,16 @@ def section_means(chunks: pl.DataFrame, vectors: dict[str, np.ndarray]) -> dict[
         mean = np.mean(np.asarray(rows, dtype=np.float32), axis=0)
         means[section] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
     return means
+
+
+def embedder_record(model: Embedder, dimension: int) -> dict:
+    """How these vectors were made, recorded with the snapshot so that a change in it (another
+    model, lines pooled or embedded alone) changes the content fingerprint."""
+    spans = "pooled" if hasattr(model, "embed_with_spans") else "alone"
+    return {
+        "name": model.name,
+        "dimension": dimension,
+        "normalized": True,
+        "line_vectors": spans,
+        "part_vectors": spans,
+    }

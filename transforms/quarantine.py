@@ -8,6 +8,8 @@ or Office file)"). `kind` is a short stable name for the fault, for counting and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import polars as pl
 
 from lexkb.core.store.schema import QUARANTINE, polars_schema
@@ -36,3 +38,27 @@ def quarantine_frame(records: list[dict]) -> pl.DataFrame:
         for r in sorted(records, key=lambda r: r["source"])
     ]
     return pl.from_dicts(rows, schema=polars_schema(QUARANTINE))
+
+
+def with_copies(record: dict, key: str, copies: Iterable[str]) -> list[dict]:
+    """`record` of the source `key`, and one for each of its byte-identical copies: the copies
+    were never parsed, and fail for the same reason."""
+    return [record] + [
+        {**record, "source": copy, "error": f"{record['error']} (same bytes as {key})"}
+        for copy in copies
+    ]
+
+
+def refused_records(refused: list[dict]) -> list[dict]:
+    """Records for the files the scan refused (see transforms.source_files.scan): they never
+    reached parsing, so they are quarantined at the scan stage with its reason."""
+    return [
+        {
+            "source": r["key"],
+            "sha256": None,
+            "stage": "scan",
+            "kind": r["kind"],
+            "error": r["reason"],
+        }
+        for r in refused
+    ]

@@ -7,6 +7,8 @@ import polars as pl
 from lexkb.core.store.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
 from transforms import metadata
 from transforms.bm25 import BM25Params, build_bm25, terms_by_hash, tokens_of
+from transforms.source_files import SourceFile
+from transforms.workdir import WorkDir
 
 
 def assemble(
@@ -44,3 +46,32 @@ def assemble(
         "aliases": dict(sorted(catalog.aliases.items())),
     }
     return tables, settings, terms_by_hash(hashes, terms_of_rows)
+
+
+def assemble_reusing_tokens(
+    work: WorkDir,
+    parts: list[tuple[pl.DataFrame, ...]],
+    catalog: metadata.Catalog,
+) -> tuple[dict[str, pl.DataFrame], dict, int]:
+    """`assemble`, tokenizing only the texts whose terms the last build did not keep in `work`,
+    then keeping this build's terms for the next: the tables, their settings, and how many
+    texts were tokenized."""
+    kept = work.kept_tokens()
+    tables, settings, tokens = assemble(parts, catalog, kept=kept)
+    work.keep_tokens(tokens)
+    tokenized = (
+        tokens.height if kept is None else tokens.join(kept, on="content_hash", how="anti").height
+    )
+    return tables, settings, tokenized
+
+
+def with_duplicate_sources(documents: pl.DataFrame, sources: list[SourceFile]) -> pl.DataFrame:
+    """`documents` with `duplicate_sources`, the other names under which each source's bytes
+    were found, as this scan found them: a source's part is reused while its own bytes are
+    unchanged (transforms.workdir), even as copies of it come and go."""
+    duplicates = {s.key: list(s.duplicates) for s in sources}
+    return documents.with_columns(
+        pl.col("source_name")
+        .replace_strict(duplicates, default=[], return_dtype=pl.List(pl.String))
+        .alias("duplicate_sources")
+    )

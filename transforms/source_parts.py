@@ -1,0 +1,68 @@
+"""Each source's part of the index (its documents, sections and chunks), or why it is left out.
+
+A source's part is recovered from its parsed elements one partition at a time (`recover`), and
+the index is built from every source's part at once (`gather`). Either way a bad file is
+quarantined with its reason, never a failure of the build: its part is replaced by a record in
+ROOT/work (transforms.workdir) that the snapshot's quarantine table reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from transforms.quarantine import SourceError, with_copies
+from transforms.source_files import SourceFile
+from transforms.structure import structure_document
+from transforms.workdir import WorkDir
+
+Part = tuple[pl.DataFrame, ...]
+
+
+class PartMissing(LookupError):
+    """A source that is neither quarantined nor structured: its `documents` partition has not
+    been through the structure step yet."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def recover(source: SourceFile, elements: Path) -> Part:
+    """(documents, sections, chunks) of `source` from its parsed elements. A file whose structure
+    cannot be recovered, or that holds no paragraph, raises SourceError: a structure bug on one
+    odd file must not stop the others, and a file that parses to nothing is a bad file, reported
+    like one, not an empty document in the index."""
+    try:
+        parts = structure_document(source, pl.read_parquet(elements))
+    except Exception as exc:
+        raise SourceError(
+            f"{type(exc).__name__} while recovering its structure: {exc}"[:400],
+            stage="structure",
+            kind=type(exc).__name__,
+        ) from exc
+    if not (parts[2]["chunk_level"] == "paragraph").any():
+        raise SourceError(
+            "no paragraph of text could be read from this file",
+            stage="structure",
+            kind="no_text",
+        )
+    return parts
+
+
+def gather(work: WorkDir, sources: list[SourceFile]) -> tuple[list[Part], list[dict]]:
+    """The parts of the sources that were not quarantined, in the sources' order, and the
+    quarantine records of those that were (a record for each byte-identical copy as well).
+    Raises PartMissing for a source with neither."""
+    parts, quarantined = [], []
+    for source in sources:
+        record = work.error_record(source.key)
+        if record is not None:
+            quarantined += with_copies(record, source.key, source.duplicates)
+            continue
+        part = work.read_part(source.key)
+        if part is None:
+            raise PartMissing(source.key)
+        parts.append(part)
+    return parts, quarantined
