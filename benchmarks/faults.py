@@ -3,13 +3,13 @@
     .venv/bin/python benchmarks/faults.py [--work benchmarks/out/faults] [--copies 3]
         [--long-line-mb 10] [--concurrency-seconds 90]
 
-1. A hostile corpus: `--copies` copies of tests/hostile.py's folder (every fault kind, each copy
+1. A hostile corpus: `--copies` copies of tests/support/hostile.py's folder (every fault kind, each copy
    with its own random bytes and good documents holding known sentences), built with
    `lexkb build --embedder none`. Reported: files tried, quarantined with a reason naming
    their real fault (the kind the generator expects), crashes, good sentences lost, and the
    slowest file's parse time and the largest worker's memory against the limits (measured by
    parsing every file again through transforms.isolation, as the build does).
-2. The fuzzers of tests/test_fuzz.py: examples run and failures.
+2. The fuzzers of tests/hostile/test_fuzz.py: examples run and failures.
 3. Concurrency: two builders alternating two corpora into one root, four reader processes
    opening CURRENT and searching, and a pruner, all for `--concurrency-seconds`. Reported:
    builds that published or waited for the lock (and how long), reader errors, snapshots that
@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests import hostile  # noqa: E402
+from tests.support import hostile  # noqa: E402
 
 LEXKB = str(REPO / ".venv/bin/lexkb")
 PYTHON = sys.executable
@@ -111,7 +111,7 @@ def build_hostile(work: Path, copies: int, long_line_mb: float) -> dict:
 
 def fuzz() -> dict:
     run = subprocess.run(
-        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py"],
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/hostile/test_fuzz.py"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -224,7 +224,7 @@ def concurrency(work: Path, seconds: float) -> dict:
             corrupted += 1
     sigkill = subprocess.run(
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "tests/test_publishing.py::test_sigkill_during_publishing_never_breaks_the_previous_snapshot"],
+         "tests/pipeline/test_publishing.py::test_sigkill_during_publishing_never_breaks_the_previous_snapshot"],
         cwd=REPO, capture_output=True, text=True,
     )  # fmt: skip
     return {

@@ -47,7 +47,7 @@ class _DbtCoreHidden(importlib.abc.MetaPathFinder):
 def dbt_core_hidden() -> Iterator[None]:
     """Import dagster-dbt as it is imported without dbt-core installed (for dbt Cloud and the
     Fusion engine): it then defines the same assets and checks from the manifest (asserted by
-    tests/test_pipeline.py) without importing dbt-core's own modules, about 3.5 s of every build's
+    tests/pipeline/test_pipeline.py) without importing dbt-core's own modules, about 3.5 s of every build's
     start that only the process running dbt needs. Where dbt-core is imported already, nothing is
     hidden (dagster-dbt would import the rest of it)."""
     if "dbt" in sys.modules:

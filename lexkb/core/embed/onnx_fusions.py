@@ -8,7 +8,7 @@ third of its time in that plumbing. Here each is one contrib op:
 com.microsoft.MultiHeadAttention on the projected query, key and value, and com.microsoft.Gelu:
 14% faster for queries and for the build's batches of paragraphs (benchmarks/fusion.py,
 BENCHMARKS.md "Fused attention and GELU"). The fused float model's token states match the
-unfused one's to cosine 0.99999 (tests/test_dense_scan.py), padded batches included, so
+unfused one's to cosine 0.99999 (tests/query/test_dense_scan.py), padded batches included, so
 documents embedded either way get the same vectors.
 
 A pattern that does not match is left as it was, so an unexpected export is only slower.

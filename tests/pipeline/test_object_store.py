@@ -15,8 +15,8 @@ from lexkb.core.store import snapshot as snap
 from lexkb.core.store.object_store import ObjectRoot, mirror_path
 from lexkb.current import CurrentIndex
 from lexkb.index import Index
+from tests.conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 URL = "s3://lexkb-test/indexes/sample"
 QUESTION = "how long must client money reconciliation records be kept"
 

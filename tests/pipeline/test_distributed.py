@@ -18,8 +18,7 @@ from dagster._core.storage.tags import (
 
 from lexkb.index import Index
 from pipelines.signals import sigterm_kept
-
-CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
+from tests.conftest import CORPUS
 
 
 @pytest.fixture

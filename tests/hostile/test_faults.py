@@ -16,8 +16,8 @@ from lexkb import Index
 from lexkb.core.store import root_lock
 from lexkb.core.store import snapshot as snap
 from pipelines.build import NothingPublished, run_build
-from tests import hostile
 from tests.conftest import CORPUS, REPO
+from tests.support import hostile
 from transforms.isolation import parse_all
 from transforms.limits import ParseLimits
 from transforms.source_files import discover

@@ -13,7 +13,7 @@ from lexkb.core.embed.embedders import EmbedderError, LocalEmbedder, VoyageEmbed
 from lexkb.core.store import snapshot as snap
 from lexkb.fusion import FUSION_DEPTH
 from lexkb.fusion import fuse as _fuse
-from tests.voyage_fake import KEY
+from tests.support.voyage_fake import KEY
 from transforms.embeddings import paragraph_lines
 
 PASSAGES = [

@@ -16,7 +16,7 @@ from http.server import ThreadingHTTPServer
 
 import numpy as np
 
-from tests.http_fake import JSONHandler
+from tests.support.http_fake import JSONHandler
 
 DIMENSION = 64
 KEY = "test-key"

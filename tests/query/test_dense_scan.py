@@ -11,7 +11,7 @@ import pytest
 
 from lexkb import dense_scan
 from lexkb.index import Index
-from tests.rankings import assert_same_ranking
+from tests.support.rankings import assert_same_ranking
 
 QUESTIONS = [
     "how long must client money reconciliation records be kept",

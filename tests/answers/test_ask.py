@@ -15,8 +15,8 @@ from lexkb.answers.extract import extract
 from lexkb.answers.guardrails import ALLOWED, GuardrailSettings, check_question, question_type
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
-from tests.http_fake import JSONHandler, LocalServer
-from tests.test_cli import LEXKB
+from tests.service.test_cli import LEXKB
+from tests.support.http_fake import JSONHandler, LocalServer
 
 RETENTION_QUESTION = "How long must records of client money reconciliations be kept?"
 SEVEN_YEARS = "kept for not less than seven years"

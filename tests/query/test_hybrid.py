@@ -10,7 +10,7 @@ from lexkb import Index
 from lexkb.core.embed.embedders import VoyageEmbedder
 from lexkb.core.store import snapshot as snap
 from pipelines.build import run_build
-from tests.voyage_fake import DIMENSION, KEY, FakeVoyage
+from tests.support.voyage_fake import DIMENSION, KEY, FakeVoyage
 from transforms.embeddings import paragraph_lines
 from transforms.ids import sha256_text
 

@@ -12,9 +12,9 @@ import pytest
 
 from lexkb.core.store import ann
 from lexkb.index import Index
-from tests.rankings import assert_same_ranking
+from tests.conftest import CORPUS
+from tests.support.rankings import assert_same_ranking
 
-CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus"
 QUESTIONS = [
     "how long must client money reconciliation records be kept",
     "what must the auditor document",

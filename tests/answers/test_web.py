@@ -8,7 +8,7 @@ import pytest
 
 from lexkb.answers.web import web_search
 from lexkb.limits import QueryError
-from tests.http_fake import JSONHandler, LocalServer
+from tests.support.http_fake import JSONHandler, LocalServer
 
 KEY = "brave-test-key"
 RESULTS = {

@@ -99,7 +99,7 @@ def test_versions_by_prefix_previous_and_current(root):
 
 
 def test_a_long_lived_reader_survives_rollback_and_prune(built_root, tmp_path):
-    from tests.test_publishing import _publish_versions
+    from tests.pipeline.test_publishing import _publish_versions
 
     root = tmp_path / "root"
     published = _publish_versions(built_root, root, 2, keep=5)

@@ -7,7 +7,7 @@ import pytest
 import voyageai
 
 from lexkb.core.embed.embedders import EmbedderError, VoyageEmbedder, batches
-from tests.voyage_fake import DIMENSION, KEY, FakeVoyage, vector
+from tests.support.voyage_fake import DIMENSION, KEY, FakeVoyage, vector
 
 
 @pytest.fixture()

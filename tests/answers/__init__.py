@@ -1,0 +1,1 @@
+"""The assistant's tools: context, verification, evidence, ask, classification, web search."""

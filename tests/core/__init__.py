@@ -1,0 +1,1 @@
+"""The ground floor: tokens, references, the citation grammar, the embedders."""

@@ -1,0 +1,1 @@
+"""Hostile input: bounds, fuzzing, confinement to the index root, faults under concurrency."""

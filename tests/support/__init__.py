@@ -1,0 +1,1 @@
+"""Helpers the tests share: local fake servers, hostile inputs, ranking comparisons."""
