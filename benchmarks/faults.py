@@ -1,7 +1,8 @@
 """Hostile input, fuzzing and concurrent use, measured in one run.
 
     .venv/bin/python benchmarks/faults.py [--work benchmarks/out/faults] [--copies 3]
-        [--long-line-mb 10] [--concurrency-seconds 90]
+        [--long-line-mb 10] [--concurrency-seconds 90] [--deadline 2]
+        [--parts hostile,fuzz,concurrency,outbound,fairness]
 
 1. A hostile corpus: `--copies` copies of tests/support/hostile.py's folder (every fault kind, each copy
    with its own random bytes and good documents holding known sentences), built with
@@ -14,6 +15,14 @@
    opening CURRENT and searching, and a pruner, all for `--concurrency-seconds`. Reported:
    builds that published or waited for the lock (and how long), reader errors, snapshots that
    fail verification afterwards. Then the SIGKILL-during-publish test's twenty kills.
+4. Outbound: the LLM, Brave and Voyage clients against servers on 127.0.0.0/8 (tests/support/
+   hostile_http.py): a redirect to another host (requests and keys that reached it), a silent
+   and a trickling endpoint (1 byte per 0.5 s; seconds to give up against `--deadline`), each
+   malformed reply (an error or a warning, never another exception), and a 200 MB reply
+   (seconds, and the client's peak memory against its size limit).
+5. MCP fairness (benchmarks/mcp_fairness.py): p50 and p99 of `search` over MCP on the sample
+   index alone, and while 40 `ask` calls hang on an LLM endpoint that never answers; target:
+   the p99 with the hung asks within 2x of the p99 alone.
 """
 
 from __future__ import annotations
@@ -239,20 +248,122 @@ def concurrency(work: Path, seconds: float) -> dict:
     }
 
 
+def _outcome(call, patience: float) -> tuple[float, str]:
+    """(seconds, what the call ended in: a warning, an error of lexkb's, another exception, or
+    nothing yet after `patience` seconds)."""
+    from lexkb.answers.llm import LLMError
+    from lexkb.core.embed.embedders import EmbedderError
+    from tests.support.hostile_http import call_within
+
+    seconds, result = call_within(patience, call)
+    if seconds == float("inf"):
+        return patience, f"STILL RUNNING after {patience:g} s"
+    if isinstance(result, LLMError | EmbedderError):
+        return seconds, type(result).__name__
+    if isinstance(result, BaseException):
+        return seconds, f"EXCEPTION {type(result).__name__}"
+    warnings = getattr(result, "warnings", None)
+    return (
+        seconds,
+        f"{len(warnings)} warning(s)" if warnings else f"returned {type(result).__name__}",
+    )
+
+
+def outbound(deadline: float) -> list[str]:
+    """The outbound section's table (see the module's docstring)."""
+    import tracemalloc
+
+    from lexkb.answers.llm import chat
+    from lexkb.answers.web import web_search
+    from lexkb.core.embed.embedders import VoyageEmbedder
+    from tests.support import hostile_http as http
+
+    keys = {name: f"{name.lower()}-must-stay-home" for name in ("LLM", "BRAVE", "VOYAGE")}
+    saved = dict(os.environ)
+    os.environ.update(LEXKB_LLM_API_KEY=keys["LLM"], BRAVE_API_KEY=keys["BRAVE"],
+                      LEXKB_LLM_TIMEOUT=str(deadline))  # fmt: skip
+    messages = [{"role": "user", "content": "How long are records kept?"}]
+
+    def llm(server):
+        os.environ["LEXKB_LLM_URL"] = f"{server.root}/v1"
+        return chat(messages)
+
+    calls = {
+        "llm": llm,
+        "brave": lambda s: web_search(["client money"], url=f"{s.root}/search", timeout=deadline),
+        "voyage": lambda s: VoyageEmbedder(api_key=keys["VOYAGE"], base_url=f"{s.root}/v1",
+                                           max_retries=0).embed_documents(["confidential"]),
+    }  # fmt: skip
+
+    def measure(reply, client: str) -> tuple[float, str]:
+        with http.HostileServer(reply) as server:
+            return _outcome(lambda: calls[client](server), 5 * deadline + 5)
+
+    VoyageEmbedder(api_key=keys["VOYAGE"])  # loads the SDK before anything is timed
+    rows = ["| case | client | seconds | outcome | note |", "| --- | --- | --- | --- | --- |"]
+    try:
+        for status in (302, 307):
+            for client in calls:
+                with http.HostileServer(http.json_reply(http.COMPLETION), http.OTHER_HOST) as other:
+                    seconds, kind = measure(http.redirect(status, f"{other.root}/x"), client)
+                arrived = sum(k in str(r.headers) for r in other.requests for k in keys.values())
+                note = f"{len(other.requests)} requests, {arrived} keys reached the other host"
+                rows.append(f"| redirect {status} | {client} | {seconds:.2f} | {kind} | {note} |")
+        for name, reply in (("hang", http.hang), ("trickle 1 B/0.5 s", http.trickle(0.5))):
+            for client in ("llm", "brave"):
+                seconds, kind = measure(reply, client)
+                rows.append(
+                    f"| {name} | {client} | {seconds:.2f} | {kind} | deadline {deadline:g} s |"
+                )
+        for client, faults in (("llm", http.LLM_FAULTS), ("brave", http.WEB_FAULTS)):
+            for name, reply in faults.items():
+                if not name.startswith("oversized"):
+                    seconds, kind = measure(reply, client)
+                    rows.append(f"| malformed: {name} | {client} | {seconds:.2f} | {kind} | |")
+        for client, limit in (("llm", 1_000_000), ("brave", 2_000_000)):
+            reply = http.endless()
+            tracemalloc.start()
+            seconds, kind = measure(reply, client)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            note = (f"server handed over {reply.state['sent'] / 1e6:.1f} of 200 MB; client peak "
+                    f"{peak / 1e6:.1f} MB for a limit of {limit / 1e6:.0f} MB")  # fmt: skip
+            rows.append(f"| huge reply | {client} | {seconds:.2f} | {kind} | {note} |")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "faults")
     parser.add_argument("--copies", type=int, default=3)
     parser.add_argument("--long-line-mb", type=float, default=10.0)
     parser.add_argument("--concurrency-seconds", type=float, default=90.0)
+    parser.add_argument("--deadline", type=float, default=2.0, help="outbound calls' deadline")
+    parser.add_argument("--parts", default="hostile,fuzz,concurrency,outbound,fairness",
+                        help="the sections to run, comma-separated")  # fmt: skip
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     args.work.mkdir(parents=True, exist_ok=True)
-    print("## Hostile corpus\n")
-    print(json.dumps(build_hostile(args.work, args.copies, args.long_line_mb), indent=1))
-    print("\n## Fuzzers\n")
-    print(json.dumps(fuzz(), indent=1))
-    print("\n## Concurrency\n")
-    print(json.dumps(concurrency(args.work, args.concurrency_seconds), indent=1))
+    if "hostile" in parts:
+        print("## Hostile corpus\n")
+        print(json.dumps(build_hostile(args.work, args.copies, args.long_line_mb), indent=1))
+    if "fuzz" in parts:
+        print("\n## Fuzzers\n")
+        print(json.dumps(fuzz(), indent=1))
+    if "concurrency" in parts:
+        print("\n## Concurrency\n")
+        print(json.dumps(concurrency(args.work, args.concurrency_seconds), indent=1))
+    if "outbound" in parts:
+        print("\n## Outbound\n")
+        print("\n".join(outbound(args.deadline)))
+    if "fairness" in parts:
+        from mcp_fairness import fairness, sample_index
+
+        print("\n## MCP fairness\n")
+        print(json.dumps(fairness(sample_index()), indent=1))
     return 0
 
 

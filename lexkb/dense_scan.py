@@ -61,8 +61,11 @@ def spans(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def _session(weights: np.ndarray, scales: np.ndarray):
     """An onnxruntime session computing int8 products with the (uint8) query, scaled back."""
-    import onnxruntime
     from onnx import TensorProto, helper, numpy_helper
+
+    from lexkb.core.embed.embedders import quiet_onnxruntime
+
+    onnxruntime = quiet_onnxruntime()
 
     dimension, keys = weights.shape[1], weights.shape[0]
     graph = helper.make_graph(

@@ -4,9 +4,18 @@ The sensor compares the files on disk with the last scan (ROOT/work/sources.parq
 `documents` partitions: a new file gets a partition and a run of its partition, a changed file a
 run of its partition, a removed file loses its partition and the index is rebuilt without it. Each
 run also refreshes the scan and republishes; unchanged files reuse their cached parts.
+
+Dagster never runs a run key twice, so a run key names one change: the file, its new SHA-256
+(or its removal) and when the sensor first saw that change, kept in the sensor's cursor while
+the change waits for its run. A change seen again at the next tick keeps its key (Dagster drops
+the repeat); a file reverted A -> B -> A, or removed, re-added and removed again, gets a new key
+each time. A cursor reset in the UI only gives waiting changes new keys (a run more, not fewer).
 """
 
 from __future__ import annotations
+
+import json
+import time
 
 import dagster as dg
 import polars as pl
@@ -39,6 +48,27 @@ def _last_scan(settings: LexkbSettings) -> dict[str, str]:
     return dict(pl.read_parquet(scan, columns=["key", "sha256"]).rows())
 
 
+REMOVED = "removed"
+
+
+def _first_seen(cursor: str | None, pending: dict[str, str], now: int) -> dict[str, list]:
+    """{file: [its pending state (SHA-256 or REMOVED), when it was first seen]}: carried over
+    from the last tick's cursor while the state is the same, stamped `now` when it is new or
+    differs. Files no longer pending drop out, so the cursor holds only waiting changes."""
+    try:
+        last = json.loads(cursor) if cursor else {}
+    except ValueError:
+        last = {}
+    if not isinstance(last, dict):
+        last = {}
+    seen = {}
+    for key, state in pending.items():
+        entry = last.get(key)
+        same = isinstance(entry, list) and len(entry) == 2 and entry[0] == state
+        seen[key] = entry if same and isinstance(entry[1], int) else [state, now]
+    return seen
+
+
 @dg.sensor(
     jobs=[update_index_job, reindex_job],
     minimum_interval_seconds=60,
@@ -56,13 +86,23 @@ def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings)
     added = sorted(found.keys() - known)
     changed = sorted(k for k in found.keys() & known if scanned.get(k) != found[k])
     removed = sorted(known - found.keys())
+    pending = {k: found[k] for k in added + changed} | dict.fromkeys(removed, REMOVED)
+    seen = _first_seen(context.cursor, pending, time.time_ns())
+    cursor = json.dumps(seen, sort_keys=True)
     runs = [
-        dg.RunRequest(job_name=update_index_job.name, partition_key=k, run_key=f"{k}@{found[k]}")
+        dg.RunRequest(
+            job_name=update_index_job.name,
+            partition_key=k,
+            run_key=f"{k}@{found[k]}#{seen[k][1]}",
+        )
         for k in added + changed
     ]
     if removed and not runs:
+        latest = max(seen[k][1] for k in removed)
         runs.append(
-            dg.RunRequest(job_name=reindex_job.name, run_key="removed:" + ",".join(removed))
+            dg.RunRequest(
+                job_name=reindex_job.name, run_key=f"{REMOVED}:{','.join(removed)}#{latest}"
+            )
         )
     partition_requests = []
     if added:
@@ -70,9 +110,13 @@ def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings)
     if removed:
         partition_requests.append(documents_partitions.build_delete_request(removed))
     if not runs and not partition_requests:
-        return dg.SensorResult(skip_reason="no source file was added, changed or removed")
+        return dg.SensorResult(
+            skip_reason="no source file was added, changed or removed", cursor=cursor
+        )
     context.log.info(f"added {added}, changed {changed}, removed {removed}")
-    return dg.SensorResult(run_requests=runs, dynamic_partitions_requests=partition_requests)
+    return dg.SensorResult(
+        run_requests=runs, dynamic_partitions_requests=partition_requests, cursor=cursor
+    )
 
 
 @dg.schedule(
@@ -82,7 +126,10 @@ def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings)
     description="Daily full rebuild: every known document partition, then the index.",
 )
 def daily_rebuild(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
-    keys = sorted(context.instance.get_dynamic_partitions(documents_partitions.name))
+    # In the instance's order, not by name: Dagster resolves a range of dynamic partitions
+    # between the two keys' places in the order they were added, so a range by name from
+    # partitions added out of name order (manual, rules, annex) selects nothing.
+    keys = context.instance.get_dynamic_partitions(documents_partitions.name)
     if not keys:
         return dg.SkipReason("no documents yet: let the sensor or `lexkb build` scan the sources")
     return dg.RunRequest(

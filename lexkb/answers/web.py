@@ -2,7 +2,12 @@
 
 The only tool that leaves the machine, and only when asked: the key is read from
 `BRAVE_API_KEY` in the environment at each call (never stored), and without it the tool returns
-no results and a warning. A failed query is a warning too; the other queries still run.
+no results and a warning. The endpoint must be https, or http on this machine (a test's server on
+127.0.0.0/8, localhost or ::1), judged on the parsed URL's scheme and host, never a prefix. Calls
+go through `outbound`: no redirect is followed (the key goes to the endpoint and nowhere else),
+`timeout` bounds the whole call, and replies are bounded in size. A failed query, whatever the
+reply (an error, a redirect, the deadline, a reply that is not a JSON object of results), is one
+warning; the other queries still run.
 Results are ranked by the share of the query's terms in title and snippet, a bonus for
 preferred domains (regulators' own sites, say), and snippet quality (long enough to quote, not
 cut off). Web results are not sources of the snapshot: they carry no ref and no content hash.
@@ -11,16 +16,14 @@ cut off). Web results are not sources of the snapshot: they carry no ref and no 
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
+from lexkb.answers import outbound
 from lexkb.core.text.tokenize import tokenize
 
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
@@ -70,16 +73,64 @@ def score(query: str, title: str, snippet: str, domain: str, preferred: Sequence
     return round(overlap + bonus + 0.2 * _snippet_quality(snippet), 4)
 
 
-def _fetch(url: str, query: str, count: int, key: str, timeout: float) -> dict:
-    request = urllib.request.Request(
-        f"{url}?{urllib.parse.urlencode({'q': query, 'count': count})}",
-        headers={"Accept": "application/json", "X-Subscription-Token": key},
+def endpoint(url: str) -> outbound.Target:
+    """The search endpoint, when it is https or http on this machine; else a QueryError."""
+    try:
+        target = outbound.Target.parse(url, "the web search endpoint")
+    except outbound.OutboundError as error:
+        raise check.QueryError(str(error)) from error
+    if target.scheme != "https" and not target.loopback:
+        raise check.QueryError(
+            f"the web search endpoint must be https (or http on this machine), not "
+            f"{target.scheme} on {target.host}"
+        )
+    return target
+
+
+def _fetch(target: outbound.Target, query: str, count: int, key: str, seconds: float) -> list:
+    """The reply's web results for `query` (an OutboundError for a failed call or a reply that
+    is not a JSON object holding a list of them)."""
+    base, _, given = target.path.partition("?")
+    params = urllib.parse.urlencode(
+        [*urllib.parse.parse_qsl(given), ("q", query), ("count", count)]
     )
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - https or a test's 127.0.0.1
-        body = response.read(MAX_RESPONSE_BYTES + 1)
-    if len(body) > MAX_RESPONSE_BYTES:
-        raise ValueError(f"response over {MAX_RESPONSE_BYTES:,} bytes")
-    return json.loads(body)
+    at = outbound.Target(target.scheme, target.host, target.port, f"{base}?{params}")
+    headers = {"Accept": "application/json", "X-Subscription-Token": key}
+    payload = outbound.request_json(
+        "GET", at, headers, deadline=seconds, max_bytes=MAX_RESPONSE_BYTES
+    )
+    if not isinstance(payload, dict):
+        raise outbound.OutboundError(f"the reply is a JSON {type(payload).__name__}, not an object")
+    web = payload.get("web")
+    if web is None:
+        return []
+    if not isinstance(web, dict):
+        raise outbound.OutboundError(f"the reply's web is a {type(web).__name__}, not an object")
+    results = web.get("results")
+    if results is None:
+        return []
+    if not isinstance(results, list):
+        raise outbound.OutboundError(
+            f"the reply's web.results is a {type(results).__name__}, not a list"
+        )
+    return results
+
+
+def _result(query: str, item: object, preferred: Sequence[str]) -> WebResult | None:
+    """One result from a reply's item; None for an item that is not an object of text fields."""
+    if not isinstance(item, dict):
+        return None
+    link, title, snippet = (item.get(name) or "" for name in ("url", "title", "description"))
+    if not all(isinstance(value, str) for value in (link, title, snippet)):
+        return None
+    title, snippet = _plain(title), _plain(snippet)
+    try:
+        domain = urllib.parse.urlsplit(link).hostname or ""
+    except ValueError:
+        return None
+    return WebResult(
+        query, title, link, domain, snippet, score(query, title, snippet, domain, preferred)
+    )
 
 
 def web_search(
@@ -91,7 +142,8 @@ def web_search(
     limits: check.QueryLimits = check.DEFAULT_LIMITS,
 ) -> WebResults:
     """Search the web for each query (Brave Search API; `url` or BRAVE_SEARCH_URL overrides the
-    endpoint). Results of all queries, best first, with duplicates by URL removed."""
+    endpoint), all within `timeout` seconds. Results of all queries, best first, with duplicates
+    by URL removed."""
     queries = check.items(queries, "queries", 10)
     if not queries:
         raise check.QueryError("queries is empty")
@@ -100,30 +152,29 @@ def web_search(
     key = os.environ.get("BRAVE_API_KEY")
     if not key:
         return WebResults([], ["web search is off: BRAVE_API_KEY is not set; no results"])
-    endpoint = url or os.environ.get("BRAVE_SEARCH_URL") or BRAVE_URL
-    if not endpoint.startswith(("https://", "http://127.0.0.1", "http://localhost")):
-        raise check.QueryError("the web search endpoint must be https (or a local test server)")
+    target = endpoint(url or os.environ.get("BRAVE_SEARCH_URL") or BRAVE_URL)
+    clock = outbound.Clock(timeout)
     results: dict[str, WebResult] = {}
     warnings = []
     for query in queries:
-        try:
-            payload = _fetch(endpoint, query, count, key, timeout)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            status = getattr(exc, "code", None)
-            warnings.append(f"web search for {query!r} failed: {status or exc}")
+        if clock.left() <= 0:
+            warnings.append(f"web search for {query!r} skipped: the {timeout:g} s deadline passed")
             continue
-        for item in ((payload.get("web") or {}).get("results") or [])[:count]:
-            link = str(item.get("url") or "")
-            if not link.startswith(("https://", "http://")):
+        try:
+            items = _fetch(target, query, count, key, clock.left())
+        except outbound.OutboundError as error:
+            warnings.append(f"web search for {query!r} failed: {error}")
+            continue
+        found = [_result(query, item, preferred_domains) for item in items[:count]]
+        if skipped := sum(1 for r in found if r is None):
+            warnings.append(
+                f"web search for {query!r}: {skipped} of {len(found)} results were not objects "
+                "of text fields and were skipped"
+            )
+        for result in found:
+            if result is None or not result.url.startswith(("https://", "http://")):
                 continue
-            title = _plain(item.get("title", ""))
-            snippet = _plain(item.get("description", ""))
-            domain = urllib.parse.urlsplit(link).hostname or ""
-            result = WebResult(
-                query, title, link, domain, snippet,
-                score(query, title, snippet, domain, preferred_domains),
-            )  # fmt: skip
-            if link not in results or results[link].score < result.score:
-                results[link] = result
+            if result.url not in results or results[result.url].score < result.score:
+                results[result.url] = result
     ranked = sorted(results.values(), key=lambda r: (-r.score, r.url))
     return WebResults(ranked, warnings)

@@ -1,7 +1,8 @@
 """CLI commands for the answer tools (lexkb.answers) and the MCP server.
 
 Each prints plain text by default and the tool's `to_dict()` with `--json`. A verifier exits 0
-when its check passed and 1 when it did not, so a script can gate on it.
+when its check passed and 1 when it did not, so a script can gate on it. Plain text holds
+document and web text, so it goes through `safe` (no escape sequence reaches the terminal).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from lexkb.core.text.terminal import safe
 from lexkb.index import Index
 
 
@@ -31,7 +33,7 @@ def _emit(result, as_json: bool, lines: Callable[[], list[str]]) -> None:
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print("\n".join(lines()))
+        print(safe("\n".join(lines())))
 
 
 def cmd_context(args: argparse.Namespace) -> int:
@@ -42,9 +44,9 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(context.to_dict(), ensure_ascii=False, indent=2))
         return 0
-    print(context.xml)
+    print(safe(context.xml))
     for omitted in context.omitted:
-        print(f"left out {omitted.chunk_id}: {omitted.reason}", file=sys.stderr)
+        print(safe(f"left out {omitted.chunk_id}: {omitted.reason}"), file=sys.stderr)
     print(f"{context.tokens} of {context.max_tokens} tokens ({context.tokenizer})", file=sys.stderr)
     return 0
 
@@ -151,7 +153,7 @@ def cmd_web_search(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from lexkb.mcp.server import serve
 
-    serve(args.index, args.http)
+    serve(args.index, args.http, args.allow_host or (), args.allow_origin or ())
     return 0
 
 
@@ -213,5 +215,17 @@ def add_commands(command, with_index) -> None:
 
     mcp = command("mcp", "serve the index's tools over MCP: stdio, or streamable HTTP")
     mcp.add_argument("--http", metavar="HOST:PORT", help="serve HTTP at http://HOST:PORT/mcp")
+    mcp.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="a Host header clients send (repeatable; needed off loopback, with LEXKB_MCP_TOKEN)",
+    )
+    mcp.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser origin allowed, such as https://app.example.com (repeatable)",
+    )
     with_index(mcp)
     mcp.set_defaults(func=cmd_mcp)

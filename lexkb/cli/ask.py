@@ -2,7 +2,8 @@
 
 `ask` prints the answer with numbered citations, its mode and any warnings; `--json` prints the
 typed Answer. `ask` and `evidence` exit 0 when the question was answered (DIRECT or QUALIFIED)
-and 1 when it abstained, so a script can tell the two apart.
+and 1 when it abstained, so a script can tell the two apart. Plain text holds document and LLM
+text, so it goes through `safe` (no escape sequence reaches the terminal).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from lexkb.core.text.terminal import safe
 from lexkb.index import Index
 
 
@@ -24,7 +26,9 @@ def _filters(args: argparse.Namespace) -> dict | None:
 
 def _print(result, as_json: bool, lines: list[str]) -> None:
     print(
-        json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if as_json else "\n".join(lines)
+        json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
+        if as_json
+        else safe("\n".join(lines))
     )
 
 
@@ -109,7 +113,8 @@ def cmd_clusters(args: argparse.Namespace) -> int:
     for cluster in found:
         documents = ", ".join(cluster["documents"])
         print(
-            f"{cluster['cluster_id']:>4}  {cluster['paragraphs']:>5}  {cluster['label']}  ({documents})"
+            f"{cluster['cluster_id']:>4}  {cluster['paragraphs']:>5}  "
+            f"{safe(cluster['label'])}  ({safe(documents)})"
         )
     if not found:
         print("no topic clusters: this snapshot has no embeddings")

@@ -156,7 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("document", help="document key, title or code")
     export.add_argument("--markdown", action="store_true", help="Markdown (the default)")
-    export.add_argument("--out", help="write to this file instead of stdout")
+    export.add_argument("--out", help="write to this new file instead of stdout")
+    export.add_argument(
+        "--force", action="store_true", help="let --out replace an existing regular file"
+    )
     with_index(export, "the section tree with its paragraphs as JSON")
     export.set_defaults(func=cmd_export)
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
+import stat
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from lexkb.cli.output import print_hit, progress
@@ -121,7 +125,7 @@ def cmd_hop(args: argparse.Namespace) -> int:
             f"{'→' if step.direction == 'cites' else '←'} {step.ref or step.chunk_id}"
             for step in item.path
         )
-        print(f"{number}. [{item.hit.citation}]  score {item.score:.3f}  via {route}")
+        print(f"{number}. [{safe(item.hit.citation)}]  score {item.score:.3f}  via {safe(route)}")
     return 0
 
 
@@ -152,11 +156,64 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         text = to_markdown(document, paragraphs, index.version)
     if args.out:
-        Path(args.out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.stderr)
+        write_new(Path(args.out), text if text.endswith("\n") else text + "\n", args.force)
+        print(f"wrote {safe(args.out)}", file=sys.stderr)
     else:
-        print(text, end="" if text.endswith("\n") else "\n")
+        print(text if args.json else safe(text), end="" if text.endswith("\n") else "\n")
     return 0
+
+
+def write_new(path: Path, text: str, replace: bool) -> None:
+    """Write `text` to `path` whole or not at all: into a new file beside it, then moved into
+    place. A path that exists is refused unless `replace` (and then only a regular file), and a
+    symbolic link always: neither is ever written through, so `--out` cannot overwrite CURRENT,
+    a snapshot or what a link points at by accident. ValueError says which."""
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        found = None
+    if found is not None:
+        if stat.S_ISLNK(found.st_mode):
+            raise ValueError(f"{path} is a symbolic link; export never writes through one")
+        if not stat.S_ISREG(found.st_mode):
+            raise ValueError(f"{path} exists and is not a regular file")
+        if not replace:
+            raise ValueError(f"{path} exists; pass --force to replace it")
+    staging = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(staging, flags, 0o666)
+    except OSError as exc:
+        raise ValueError(f"cannot write beside {path}: {exc.strerror}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if replace:
+            # Replaces the name: a link put there meanwhile goes, its target stays untouched.
+            os.replace(staging, path)
+        else:
+            _place_new(staging, path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror}") from exc
+    finally:
+        staging.unlink(missing_ok=True)
+
+
+def _place_new(staging: Path, path: Path) -> None:
+    """Give `staging` the name `path` only if nothing has it: a hard link fails on any entry
+    there, symbolic links included, and is never followed."""
+    try:
+        os.link(staging, path, follow_symlinks=False)
+    except FileExistsError:
+        raise ValueError(f"{path} exists; pass --force to replace it") from None
+    except OSError as exc:  # a filesystem without hard links
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP):
+            raise
+        if os.path.lexists(path):
+            raise ValueError(f"{path} exists; pass --force to replace it") from None
+        os.rename(staging, path)
 
 
 def cmd_search_batch(args: argparse.Namespace) -> int:

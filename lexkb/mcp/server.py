@@ -1,18 +1,24 @@
 """lexkb over MCP: the query module's tools for AI assistants, on stdio or streamable HTTP.
 
-    lexkb mcp --index ROOT [--http 127.0.0.1:8765]
+    lexkb mcp --index ROOT [--http 127.0.0.1:8765 [--allow-host H] [--allow-origin O]]
 
 A thin adapter: each tool of lexkb.mcp.tools.TOOLS validates its arguments against a typed
 schema (sizes bounded, as lexkb.limits bounds the Python API), calls the query module on the
 snapshot CURRENT names (lexkb.current follows it as new snapshots are published), and returns
 the result's `to_dict()` as structured content. A refused argument comes back as a tool error
 that says what is wrong; the server stays up for the next call.
+
+Each call runs in a worker thread, finding the current snapshot included (for an `s3://` root
+that is a request to the object store), so the event loop that serves every client never waits
+on a disk or a network; tools that wait on another host run in a pool of their own
+(lexkb.mcp.pools). The transports: lexkb.mcp.stdio (which answers a malformed line with a
+JSON-RPC error) and lexkb.mcp.http (who may connect: lexkb.mcp.access).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -20,6 +26,7 @@ import anyio
 from lexkb import limits as check
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
+from lexkb.mcp.pools import Pools
 from lexkb.mcp.tools import TOOLS, Tool
 
 if TYPE_CHECKING:
@@ -51,16 +58,22 @@ def cited_answer(question: str) -> str:
     )
 
 
-def handler(tool: Tool, current: CurrentIndex) -> Callable[..., Awaitable[dict[str, Any]]]:
+def handler(
+    tool: Tool, current: CurrentIndex, pools: Pools
+) -> Callable[..., Awaitable[dict[str, Any]]]:
     """`tool` as the SDK registers it: an async function of the tool's arguments alone (its
     signature is the tool function's without `index`, so the schema is read from it) that
-    runs one call on the current snapshot off the event loop."""
+    runs one call on the current snapshot in a worker thread of the tool's pool."""
     from mcp.server.mcpserver.exceptions import ToolError
 
+    limiter = pools.for_tool(tool.outbound)
+
+    def run(arguments: dict[str, Any]) -> Any:
+        return tool.function(current.get(), **arguments)
+
     async def call(**arguments: Any) -> dict[str, Any]:
-        index = current.get()
         try:
-            result = await anyio.to_thread.run_sync(lambda: tool.function(index, **arguments))
+            result = await anyio.to_thread.run_sync(run, arguments, limiter=limiter)
         except (check.QueryError, ValueError, KeyError, SnapshotError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
@@ -78,17 +91,20 @@ def handler(tool: Tool, current: CurrentIndex) -> Callable[..., Awaitable[dict[s
     return call
 
 
-def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS) -> MCPServer:
+def build_server(
+    root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS, pools: Pools | None = None
+) -> MCPServer:
     """The MCP server for the index at `root` (opened now, so a bad root fails at start)."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
 
+    pools = pools or Pools.sized()
     current = CurrentIndex(root, limits)
     server = MCPServer("lexkb", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in TOOLS:
         server.add_tool(
-            handler(tool, current),
+            handler(tool, current, pools),
             name=tool.name,
             description=tool.description,
             structured_output=True,
@@ -97,13 +113,26 @@ def build_server(root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS) ->
     return server
 
 
-def serve(root: str, http: str | None = None) -> None:
-    """Run until stopped: stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp)."""
-    host, _, port = (http or "").rpartition(":")
-    if http is not None and (not host or not port.isdigit()):
-        raise ValueError(f"--http takes HOST:PORT, such as 127.0.0.1:8765, not {http!r}")
-    server = build_server(root)
+def serve(
+    root: str,
+    http: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
+) -> None:
+    """Run until stopped: stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp). Off
+    loopback, HTTP needs the Host and Origin values clients will send and a bearer token in
+    LEXKB_MCP_TOKEN (lexkb.mcp.access); all is checked before the index is opened."""
+    from lexkb.mcp.stdio import serve_stdio
+
     if http is None:
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=int(port))
+        if allow_hosts or allow_origins:
+            raise ValueError("--allow-host and --allow-origin apply to --http only")
+        anyio.run(serve_stdio, build_server(root))
+        return
+    from lexkb.mcp.access import access_for
+    from lexkb.mcp.http import HttpSettings, address, serve_http
+
+    host, port = address(http)
+    access = access_for(host, allow_hosts, allow_origins)
+    settings = HttpSettings.from_env()
+    serve_http(build_server(root), host, port, access, settings)

@@ -2,9 +2,9 @@
 
 Each function takes the open index first, then the tool's typed arguments (lexkb.mcp.schemas),
 and returns what the query module returns (an object with `to_dict()`, or a dict); the server
-hides `index` from the published schema, runs the call off the event loop and turns refusals
-into tool errors. A docstring is the tool's description as assistants read it, so it is written
-for them.
+hides `index` from the published schema, runs the call off the event loop (outbound tools in a
+pool of their own) and turns refusals into tool errors. A docstring is the tool's description
+as assistants read it, so it is written for them.
 """
 
 from __future__ import annotations
@@ -230,10 +230,13 @@ def check_question(index: Index, question: Text) -> Any:
 
 @dataclass(frozen=True)
 class Tool:
-    """A row of the table: the published name, the function, and its description."""
+    """A row of the table: the published name, the function, its description, and whether
+    it may wait on another host (an LLM endpoint, Brave), so that it runs in the outbound pool
+    (lexkb.mcp.pools) and cannot starve the local tools."""
 
     name: str
     function: Callable[..., Any]
+    outbound: bool = False
 
     @property
     def description(self) -> str:
@@ -254,8 +257,8 @@ TOOLS = (
     Tool("verify_citations", verify_citations),
     Tool("verify_relations", verify_relations),
     Tool("check_contradictions", check_contradictions),
-    Tool("web_search", web_search),
-    Tool("ask", ask),
+    Tool("web_search", web_search, outbound=True),
+    Tool("ask", ask, outbound=True),
     Tool("evidence", evidence),
     Tool("extract", extract),
     Tool("classify", classify),

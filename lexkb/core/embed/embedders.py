@@ -9,7 +9,8 @@ torch, about 58 passages a second on two cores. README "Embeddings" says why thi
 limits on texts per request and tokens per request; tokens are estimated from characters (about
 3 characters per token for legal English, on the safe side) because the client's exact counter
 downloads a tokenizer. Rate limits and transient failures are retried with exponential backoff;
-a rejected key fails at once with a clear message.
+a rejected key, or a redirect (never followed: the texts and the key go to the endpoint named and
+nowhere else), fails at once with a clear message.
 """
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ VOYAGE_MAX_TEXTS = 1000
 # Per-request token budgets published by Voyage AI (docs.voyageai.com/docs/embeddings).
 VOYAGE_MAX_TOKENS = {"voyage-law-2": 120_000, "voyage-3": 120_000, "voyage-3-lite": 1_000_000}
 CHARS_PER_TOKEN = 3.0
+
+# onnxruntime's official builds write a device id and queue usage events (process, session, OS
+# and Python path) for their vendor's telemetry endpoint under ~/.cache/Microsoft/DeveloperTools/
+# as soon as the runtime initializes, which is its import, so `disable_telemetry_events()`
+# (quiet_onnxruntime) comes too late for that; only this variable, set before, prevents it.
+# lexkb promises to stay offline, so the variable is set here, at this module's import, which
+# every lexkb process (the CLI and MCP server, the build's code location, `Index`) makes before
+# onnxruntime's; the processes they start inherit it.
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 
 class EmbedderError(RuntimeError):
@@ -61,6 +71,38 @@ def batches(texts: Sequence[str], max_texts: int, max_tokens: int) -> list[range
     return found
 
 
+class _RedirectRefused(Exception):
+    """Raised inside the voyageai client when the API answers with a redirect (see
+    `_session_without_redirects`); `VoyageEmbedder` turns it into an EmbedderError."""
+
+
+def _session_without_redirects():
+    """The voyageai client's HTTP session (requests), made to follow no redirect. requests
+    drops the key when a redirect changes host, but on a 307 or 308 it resends the texts, the
+    user's documents, to wherever `Location` points, and the vectors that host returns would be
+    indexed as Voyage's."""
+    import urllib.parse
+
+    import requests
+
+    class Session(requests.Session):
+        def get_redirect_target(self, resp):
+            target = super().get_redirect_target(resp)
+            if target is None:
+                return None
+            where = urllib.parse.urlsplit(urllib.parse.urljoin(resp.url, target)).netloc
+            resp.close()
+            raise _RedirectRefused(
+                f"Voyage AI answered HTTP {resp.status_code}, a redirect to {where[:100]!r}; "
+                "not followed, so neither the texts nor the key were sent there"
+            )
+
+    session = Session()
+    # As the client's own session: a few retries of a failed connection.
+    session.mount("https://", requests.adapters.HTTPAdapter(max_retries=2))
+    return session
+
+
 class VoyageEmbedder:
     def __init__(
         self,
@@ -78,6 +120,8 @@ class VoyageEmbedder:
         if not key:
             raise EmbedderError("VOYAGE_API_KEY is not set")
         self.model = model
+        # The client makes one session per thread through this hook; lexkb is its only user.
+        voyageai.requestssession = _session_without_redirects
         self._client = voyageai.Client(
             api_key=key,
             max_retries=0,
@@ -125,6 +169,8 @@ class VoyageEmbedder:
                 raise EmbedderError(f"Voyage AI rejected VOYAGE_API_KEY: {exc}") from exc
             except (errors.InvalidRequestError, errors.MalformedRequestError) as exc:
                 raise EmbedderError(f"Voyage AI refused the request: {exc}") from exc
+            except _RedirectRefused as exc:
+                raise EmbedderError(str(exc)) from exc
             except retryable:
                 if attempt == self._max_retries:
                     raise
@@ -310,10 +356,19 @@ def _runtime(threads: int | None, serving: bool) -> tuple:
         return _RUNTIMES[key]
 
 
-def _start(model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool) -> tuple:
+def quiet_onnxruntime():
+    """onnxruntime with its telemetry events off, also in a process that imported it before
+    this module set ORT_DISABLE_TELEMETRY: every lexkb session is made through it."""
     import onnxruntime
+
+    onnxruntime.disable_telemetry_events()
+    return onnxruntime
+
+
+def _start(model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool) -> tuple:
     from tokenizers import Tokenizer
 
+    onnxruntime = quiet_onnxruntime()
     model_bytes = model.read_bytes()
     if hashlib.sha256(model_bytes).hexdigest() != sha256:
         raise EmbedderError(f"{model} does not match its published SHA-256")

@@ -72,6 +72,46 @@ def current_version(root: Path) -> str | None:
     return version if snap.VERSION.match(version) else None
 
 
+def named_version(text: str | None, where: str) -> str | None:
+    """The version a CURRENT pointer's text names, for a step that deletes: None only when
+    there is no pointer at all (`text` None), SnapshotError when the text names no version.
+    Readers treat such a pointer as no CURRENT; pruning must not, or it deletes the snapshot a
+    pointer like "V/" was meant to name (local and object-store roots share it)."""
+    if text is None:
+        return None
+    version = text.strip()
+    if not snap.VERSION.match(version):
+        raise snap.SnapshotError(
+            f"{where} holds {text[:80]!r}, not a snapshot version: fix it (lexkb snapshots "
+            "rollback VERSION) before pruning, so that nothing it meant is deleted"
+        )
+    return version
+
+
+def read_current(root: Path) -> str | None:
+    """What ROOT/CURRENT names, strictly (see named_version): None when there is no CURRENT;
+    SnapshotError when it exists but cannot be read or names no version."""
+    pointer = Path(root) / snap.CURRENT
+    if not os.path.lexists(pointer):
+        return None
+    try:
+        text = pointer.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise snap.SnapshotError(f"{pointer} cannot be read: {exc}") from exc
+    return named_version(text, str(pointer))
+
+
+def published_current(current: str | None, published: list[str], where: str) -> str | None:
+    """`current` when it is one of the `published` versions (or there is no CURRENT), else
+    SnapshotError: a CURRENT naming a missing snapshot is a broken root, and pruning it would
+    delete what a person needs to repair it."""
+    if current is not None and current not in published:
+        raise snap.SnapshotError(
+            f"{where} names {current}, which is not a published snapshot there; pruning nothing"
+        )
+    return current
+
+
 def resolve_version(root: Path, name: str) -> str:
     """A version from what a person types: "CURRENT", "previous" (the one before CURRENT), a
     full version, or a prefix of exactly one version."""
@@ -171,21 +211,28 @@ class Pruned:
 def prune(root: Path, keep: int = KEEP, lease_minutes: float = LEASE_MINUTES) -> Pruned:
     """Delete all but the newest `keep` snapshots (at least one), sparing CURRENT's and any a
     reader opened or used within `lease_minutes`; also clear what crashed publishes left
-    behind and symbolic links that are no snapshots. Holds the root's writer lock."""
+    behind and symbolic links that are no snapshots. Holds the root's writer lock.
+
+    Refuses (SnapshotError, deleting nothing) when CURRENT cannot be read or names no published
+    snapshot, and reads CURRENT again right before each deletion: rollback takes the same lock,
+    but a person or an older lexkb may move CURRENT without it."""
     if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
         raise ValueError(f"keep must be a whole number of at least 1, not {keep!r}")
     root = Path(root)
     with root_lock.hold(root, wait_seconds=60, purpose="prune"):
         directory = root / snap.SNAPSHOTS
-        current = current_version(root)
+        current = read_current(root)
         now = time.time()
         deleted, kept = [], {}
         published = versions(root)
+        published_current(current, published, str(root / snap.CURRENT))
         newest = set(published[-keep:])
         for version in published:
             lease = root / LEASES / version
             leased_until = lease.stat().st_mtime + lease_minutes * 60 if lease.is_file() else 0
             reason = keep_reason(version, current, newest, keep, leased_until, now)
+            if not reason and read_current(root) == version:
+                reason = "CURRENT"  # moved to it since prune began
             if reason:
                 kept[version] = reason
             else:

@@ -10,7 +10,9 @@ memory-mapped, DuckDB attached); versions never change, so a copy never goes sta
 The local mirror (`LEXKB_CACHE`, default ~/.cache/lexkb, then one folder per URL) is an
 ordinary index root: builds write their work files and publish there first, then push. The
 root's writer lock is the mirror's, so it serialises writers on one machine only; object
-stores offer no lock to share, and one machine writes a remote root (docs/scaling.md).
+stores offer no lock to share, and one machine writes a remote root (docs/scaling.md). Prune
+and rollback, which an operator may run from another machine, guard each other without a lock
+(`ObjectRoot.prune`).
 
 Where the endpoint and keys come from: `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` (an
 S3-compatible server such as MinIO or moto), `AWS_REGION` / `AWS_DEFAULT_REGION`, and the
@@ -236,9 +238,32 @@ class ObjectRoot:
             while block := src.read(1 << 22):
                 out.write(block)
 
+    def named_current(self) -> str | None:
+        """What CURRENT names, strictly (lexkb.core.store.index_root.named_version): None when
+        there is no CURRENT object, SnapshotError when it names no version."""
+        from lexkb.core.store.index_root import named_version
+
+        data = self._read(self._key(snap.CURRENT))
+        text = None if data is None else data.decode("utf-8", "replace")
+        return named_version(text, f"{self.url}/{snap.CURRENT}")
+
     def switch_current(self, version: str) -> None:
+        """Point CURRENT at `version`, then check that its manifest is still there: a prune on
+        another machine may have deleted it in between (see `prune`); if so, CURRENT is put
+        back as it was and SnapshotError says why."""
         self.manifest(version)  # raises unless the version is there, manifest and all
-        self._write(self._key(snap.CURRENT), (version + "\n").encode())
+        pointer = self._key(snap.CURRENT)
+        previous = self._read(pointer)
+        self._write(pointer, (version + "\n").encode())
+        if self._read(self._key(snap.SNAPSHOTS, version, snap.MANIFEST)) is not None:
+            return
+        if previous is None:
+            self.fs.delete_file(pointer)
+        else:
+            self._write(pointer, previous)
+        raise snap.SnapshotError(
+            f"{version} was pruned while CURRENT was being switched to it; CURRENT is unchanged"
+        )
 
     def rollback(self, name: str) -> str:
         """Point CURRENT at an older version after fetching it and verifying every file."""
@@ -253,15 +278,26 @@ class ObjectRoot:
             self._write(self._key("leases", snap.check_version(version)), b"")
 
     def prune(self, keep: int, lease_minutes: float) -> tuple[list[str], dict[str, str]]:
-        """Delete all but the newest `keep` versions, sparing CURRENT's and leased ones."""
+        """Delete all but the newest `keep` versions, sparing CURRENT's and leased ones.
+
+        Object stores offer no lock, so a rollback (`switch_current`) on another machine may
+        run at any moment; prune and rollback each check the other's step after their own.
+        Prune refuses, deleting nothing, when CURRENT names no published version; before each
+        deletion it reads CURRENT again and spares the version it names; it deletes the
+        manifest first (a version without one is no longer listed, so no rollback can pick it),
+        then reads CURRENT once more and, if a rollback switched to that version meanwhile,
+        writes the manifest back and keeps the version. `switch_current` reads the manifest
+        after writing CURRENT and puts CURRENT back if it is gone. On a store that reads its
+        own writes at once (S3, MinIO), one of the two always sees the other."""
         from pyarrow import fs
 
-        from lexkb.core.store.index_root import keep_reason
+        from lexkb.core.store.index_root import keep_reason, published_current
 
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"keep must be a whole number of at least 1, not {keep!r}")
-        current = self.current_version()
+        current = self.named_current()
         published = self.versions()
+        published_current(current, published, f"{self.url}/{snap.CURRENT}")
         newest = set(published[-keep:])
         now = time.time()
         deleted, kept = [], {}
@@ -273,13 +309,29 @@ class ObjectRoot:
                 else 0
             )
             reason = keep_reason(version, current, newest, keep, leased_until, now)
-            if reason:
-                kept[version] = reason
-            else:
-                # The manifest first, so a half-deleted snapshot is never listed as one.
-                self.fs.delete_file(self._key(snap.SNAPSHOTS, version, snap.MANIFEST))
-                self.fs.delete_dir(self._key(snap.SNAPSHOTS, version))
-                if lease.type == fs.FileType.File:
-                    self.fs.delete_file(self._key("leases", version))
-                deleted.append(version)
+            if reason or not self._delete_unless_current(version):
+                kept[version] = reason or "CURRENT"
+                continue
+            if lease.type == fs.FileType.File:
+                self.fs.delete_file(self._key("leases", version))
+            deleted.append(version)
         return deleted, kept
+
+    def _delete_unless_current(self, version: str) -> bool:
+        """Delete `version` unless CURRENT names it, before or just after its manifest goes
+        (see `prune`); False when it was kept."""
+        if self.named_current() == version:
+            return False
+        manifest = self._key(snap.SNAPSHOTS, version, snap.MANIFEST)
+        saved = self._read(manifest)
+        self.fs.delete_file(manifest)
+        try:
+            moved_here = self.named_current() == version
+        except snap.SnapshotError:  # cannot tell what it names now: keep (the next one stops)
+            moved_here = True
+        if moved_here:
+            if saved is not None:
+                self._write(manifest, saved)
+            return False
+        self.fs.delete_dir(self._key(snap.SNAPSHOTS, version))
+        return True
