@@ -17,9 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +27,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tests.support.mcp_process import free_port, start, stop  # noqa: E402
 from tests.support.stalling import HangingServer  # noqa: E402
 
 LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
@@ -46,44 +44,6 @@ QUERIES = (
     "destruction of records after the retention period",
 )
 TARGET_RATIO = 2.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(root: Path, port: int, llm_url: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEXKB_MCP_", "LEXKB_LLM"))}
-    env["LEXKB_LLM_URL"] = f"{llm_url}/v1"
-    env["LEXKB_LLM_TIMEOUT"] = "300"  # the asks outlast the measurement
-    server = subprocess.Popen(
-        [LEXKB, "mcp", "--index", str(root), "--http", f"127.0.0.1:{port}"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and server.poll() is None:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server
-        time.sleep(0.1)
-    _stop(server)
-    raise RuntimeError("lexkb mcp --http did not start within 120 s")
-
-
-def _stop(server: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL: worker threads still wait on the hung endpoint."""
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=30)
 
 
 def _summary(seconds: list[float]) -> dict[str, float]:
@@ -134,12 +94,18 @@ def fairness(root: Path, searches: int = 200, asks: int = 40) -> dict:
     """p50 and p99 of `search` over MCP (HTTP) alone and while `asks` asks hang on the LLM
     endpoint, their p99 ratio, and whether it is within TARGET_RATIO."""
     llm = HangingServer()
-    port = _free_port()
-    server = _start(root, port, llm.url)
+    port = free_port()
+    server = start(
+        root,
+        f"127.0.0.1:{port}",
+        wait=120,
+        LEXKB_LLM_URL=f"{llm.url}/v1",
+        LEXKB_LLM_TIMEOUT="300",  # the asks outlast the measurement
+    )
     try:
         figures = asyncio.run(_measure(port, llm, searches, asks))
     finally:
-        _stop(server)
+        stop(server)
         llm.close()
     ratio = figures["hung_ms"]["p99"] / figures["alone_ms"]["p99"]
     return {

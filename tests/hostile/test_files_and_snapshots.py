@@ -20,6 +20,7 @@ from lexkb.cli.main import main
 from lexkb.core.store import index_root
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.object_store import ObjectRoot
+from tests.support.local_s3 import local_s3
 from transforms.publish import publish
 
 
@@ -94,23 +95,8 @@ def test_prune_reads_current_again_before_it_deletes(root, monkeypatch):
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory):
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    patch = pytest.MonkeyPatch()
-    patch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    patch.setenv("AWS_ACCESS_KEY_ID", "lexkb-test")
-    patch.setenv("AWS_SECRET_ACCESS_KEY", "lexkb-test")
-    patch.setenv("AWS_REGION", "us-east-1")
-    patch.setenv("LEXKB_CACHE", str(tmp_path_factory.mktemp("cache")))
-    import boto3
-
-    boto3.client("s3", endpoint_url=f"http://{host}:{port}").create_bucket(Bucket="prune-races")
-    yield
-    patch.undo()
-    server.stop()
+    with local_s3("prune-races", tmp_path_factory.mktemp("cache")):
+        yield
 
 
 @pytest.fixture()

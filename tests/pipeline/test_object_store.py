@@ -16,6 +16,7 @@ from lexkb.core.store.object_store import ObjectRoot, mirror_path
 from lexkb.current import CurrentIndex
 from lexkb.index import Index
 from tests.conftest import CORPUS
+from tests.support.local_s3 import local_s3
 
 URL = "s3://lexkb-test/indexes/sample"
 QUESTION = "how long must client money reconciliation records be kept"
@@ -23,23 +24,8 @@ QUESTION = "how long must client money reconciliation records be kept"
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory):
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    patch = pytest.MonkeyPatch()
-    patch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    patch.setenv("AWS_ACCESS_KEY_ID", "lexkb-test")
-    patch.setenv("AWS_SECRET_ACCESS_KEY", "lexkb-test")
-    patch.setenv("AWS_REGION", "us-east-1")
-    patch.setenv("LEXKB_CACHE", str(tmp_path_factory.mktemp("builder-cache")))
-    import boto3
-
-    boto3.client("s3", endpoint_url=f"http://{host}:{port}").create_bucket(Bucket="lexkb-test")
-    yield patch
-    patch.undo()
-    server.stop()
+    with local_s3("lexkb-test", tmp_path_factory.mktemp("builder-cache")) as patch:
+        yield patch
 
 
 @pytest.fixture(scope="module")

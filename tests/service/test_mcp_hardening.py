@@ -15,12 +15,13 @@ import signal
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from tests.conftest import REPO
+from tests.support.local_s3 import local_s3
+from tests.support.mcp_process import environment, free_port, start, stop
 from tests.support.stalling import HangingServer, StallingProxy
 
 LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
@@ -37,53 +38,6 @@ INITIALIZE = {
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 TOKEN = "t0k3n-for-the-hardening-tests-only-0123456789"
-
-
-def _environment(**extra: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("LEXKB_MCP_", "LEXKB_LLM"))}
-    keep.pop("BRAVE_API_KEY", None)
-    return {**keep, **extra}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(root: Path, listen: str, *flags: str, **env: str) -> subprocess.Popen:
-    """`lexkb mcp --http` at `listen`, once it accepts connections on 127.0.0.1."""
-    port = int(listen.rpartition(":")[2])
-    server = subprocess.Popen(
-        [LEXKB, "mcp", "--index", str(root), "--http", listen, *flags],
-        env=_environment(**env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server
-        if server.poll() is not None or time.monotonic() > deadline:
-            if server.poll() is None:
-                os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=30)
-            raise AssertionError(f"server did not start: {server.stderr.read().decode()[-2000:]}")
-        time.sleep(0.1)
-
-
-def _stop(server: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL if a worker thread still waits on a hung endpoint 15 s later."""
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=30)
-    server.stderr.close()
 
 
 def _post(port: int, body: bytes, headers: dict[str, str]) -> http.client.HTTPResponse:
@@ -132,8 +86,8 @@ async def _call(client: Client, tool: str, **arguments) -> dict:
 
 def test_a_local_tool_answers_while_outbound_calls_hang(built_root):
     llm = HangingServer()
-    port = _free_port()
-    server = _start(
+    port = free_port()
+    server = start(
         built_root,
         f"127.0.0.1:{port}",
         LEXKB_LLM_URL=f"{llm.url}/v1",
@@ -167,7 +121,7 @@ def test_a_local_tool_answers_while_outbound_calls_hang(built_root):
     try:
         seconds, connections, hanging = asyncio.run(session())
     finally:
-        _stop(server)
+        stop(server)
         llm.close()
     assert seconds < 2.0, f"search took {seconds:.1f}s while asks hung"
     assert hanging == 40, "every ask should still be waiting on the endpoint"
@@ -178,31 +132,22 @@ def test_a_local_tool_answers_while_outbound_calls_hang(built_root):
 
 
 @pytest.fixture()
-def stalling_bucket(built_root, tmp_path, monkeypatch):
+def stalling_bucket(built_root, tmp_path):
     """An s3:// root on moto behind a proxy that can stall, holding built_root's snapshot."""
-    import boto3
-    from moto.server import ThreadedMotoServer
-
     from lexkb.core.store import snapshot as snap
     from lexkb.core.store.object_store import ObjectRoot
 
-    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    moto.start()
-    proxy = StallingProxy(moto.get_host_and_port())
-    for name, value in {
-        "AWS_ENDPOINT_URL": proxy.url,
-        "AWS_ACCESS_KEY_ID": "lexkb-test",
-        "AWS_SECRET_ACCESS_KEY": "lexkb-test",
-        "AWS_REGION": "us-east-1",
-        "LEXKB_CACHE": str(tmp_path / "cache"),
-    }.items():
-        monkeypatch.setenv(name, value)
-    boto3.client("s3", endpoint_url=proxy.url).create_bucket(Bucket="lexkb-stall")
-    url = "s3://lexkb-stall/index"
-    ObjectRoot(url).push(snap.resolve(built_root))
-    yield url, proxy
-    proxy.close()
-    moto.stop()
+    proxies: list[StallingProxy] = []
+
+    def through_proxy(upstream: tuple[str, int]) -> str:
+        proxies.append(StallingProxy(upstream))
+        return proxies[0].url
+
+    with local_s3("lexkb-stall", tmp_path / "cache", endpoint=through_proxy):
+        url = "s3://lexkb-stall/index"
+        ObjectRoot(url).push(snap.resolve(built_root))
+        yield url, proxies[0]
+        proxies[0].close()
 
 
 def test_a_stalling_object_store_does_not_delay_other_clients(stalling_bucket, monkeypatch):
@@ -244,7 +189,7 @@ def test_a_stalling_object_store_does_not_delay_other_clients(stalling_bucket, m
 def test_stdio_answers_a_malformed_line_and_goes_on(built_root):
     server = subprocess.Popen(
         [LEXKB, "mcp", "--index", str(built_root)],
-        env=_environment(),
+        env=environment(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -288,8 +233,8 @@ def test_stdio_answers_a_malformed_line_and_goes_on(built_root):
 
 @pytest.fixture(scope="module")
 def bounded_server(built_root):
-    port = _free_port()
-    server = _start(
+    port = free_port()
+    server = start(
         built_root,
         f"127.0.0.1:{port}",
         LEXKB_MCP_READ_TIMEOUT="1",
@@ -298,7 +243,7 @@ def bounded_server(built_root):
         LEXKB_MCP_MAX_SESSIONS="3",
     )
     yield port
-    _stop(server)
+    stop(server)
 
 
 def test_slow_requests_are_closed_within_the_read_timeout(bounded_server):
@@ -345,8 +290,8 @@ def test_sessions_are_capped_and_idle_ones_expire(bounded_server):
 
 def test_a_bad_setting_stops_the_server_at_start(built_root):
     done = subprocess.run(
-        [LEXKB, "mcp", "--index", str(built_root), "--http", f"127.0.0.1:{_free_port()}"],
-        env=_environment(LEXKB_MCP_READ_TIMEOUT="soon"),
+        [LEXKB, "mcp", "--index", str(built_root), "--http", f"127.0.0.1:{free_port()}"],
+        env=environment(LEXKB_MCP_READ_TIMEOUT="soon"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -374,9 +319,9 @@ def test_loopback_keeps_the_sdks_dns_rebinding_protection(bounded_server):
     ],
 )  # fmt: skip
 def test_a_non_loopback_bind_is_refused_unless_fully_configured(built_root, flags, token, missing):
-    env = _environment(**({"LEXKB_MCP_TOKEN": token} if token else {}))
+    env = environment(**({"LEXKB_MCP_TOKEN": token} if token else {}))
     server = subprocess.Popen(
-        [LEXKB, "mcp", "--index", str(built_root), "--http", f"0.0.0.0:{_free_port()}", *flags],
+        [LEXKB, "mcp", "--index", str(built_root), "--http", f"0.0.0.0:{free_port()}", *flags],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -397,8 +342,8 @@ def test_a_non_loopback_bind_is_refused_unless_fully_configured(built_root, flag
 
 def test_a_short_token_is_refused(built_root):
     done = subprocess.run(
-        [LEXKB, "mcp", "--index", str(built_root), "--http", f"127.0.0.1:{_free_port()}"],
-        env=_environment(LEXKB_MCP_TOKEN="sh0rt-t0ken"),
+        [LEXKB, "mcp", "--index", str(built_root), "--http", f"127.0.0.1:{free_port()}"],
+        env=environment(LEXKB_MCP_TOKEN="sh0rt-t0ken"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -408,8 +353,8 @@ def test_a_short_token_is_refused(built_root):
 
 
 def test_off_loopback_every_request_needs_host_origin_and_token(built_root):
-    port = _free_port()
-    server = _start(
+    port = free_port()
+    server = start(
         built_root,
         f"0.0.0.0:{port}",
         "--allow-host",
@@ -445,7 +390,7 @@ def test_off_loopback_every_request_needs_host_origin_and_token(built_root):
 
         asyncio.run(session())
     finally:
-        _stop(server)
+        stop(server)
 
 
 @pytest.mark.parametrize(
