@@ -11,6 +11,8 @@ so the structure builder can cut unnumbered text where the page does.
 - DOCX, HTML, Markdown: unstructured's elements, each its own block.
 - Passage files (JSON/JSONL): each object is already a paragraph with its own document key and
   reference.
+- Legal XML (USLM, CLML, Formex, Akoma Ntoso): the publisher's markup, read by
+  transforms.legal_xml, a row per heading, unit and note, each with its ref.
 """
 
 from __future__ import annotations
@@ -310,6 +312,10 @@ def document_elements(source: SourceFile, limits: ParseLimits | None = None) -> 
         frame = pdf_elements(source, limits)
     elif source.format == "text":
         frame = text_elements(read_text(source.path))
+    elif source.format == "xml":
+        from transforms.legal_xml.dialects import legal_xml_elements
+
+        frame = legal_xml_elements(source.path, ELEMENT_SCHEMA)
     else:
         try:
             elements = _partition(source, limits)

@@ -32,6 +32,9 @@ FORMATS: dict[str, str] = {
     ".htm": "html",
     ".json": "passages",
     ".jsonl": "passages",
+    # Legal XML (USLM, CLML, Formex, Akoma Ntoso): the root element tells the dialect
+    # (transforms.legal_xml).
+    ".xml": "xml",
 }
 MAX_FILE_MB = 200
 
@@ -134,6 +137,9 @@ def scan(
             if fmt is None:
                 result.ignored[key] = f"unsupported type {path.suffix.lower() or '(none)'}"
                 continue
+            if fmt == "xml" and (unread := _other_xml(path)) is not None:
+                result.ignored[key] = unread
+                continue
             try:
                 size = path.stat().st_size
                 if size == 0:
@@ -168,6 +174,19 @@ def scan(
         result.sources.append(SourceFile(keys[0], path, fmt, sha, size, tuple(keys[1:])))
     result.sources.sort(key=lambda s: s.key)
     return result
+
+
+def _other_xml(path: Path) -> str | None:
+    """Why an XML file is not legal XML lexkb reads (a sitemap, a configuration file), from its
+    root element alone; None for USLM, CLML, Formex or Akoma Ntoso, which the parse step reads
+    safely."""
+    from transforms.legal_xml.read import sniff
+
+    try:
+        dialect, root = sniff(path)
+    except OSError:
+        return None  # the scan's own read below reports an unreadable file
+    return None if dialect else f"XML of a kind lexkb does not read (root <{root}>)"
 
 
 def _link_problem(path: Path, root: Path, follow: bool) -> tuple[str, str] | None:
