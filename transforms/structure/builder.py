@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import re
 
+from transforms.pdf_text import FOOTNOTE, MARGIN_NUMBER
 from transforms.structure.contract_lines import ContractLines
 from transforms.structure.document_lines import DocumentLines
-from transforms.structure.numbering.regulation import EMBEDDED_RECITAL, PAREN_NUMBER, POINT
+from transforms.structure.numbering.regulation import (
+    EMBEDDED_RECITAL,
+    OJ_SERIES,
+    PAREN_NUMBER,
+    POINT,
+    QUOTE_ANNOUNCED,
+    QUOTE_CLOSES,
+    QUOTE_OPENS,
+)
 from transforms.tree import is_title_like, reads_as_sentence_part
 
 # A full stop after a word, then a capitalised word in lower case: one sentence ends, another
@@ -24,6 +33,8 @@ _SENTENCE_END = re.compile(r"[A-Za-z]{2}\.\s+[A-Z][a-z]")
 # under MAX_TITLE_CHARS.
 WRAPPED_TITLE_CHARS = 30
 MAX_TITLE_CHARS = 400
+# A quote left open this many lines was misread: the lines after it are read again.
+MAX_QUOTED_LINES = 400
 
 
 def _is_awaited_title(text: str) -> bool:
@@ -66,6 +77,21 @@ class Builder(ContractLines, DocumentLines):
         self.last_line = text
 
     def _feed(self, text: str, category: str, page: int | None) -> None:
+        if category == FOOTNOTE:
+            self.add_note(text)
+            return
+        if category == MARGIN_NUMBER:
+            self.margin = text
+            return
+        if self.margin is not None:
+            label, self.margin = self.margin, None
+            self.title_line = None
+            self.start_unit(label, text)
+            return
+        if self._journal_heading(text, page):
+            return
+        if not self.contract and self._quoted(text):
+            return
         title_line, self.title_line = self.title_line, None
         if self.eu_style and not self.seen_division:
             for match in EMBEDDED_RECITAL.finditer(text):
@@ -111,6 +137,30 @@ class Builder(ContractLines, DocumentLines):
             self._generic_heading(text)
             return
         self.continue_unit(text, point=False)
+
+    def _journal_heading(self, text: str, page: int | None) -> bool:
+        """The Official Journal's series heading over an act's title, and the EEA note under
+        it, on the title's page before any section or unit."""
+        first_page = self.title_page is None or page == self.title_page
+        if not first_page or self.units or self.sections or not OJ_SERIES.match(text):
+            return False
+        self.title_line = None
+        return True
+
+    def _quoted(self, text: str) -> bool:
+        """Text an amending act quotes stays the text of the point that quotes it."""
+        opens = (
+            self.quoting == 0
+            and self.unit is not None
+            and QUOTE_OPENS.match(text) is not None
+            and QUOTE_ANNOUNCED.search(self.last_line) is not None
+        )
+        if not opens and self.quoting == 0:
+            return False
+        closes = QUOTE_CLOSES.search(text) is not None
+        self.quoting = 0 if closes or self.quoting >= MAX_QUOTED_LINES else self.quoting + 1
+        self.continue_unit(text, point=False)
+        return True
 
     # titles --------------------------------------------------------------------------------
     def _continues_title(self, text: str, category: str) -> bool:

@@ -17,18 +17,27 @@ from transforms import contracts as contract
 from transforms.chunks import Paragraph, chunk_rows, split_notes
 from transforms.ids import document_id
 from transforms.labelled import outline_units, structure_labelled, structure_passages
+from transforms.pdf_text import MARGIN_NUMBER
 from transforms.source_files import SourceFile
 from transforms.structure.builder import Builder
 from transforms.structure.furniture import clean, drop_running_text
 from transforms.structure.numbering.regulation import article_heading
+from transforms.structure.numbering.standard import DESIGNATION
 from transforms.tree import document_row, section_row, tables
 
 
-def document_profile(texts: list[str], document_type: str | None = None) -> str:
-    """contract, eu (an act with articles and recitals) or plain."""
-    if (document_type or "").casefold() == "contract" or contract.is_contract(texts):
+def document_profile(
+    texts: list[str], document_type: str | None = None, margin_numbers: bool = False
+) -> str:
+    """contract, eu (an act with articles and recitals) or plain. A document that numbers its
+    paragraphs in the margin is a standard, however much it speaks of leases and parties."""
+    if (document_type or "").casefold() == "contract" or (
+        not margin_numbers and contract.is_contract(texts)
+    ):
         return "contract"
-    if any(article_heading(t) for t in texts):
+    articles = {match.group(1) for t in texts if (match := article_heading(t))}
+    # an act built of articles numbers them from 1; one "Article 14." line is a quotation
+    if "1" in articles and len(articles) >= 2:
         return "eu"
     return "plain"
 
@@ -46,7 +55,7 @@ def structure_document(
     doc_id = document_id(source.key, document_key)
     body = drop_running_text(elements)
     texts = [clean(t) for t in body["text"].to_list()]
-    profile = document_profile(texts)
+    profile = document_profile(texts, margin_numbers=MARGIN_NUMBER in body["category"].to_list())
     paged = body["page"].drop_nulls().n_unique() > 0
     builder = Builder(doc_id, profile, paged)
     blocks = body["block"].to_list() if "block" in body.columns else [None] * body.height
@@ -60,11 +69,11 @@ def structure_document(
     paragraphs = []
     for unit in builder.units:
         text, notes = split_notes("\n".join(unit.lines))
-        paragraphs.append(Paragraph(unit.ref, unit.section, unit.page, text, notes))
+        paragraphs.append(Paragraph(unit.ref, unit.section, unit.page, text, unit.notes + notes))
     chunks = chunk_rows(doc_id, document_key, paragraphs)
     sections = [section_row(s, doc_id) for s in builder.sections]
     pages = elements.select(pl.col("page").max()).item()
-    title = builder.title or document_key
+    title = _designated(builder.title, elements) or builder.title or document_key
     extra: dict = {}
     if profile == "contract":
         title = contract.contract_title(texts) or title
@@ -82,6 +91,17 @@ def structure_document(
         }
     ]
     return tables(documents, sections, chunks)
+
+
+def _designated(title: str | None, elements: pl.DataFrame) -> str | None:
+    """A standard's title with its designation ("IFRS 16 Leases"): the document's first line,
+    when it is a designation the title lacks (dropped as the running head that repeats it)."""
+    if not title or elements.height == 0:
+        return None
+    first = clean(elements["text"][0] or "")
+    if DESIGNATION.match(first) and not title.startswith(first):
+        return f"{first} {title}"
+    return None
 
 
 def _split_lines(text: str) -> list[str]:

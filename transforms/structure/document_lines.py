@@ -26,7 +26,18 @@ from transforms.structure.numbering.regulation import (
 )
 from transforms.structure.numbering.standard import APPLICATION, DOTTED, GUIDANCE
 from transforms.structure.state import BuilderState
-from transforms.tree import is_title_like
+from transforms.tree import Section, is_title_like
+
+# The label of a section an Act heads with its bare number ("7", "12A").
+NUMBERED_SECTION = re.compile(r"^\d{1,3}[A-Z]{0,2}$")
+
+
+def _heads_section(title: str) -> bool:
+    """A numbered heading's title: title-like, also when it ends in "etc." as Acts' section
+    titles may ("13 Defence for certain bribery offences etc.")."""
+    if title.endswith(" etc."):
+        title = title[: -len(".")]
+    return is_title_like(title)
 
 
 class DocumentLines(BuilderState):
@@ -46,13 +57,27 @@ class DocumentLines(BuilderState):
                 or self.unit.ref.startswith(section.label)
             )
         )
-        if starts_subsection:
+        if starts_subsection or self._subsection(section, label):
             self.start_unit(f"{section.label}({label})", text)
         elif self.unit is None or self.unit.positional:
             self.continue_unit(text, point=False)
         else:
             self.unit.add(text, join=False)
             self.unit.last_page = self.page
+
+    def _subsection(self, section: Section | None, label: str) -> bool:
+        """A numbered subsection ("(2)") directly under a section headed by its bare number
+        ("7 Failure of commercial organisations to prevent bribery"), as Acts of the UK
+        Parliament set them: cited "section 7(2)", a unit of its own. Lettered paragraphs stay
+        inside it."""
+        return (
+            label.isdigit()
+            and not self.eu_style
+            and section is not None
+            and section.number is not None
+            and NUMBERED_SECTION.match(section.label or "") is not None
+            and self.enclosing(ARTICLE_RANK) is None
+        )
 
     def _numbered(self, text: str) -> bool:
         return any(
@@ -93,7 +118,7 @@ class DocumentLines(BuilderState):
         numbered = NUMBERED.match(text) or NUMBERED_HEADING.match(text)
         if (
             numbered
-            and is_title_like(numbered.group(2))
+            and _heads_section(numbered.group(2))
             and self.enclosing(ARTICLE_RANK) is None
             and (category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60)
         ):
@@ -110,6 +135,10 @@ class DocumentLines(BuilderState):
         if self.contract:
             self.clause = None
             self.points.clear()
+        else:
+            # a heading wrapped onto a line of its own ("... before the date of initial" /
+            # "application") goes on in that line, as an article's title does
+            self.title_open = section
 
     def _paragraph(self, text: str) -> bool:
         if match := DOTTED.match(text):

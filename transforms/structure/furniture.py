@@ -14,6 +14,7 @@ from collections import Counter
 
 import polars as pl
 
+from transforms.pdf_text import MARGIN_NUMBER
 from transforms.tree import is_title_like
 
 _PAGE_NUMBER = re.compile(
@@ -34,6 +35,28 @@ _COPYRIGHT = re.compile(
     r"^(?:©|copyright\s+(?:©\s*)?\d{4}\b).{0,200}$|^.{0,150}\ball rights reserved\.?$",
     re.IGNORECASE,
 )
+_NUMBER = re.compile(r"\d+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# A number with its marks and no letter: "27.12.2022", "333/12", "23)".
+_NUMBER_TOKEN = re.compile(r"^[^\w]*\d[\d\W_]*$")
+# A page code: a letter or two before a number ("A822", "B3").
+_PAGE_CODE = re.compile(r"^[^\W\d_]{1,2}\d+\W*$")
+# A line with this many words besides its numbers reads as a running head's words ("8 Bribery
+# Act 2010 (c. 23)").
+RUNNING_HEAD_WORDS = 2
+# A contents list: its heading among a page's first lines, the mark of a page that goes on
+# with it, and its entries (a number and a title, a title and the number it starts at).
+CONTENTS_LINES = 4
+CONTENTS_SHARE = 0.8
+_CONTENTS_HEADING = re.compile(r"^(?:table of )?contents$", re.IGNORECASE)
+_CONTINUED = re.compile(r"^(?:\.{3}|…)\s*continued$|^\(continued\)$", re.IGNORECASE)
+_CONTENTS_ENTRY = re.compile(
+    r"^(?:\d{1,3}[A-Z]{0,2}|schedule \d+|part \d+|chapter \d+|appendix [A-Z])\s[^;]{0,100}$"
+    r"|[^.;:]{0,100}(?:\s|\.{2,}|…)(?:[A-Z]{0,2}\d{1,4}[A-Z]?)$",
+    re.IGNORECASE,
+)
+# A contents list's cross-heading ("General bribery offences") has at most this many words.
+CONTENTS_HEADING_WORDS = 8
 _BULLET = re.compile(r"(?<!\S)[•▪◦●](?!\S)")
 
 
@@ -54,12 +77,7 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
     """
     pages = elements.select(pl.col("page").drop_nulls().n_unique()).item()
     texts = [clean(t) for t in elements["text"].to_list()]
-    # Lines compare with their numbers blanked ("Page 3" = "Page 4") only when they hold at
-    # most two numbers; a line of figures or numbered words must repeat exactly.
-    keys = [
-        re.sub(r"\d+", "#", t.casefold()) if len(re.findall(r"\d+", t)) <= 2 else t.casefold()
-        for t in texts
-    ]
+    keys = [_edge_key(t) for t in texts]
     page_list = elements["page"].to_list()
     positions: dict[int, list[int]] = {}
     for index, page in enumerate(page_list):
@@ -69,9 +87,11 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
     for indexes in positions.values():
         for index in indexes[:2] + indexes[-2:]:
             at_edge[index] = True
+    # a contents list's entries are no running heads of the pages whose headings they list
+    contents = _contents_rows(texts, page_list)
     edge_pages: dict[str, set[int]] = {}
     for index, key in enumerate(keys):
-        if at_edge[index] and len(key) <= 120:
+        if at_edge[index] and len(key) <= 120 and index not in contents:
             edge_pages.setdefault(key, set()).add(page_list[index])
     threshold = max(2, int(pages * 0.3))
     marked = [_MARKED_PAGE_NUMBER.match(t) is not None for t in texts]
@@ -81,6 +101,7 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
         for i, t in enumerate(texts)
     ]
     counted = _page_number_runs(texts, page_list) if pages >= 2 else set()
+    counted |= contents
     repeated_block = _repeated_edge_blocks(elements, keys, threshold) if pages >= 2 else set()
     keep = []
     for index, (text, category) in enumerate(
@@ -101,8 +122,62 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
             pages >= 2 and at_edge[index] and len(edge_pages.get(keys[index], ())) >= threshold
         )
         repeated = repeated or index in repeated_block
-        keep.append(bool(text) and text != "•" and not furniture and not repeated)
+        margin = category == MARGIN_NUMBER
+        keep.append(bool(text) and text != "•" and (margin or not (furniture or repeated)))
     return elements.filter(pl.Series(keep, dtype=pl.Boolean))
+
+
+def _edge_key(text: str) -> str:
+    """A line as running heads compare. A line of words is its words and marks in sorted
+    order, without its numbers, page codes' numbers blanked ("A822" = "A824"; longer words
+    holding digits, "word001", stay whole): a journal sets the date and the page reference at
+    the outer edge, swapping them from left to right page to page ("27.12.2022 EN Official
+    Journal of the European Union L 333/12"), and an Act's head carries the page number on
+    some pages only ("8 Bribery Act 2010 (c. 23)", "Bribery Act 2010 (c. 23)"), not its title
+    ("Bribery Act 2010"). A line of fewer words compares with at most two numbers blanked
+    ("Page 3" = "Page 4"); a line of figures must repeat exactly."""
+    text = text.casefold()
+    if len(_WORD.findall(text)) >= RUNNING_HEAD_WORDS:
+        tokens = (_NUMBER.sub("#", t) if _PAGE_CODE.match(t) else t for t in text.split())
+        return " ".join(sorted(t for t in tokens if not _NUMBER_TOKEN.match(t)))
+    if len(_NUMBER.findall(text)) > 2:
+        return text
+    return _NUMBER.sub("#", text)
+
+
+def _contents_rows(texts: list[str], pages: list[int | None]) -> set[int]:
+    """Rows of a contents list: from a "Contents" heading near a page's top to that page's
+    end, and the pages after it that go on with it ("...continued"), where the lines are
+    mostly entries ("1 Offences of bribing another person", "Schedule 1 — Repeals", "LESSEE
+    22"). Acts and standards print one before their text; its lines would open sections of
+    their own ("section 5" a contents line). A heading over a page of text (a filing's "Table
+    of Contents" link atop every page) lists nothing."""
+    rows_of: dict[int, list[int]] = {}
+    for index, page in enumerate(pages):
+        if page is not None:
+            rows_of.setdefault(page, []).append(index)
+    found: set[int] = set()
+    listing = False
+    for page in sorted(rows_of):
+        rows = rows_of[page]
+        heading = next(
+            (i for i in rows[:CONTENTS_LINES] if _CONTENTS_HEADING.match(texts[i])), None
+        )
+        if heading is not None:
+            rows = [i for i in rows if i > heading]
+        entries = sum(1 for i in rows if _listed(texts[i]))
+        continued = any(_CONTINUED.match(texts[i]) for i in rows[:CONTENTS_LINES])
+        listed = entries >= CONTENTS_SHARE * len(rows)
+        listing = (heading is not None or listing) and (continued or listed)
+        if listing:
+            found.update(rows if heading is None else [heading, *rows])
+    return found
+
+
+def _listed(text: str) -> bool:
+    """A line as a contents list sets it: an entry, or a cross-heading over entries."""
+    heading = is_title_like(text) and len(text.split()) <= CONTENTS_HEADING_WORDS
+    return heading or _CONTENTS_ENTRY.search(text) is not None
 
 
 def _page_number_runs(texts: list[str], pages: list[int | None]) -> set[int]:

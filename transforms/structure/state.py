@@ -7,6 +7,7 @@ a line opens; everything here is what they share, whatever the document's family
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from transforms.chunks import split_parts
@@ -16,6 +17,13 @@ from transforms.structure.numbering.generic import CITING_END
 from transforms.tree import Section
 
 _TERMINAL = (".", ";", ":", "!", "?", ")")
+# A footnote's call-out as the PDF text layer writes it: the note's number in superscript
+# digits ("Bank¹⁹,"); its note, "(19) Council Regulation ...", follows at the page's foot.
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUPERSCRIPT = str.maketrans("0123456789", _SUPERSCRIPTS)
+_NOTE_LABEL = re.compile(r"^\((\d{1,3})\)\s*")
+# A note's call-out is looked for in the units of its page and the page before.
+NOTE_PAGES = 1
 # A contract's clause longer than this is cut at sentence ends into pieces of SPLIT_CHARS: one
 # paragraph must point at a clause, not at a page. Other documents keep long numbered units
 # whole (the GDPR's Article 4 holds its 26 definitions), up to MAX_UNIT_CHARS.
@@ -39,6 +47,8 @@ class Unit:
     last_page: int | None = None
     # Kinds of points ("lower", "roman", ...) this unit holds as a list (contracts).
     list_kinds: set[str] = field(default_factory=set)
+    # Footnotes the unit calls, kept apart from its text.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def positional(self) -> bool:
@@ -103,6 +113,10 @@ class BuilderState:
         # rulebooks: the last rule number, and the rule each "Guidance" section belongs to
         self.last_rule: str | None = None
         self.guidance: dict[int, str] = {}
+        # a margin number waiting for its paragraph's first line
+        self.margin: str | None = None
+        # lines read so far inside text an amending act quotes (0: none open)
+        self.quoting = 0
 
     # sections -----------------------------------------------------------------------------
     def open_section(self, number: str | None, title: str, rank: float, label: str) -> Section:
@@ -214,6 +228,26 @@ class BuilderState:
             return
         self.unit.add(text, join=not point and self.unit.open_sentence)
         self.unit.last_page = self.page
+
+    def add_note(self, text: str) -> None:
+        """A footnote goes to the unit that calls it (its number in superscript, which is then
+        taken out of the unit's text), else to the unit open at the page's foot."""
+        label = _NOTE_LABEL.match(text)
+        if label is not None:
+            mark = re.compile(
+                f"(?<![{_SUPERSCRIPTS}]){label.group(1).translate(_SUPERSCRIPT)}(?![{_SUPERSCRIPTS}])"
+            )
+            for unit in reversed(self.units):
+                if (unit.last_page or 0) < (self.page or 0) - NOTE_PAGES:
+                    break
+                for index, line in enumerate(unit.lines):
+                    if mark.search(line):
+                        unit.lines[index] = mark.sub("", line, count=1)
+                        unit.notes.append(text)
+                        return
+        target = self.unit or (self.units[-1] if self.units else None)
+        if target is not None:
+            target.notes.append(text)
 
     def enclosing(self, rank: float) -> Section | None:
         for section in reversed(self.stack):

@@ -15,6 +15,23 @@ POINT = re.compile(r"^\(([a-z]{1,3}|\d{1,3})\)\s*")
 # A recital run into the element before it ("... (Text with EEA relevance) (1) The protection").
 EMBEDDED_RECITAL = re.compile(r"(?<=[.;:)])\s+(?=\((\d{1,3})\)\s+[A-Z])")
 
+# The Official Journal's series and part headings over an act on its first page ("I",
+# "(Legislative acts)", "REGULATIONS"), and the note under an act's title "(Text with EEA
+# relevance)": the journal's furniture, never the act's title.
+OJ_SERIES = re.compile(
+    r"^(?:[IVX]{1,4}|\((?:non-)?legislative acts\)|\(acts adopted by [^)]*\)|"
+    r"(?:regulations|directives|decisions|recommendations|guidelines|opinions|rules of procedure"
+    r"|international agreements|interinstitutional agreements)|\(text with eea relevance\))$",
+    re.IGNORECASE,
+)
+# Text an amending act quotes opens after a line announcing it ("... is replaced by the
+# following:", the UK's "... substitute—") with an opening quote, and ends at a closing quote
+# with the line's end ("... by that point.’." / "’;"). Its "Article 2" and "3." are the
+# amended act's, never units of the act that quotes them.
+QUOTE_OPENS = re.compile(r"^[‘“]")
+QUOTE_ANNOUNCED = re.compile(r"(?::|\b(?:substitute|insert)(?:d|ed)?\s*[—–-]?)\s*$")
+QUOTE_CLOSES = re.compile(r"[’”]\s*[.;,]?\s*$")
+
 ARTICLE_RANK = 5.0
 
 
