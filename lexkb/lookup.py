@@ -30,6 +30,8 @@ import polars as pl
 
 from lexkb.core.text.citations import CitationParser
 from lexkb.core.text.refs import (
+    US_CODE,
+    cited_names,
     core_address,
     document_names,
     normalize_ref,
@@ -54,8 +56,21 @@ _FILLER = {
     "of", "the", "in", "under", "see", "and", "or", "to", "rule", "rules", "article", "articles",
     "art", "art.", "section", "sections", "sec", "para", "para.", "paragraph", "paragraphs",
     "point", "points", "recital", "r", "r.", "s", "ss", "annex", "schedule", "appendix",
-    "chapter", "part", "subparagraph", "no", "no.",
+    "chapter", "part", "subparagraph", "no", "no.", "clause", "clauses", "cl", "cl.",
 }  # fmt: skip
+# People's ways of naming a point, rewritten to the form refs are stored in: "Article 3, point
+# (19)" and "Article 2(1), point (f)" are Article 3(19) and Article 2(1)(f).
+_COMMA_POINT = re.compile(r"(?<=[\w)])\s*,?\s*\bpoints?\s*(\([A-Za-z0-9]{1,6}\))", re.I)
+# "point (19) of Article 3", "paragraph 2 of Article 5(1)": the unit named after "of" comes first.
+_POINT_OF = re.compile(
+    r"^\s*(?:points?|sub-?paragraphs?|paragraphs?|paras?\.?)\s*\(?([A-Za-z0-9]{1,6})\)?\s+of\s+"
+    r"((?:articles?|art\.|sections?|§+|rules?|schedules?|clauses?)\s*\d+[A-Za-z]{0,2}"
+    r"(?:\.\d+[A-Za-z]{0,2})*(?:\([A-Za-z0-9]{1,6}\))*)",
+    re.I,
+)
+# The labels a reference names: numbers ("512", "4.9", "B34") and points ("(c)", "(A)", "(ii)").
+_NUMBER = re.compile(r"\d+[a-z]{0,2}")
+_POINT = re.compile(r"\(([a-z0-9]{1,6})\)")
 
 
 @dataclass(frozen=True)
@@ -126,7 +141,14 @@ class Resolver:
                 readings.append((doc, unexplained, first.address))
         # "LSA 230 paragraph 8", "Article 6(2) DHR": a known name before or after the rest.
         # A standard's number before a dot counts too: "230.A2", "ISA 315.A2".
-        dotted = [(text[: m.start()], text[m.end() :]) for m in re.finditer(r"\.", text[:40])]
+        # The name may follow other words: "<document key> IFRS 16.B34".
+        starts = [0, *(m.end() for m in re.finditer(r"\s+", text[:40]))]
+        dotted = [
+            (text[start : m.start()], text[m.end() :])
+            for m in re.finditer(r"\.", text[:40])
+            for start in starts
+            if start == 0 or (start < m.start() and re.match(r"[A-Za-z]{0,2}\d", text[m.end() :]))
+        ]
         for name, rest in dotted:
             if (doc := self._aliases.get(self._alias_key(name.strip()))) is not None:
                 readings.append((doc, name.strip(), ref_address(rest)))
@@ -148,27 +170,38 @@ class Resolver:
         return [r for r in rows if doc is None or self._doc_of[r] == doc]
 
     # resolution ---------------------------------------------------------------------------
-    def find(self, text: str) -> Match:
-        if rows := self._by_ref.get(normalize_ref(text)):
+    def find(self, asked: str) -> Match:
+        if rows := self._by_ref.get(normalize_ref(asked)):
             return Match(
-                rows, MatchKind.EXACT, f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]]
+                rows, MatchKind.EXACT, f"{asked} is {self._cite(rows[0])}", self._doc_of[rows[0]]
             )
-        readings = self._readings(text)
+        written = written_form(asked)
+        # A reading that leaves a label of the reference unread ("Article 3" of "Article 3,
+        # point (99)") names a unit around the one asked for, never the unit itself.
+        raw = self._readings(written)
+        names = [name for doc, name, _ in raw if doc and name]
+        readings = [(*r, _accounts_for(written, [*names, r[1]], r[2])) for r in raw]
         # A name lexkb does not hold ("the Foo Rulebook", "zzz") rules out units of other
         # documents, unless another reading of the text names a document it does hold.
-        unknown = [name for doc, name, _ in readings if doc is None and name]
-        if unknown and any(doc for doc, _, _ in readings):
+        unknown = [name for doc, name, _, _ in readings if doc is None and name]
+        if unknown and any(doc for doc, _, _, _ in readings):
             unknown = []
-        for doc, _, address in readings:
-            if doc is None and unknown:
+        for doc, _, address, complete in readings:
+            if doc is None and unknown or not complete:
                 continue
             if address and (rows := self._rows(address, doc)):
                 return Match(
-                    rows, MatchKind.EXACT, f"{text} is {self._cite(rows[0])}", self._doc_of[rows[0]]
+                    rows,
+                    MatchKind.EXACT,
+                    f"{asked} is {self._cite(rows[0])}",
+                    self._doc_of[rows[0]],
                 )
-        for doc, _, address in readings:
+        for doc, _, address, complete in readings:
             if doc is None and unknown:
                 continue  # the reference names a document lexkb does not hold
+            if not complete and address and (rows := self._rows(address, doc)):
+                reason = f"{asked} does not exist; nearest: {self._cite(rows[0])}"
+                return Match(rows, MatchKind.ENCLOSING, reason, self._doc_of[rows[0]])
             # Never further up than two levels of a dotted number ("18.5.1(a)" may land on
             # 18.5.1 or 18.5, not on chapter 18).
             shortest = 2 if len(address) >= 3 else 1
@@ -176,26 +209,26 @@ class Resolver:
                 rows = self._rows(address[:length], doc)
                 if not rows:
                     continue
-                label = _LAST_POINT.search(text)
+                label = _LAST_POINT.search(written)
                 point = address[length] if length == len(address) - 1 else None
                 if point is not None and label and _holds_point(self._texts[rows[0]], point):
                     reason = f"({point}) is a point inside {self._cite(rows[0])}"
                     return Match(rows, MatchKind.CONTAINS, reason, self._doc_of[rows[0]])
-                reason = f"{text} does not exist; nearest: {self._cite(rows[0])}"
+                reason = f"{asked} does not exist; nearest: {self._cite(rows[0])}"
                 return Match(rows, MatchKind.ENCLOSING, reason, self._doc_of[rows[0]])
         if unknown:
             names = sorted({n for ns in self._names.values() for n in ns})
             closest = difflib.get_close_matches(unknown[0], names, n=5, cutoff=0.5)
             reason = f"no document called {unknown[0]!r} in this index"
             return Match([], MatchKind.NOT_FOUND, reason, None, closest)
-        doc = next((d for d, _, _ in readings if d), None)
+        doc = next((d for d, _, _, _ in readings if d), None)
         refs = (
             self._doc_refs.get(doc, [])
             if doc
             else [r for rs in self._doc_refs.values() for r in rs]
         )
-        wanted = " ".join(text.split())
-        address = next((a for d, _, a in readings if d == doc and a), ())
+        wanted = " ".join(asked.split())
+        address = next((a for d, _, a, _ in readings if d == doc and a), ())
         by_address = {".".join(ref_address(r)): r for r in refs}
         near = difflib.get_close_matches(".".join(address), list(by_address), n=5, cutoff=0.5)
         closest = [by_address[a] for a in near]
@@ -344,12 +377,15 @@ class Finder:
 
 def _display_name(document: dict) -> str:
     """How a citation names the document: its code or short name, else the name a long title
-    gives the act, else its title."""
+    gives the act, else the name its family cites it by ("Regulation (EU) 2022/2554"), else its
+    title."""
     code = title_code(document["title"])
+    cited = cited_names(document["document_key"], document["title"])
     return (
         document["short_name"]
         or (" ".join(code) if code else None)
         or title_name(document["title"])
+        or (cited[0] if cited else None)
         or document["title"]
         or document["document_key"]
     )
@@ -361,10 +397,36 @@ def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | No
     rest = "".join(
         " " if any(a <= i < b for a, b in spans) else char for i, char in enumerate(text)
     )
+    rest = re.sub(r"\([A-Za-z0-9]{1,6}\)", " ", rest)  # "(A)(i)" are labels, not a name
     words = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", rest) if w.casefold() not in _FILLER]
     return " ".join(words) or None
 
 
 def _holds_point(text: str, label: str) -> bool:
-    """The paragraph's text shows the point's label where a point starts: "(e) kept in ..."."""
-    return re.search(rf"(?:^|[\s:;,—-])\({re.escape(label)}\)\s", text, re.IGNORECASE) is not None
+    """The paragraph's text shows the point's label where a point starts: at a line's start,
+    after a colon, semicolon or dash ("...: (e) kept in ...", ".—(1) With respect"), or after
+    "; and". A label in running text ("clause (2) of subsection (a)") starts no point."""
+    start = r"(?:^|\n|[:;—–-]|[;,]\s*(?:and|or))\s*"
+    return re.search(rf"{start}\({re.escape(label)}\)\s", text, re.IGNORECASE) is not None
+
+
+def written_form(text: str) -> str:
+    """The reference as refs are stored: "Article 3, point (19)" -> "Article 3(19)", "point
+    (19) of Article 3" -> "Article 3(19)", "17 U.S.C. 512(c)" -> "17 U.S.C. § 512(c)"."""
+    text = _COMMA_POINT.sub(r"\1", text)
+    if match := _POINT_OF.match(text):
+        text = f"{match.group(2)}({match.group(1)}){text[match.end() :]}"
+    return US_CODE.sub(lambda m: f"{m.group(1)} U.S.C. § ", text)
+
+
+def _accounts_for(text: str, names: list[str | None], address: tuple[str, ...]) -> bool:
+    """Every number and point label of `text` outside the documents' names is in `address`."""
+    text = US_CODE.sub(" ", text).casefold()
+    for name in sorted({n.casefold() for n in names if n}, key=len, reverse=True):
+        text = text.replace(name, " ")
+    atoms = {re.sub(r"^[a-z§¶]+(?=\d)", "", atom) for atom in address}
+    numbers = _NUMBER.findall(_POINT.sub(" ", text))
+    points = _POINT.findall(text)
+    return all(
+        any(a == n or (a.startswith(n) and a[len(n) :].isalpha()) for a in atoms) for n in numbers
+    ) and all(p in atoms for p in points)

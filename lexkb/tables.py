@@ -74,8 +74,16 @@ class Tables:
         titles and names, for vocabularies built over the whole index."""
         paragraphs = self.chunks.filter(pl.col("chunk_level") == ChunkLevel.PARAGRAPH)["content"]
         headings = self.chunks["section_path"].explode().drop_nulls().unique(maintain_order=True)
-        names = pl.concat([self.documents["title"], self.documents["short_name"]]).drop_nulls()
-        return [*paragraphs.to_list(), *headings.to_list(), *names.to_list()]
+        # Every name a document goes by ("DORA", "17 U.S.C."), so a question naming it is in scope.
+        names = [
+            name
+            for doc in self.documents.iter_rows(named=True)
+            for name in document_names(
+                doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+            )
+            if name != doc["document_key"]  # a file name is no word of the index
+        ]
+        return [*paragraphs.to_list(), *headings.to_list(), *names]
 
 
 def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[str, str]:

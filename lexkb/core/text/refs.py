@@ -45,14 +45,20 @@ _KEPT_KINDS = {
     "app": "app",
     "schedule": "schedule",
     "title": "title",
+    # A paragraph placed only by position ("Section 4 ¶ 2", "p. 11 ¶ 9") is not numbered 2.
+    "¶": "¶",
 }
-_DROPPED_KINDS = {"rule", "rules", "section", "sections", "sec", "s", "paragraph", "para", "§"}
+_DROPPED_KINDS = {
+    "rule", "rules", "section", "sections", "sec", "s", "paragraph", "para", "§", "clause", "cl",
+}  # fmt: skip
 # Leading units that group numbers without being part of how they are cited: FSMR section 58
 # sits in "Part 6.Chapter 1.58.", but people write "section 58".
 CONTAINER_ATOMS = ("part", "chapter", "title", "app")
 # The build marks the second "4.3" of a document as "4.3 [2]"; it is still cited as "4.3".
 _DUPLICATE_SUFFIX = re.compile(r"\s\[\d+\]$")
-_ATOM = re.compile(r"([a-z§]+)\s*(\d+[a-z]{0,2})\b|(\d+[a-z]{0,2})\b|\(([a-z0-9]{1,6})\)|([a-z]+)")
+_ATOM = re.compile(r"([a-z§¶]+)\s*(\d+[a-z]{0,2})\b|(\d+[a-z]{0,2})\b|\(([a-z0-9]{1,6})\)|([a-z]+)")
+# The US Code's title before a section number names the code, not a unit: "17 U.S.C. 512(c)".
+US_CODE = re.compile(r"\b(\d{1,2})\s*U\.?\s?S\.?\s?C\.?(?:\s?A\.?)?(?:\s*§+|\s+(?=\d))\s*", re.I)
 
 
 def ref_address(ref: str) -> tuple[str, ...]:
@@ -61,7 +67,8 @@ def ref_address(ref: str) -> tuple[str, ...]:
     "Article 6(1)" -> ("article6", "1"); "Part 6.Chapter 1.58.(2)" -> ("part6", "chapter1", "58",
     "2"); "Rule 9.3.1B" -> ("9", "3", "1b"); "APP4.A4.3" -> ("app4", "a4", "3").
     """
-    text = _DUPLICATE_SUFFIX.sub("", unicodedata.normalize("NFKC", ref)).casefold()
+    text = _DUPLICATE_SUFFIX.sub("", unicodedata.normalize("NFKC", ref))
+    text = US_CODE.sub("§ ", text).casefold()
     atoms: list[str] = []
     for word, number, bare, point, plain in _ATOM.findall(text):
         if number:
@@ -131,7 +138,55 @@ def document_names(
         names += [name, "".join(w[0] for w in words)] if len(words) >= 3 else [name]
     # A code inside the title names the document too: "Guidance Note GN-7: Reconciliation".
     names += _TITLE_CODE.findall(title or "")
+    names += cited_names(key, title)
     return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]
 
 
 _TITLE_CODE = re.compile(r"\b[A-Z]{2,6}-\d{1,4}[A-Za-z]?\b")
+# How each family's publisher designates a text, and how people cite it by that designation.
+# EU: "REGULATION (EU) 2022/2554 OF THE EUROPEAN PARLIAMENT ..." is "Regulation (EU) 2022/2554";
+# the first designation is the act's own (those after it are acts it amends or repeals).
+_EU_ACT = re.compile(
+    r"\b(regulation|directive|decision)\s*\((eu|ec|eec|eu,\s*euratom)\)\s*(no\s*)?(\d{2,4}/\d{1,4})",
+    re.I,
+)
+# An acronym a long title gives the act in parentheses: "... (DORA)"; not "(EU)" or "(EEA)".
+_ACRONYM = re.compile(r"\(([A-Z]{3,8})\)")
+_NOT_ACRONYMS = {"EEA", "EEC", "EFTA", "ECB", "ESMA", "EBA", "EIOPA"}
+# UK: "Bribery Act 2010", "Police (Northern Ireland) Act 2000" (the short title an Act gives itself).
+_UK_ACT = re.compile(
+    r"^(?:(?i:the)\s+)?([A-Z(][\w’'()-]*\s+(?:(?:[A-Z(][\w’'()-]*|and|of|for|the|to|on|in)\s+)*?"
+    r"Act\s+\d{4})\b"
+)
+# US Code: "Title 17—Copyrights" and uscode.house.gov's file names ("usc17", "usc05a") are
+# cited as "17 U.S.C.".
+_US_TITLE = re.compile(r"^title\s+(\d{1,2})\b", re.I)
+_US_FILE = re.compile(r"^usc(\d{1,2})a?$", re.I)
+# Standards designated in words: "International Financial Reporting Standard 16" is IFRS 16.
+_STANDARD_WORDS = (
+    (re.compile(r"international financial reporting standard\s+(\d{1,3})\b", re.I), "IFRS"),
+    (re.compile(r"international accounting standard\s+(\d{1,3})\b", re.I), "IAS"),
+    (re.compile(r"international standard on auditing\s+(\d{3})\b", re.I), "ISA"),
+)
+
+
+def cited_names(key: str, title: str | None) -> list[str]:
+    """The names people cite a document by, read from its title (and a US Code file's name) by
+    each family's rules: "Regulation (EU) 2022/2554" and an acronym the title gives ("DORA"),
+    "Bribery Act 2010", "17 U.S.C." and "Title 17", "IFRS 16"."""
+    title = " ".join((title or "").split())
+    names: list[str] = []
+    if act := _EU_ACT.search(title):
+        kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
+        series = "EU, Euratom" if series.startswith("EU,") else series
+        names.append(f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}")
+    if len(title) > LONG_TITLE:
+        names += [a for a in _ACRONYM.findall(title) if a not in _NOT_ACRONYMS]
+    if act := _UK_ACT.match(title):
+        names.append(act.group(1))
+    if us := _US_TITLE.match(title) or _US_FILE.match(key):
+        names += [f"{int(us.group(1))} U.S.C.", f"Title {int(us.group(1))}"]
+    for pattern, series in _STANDARD_WORDS:
+        if standard := pattern.search(title):
+            names.append(f"{series} {standard.group(1)}")
+    return names
