@@ -7,7 +7,7 @@ import polars as pl
 from dagster._core.storage.tags import PRIORITY_TAG
 
 from assets.documents import document_chunks
-from assets.resources import LexkbSettings
+from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
 from lexkb.core.store import root_lock
 from transforms import citation_cache, metadata, source_parts, staging
@@ -178,15 +178,18 @@ def defined_terms(
     group_name="index",
     deps=[search_tables],
     description="Contract paragraphs labelled by clause type: default types zero-shot, CUAD "
-    "categories by fitted heads (clauses.parquet).",
+    "categories by fitted heads; without an embedder, by the names they say (clauses.parquet).",
 )
 def clause_types(
-    context: dg.AssetExecutionContext, settings: LexkbSettings
+    context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
     out = WorkDir(settings.root_path).path / TABLE_DIR
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     labelled = clause_table(
-        tables["chunks"], tables["documents"], WorkDir(settings.root_path).path / "embeddings"
+        tables["chunks"],
+        tables["documents"],
+        WorkDir(settings.root_path).path / "embeddings",
+        embed=embedder.embeds,
     )
     labelled.write_parquet(out / "clauses.parquet")
     counts = dict(labelled.group_by("clause_type").len().sort("clause_type").rows())
@@ -198,6 +201,9 @@ def clause_types(
             "labels": labelled.height,
             "paragraphs": labelled["chunk_id"].n_unique(),
             "by_type": dg.MetadataValue.json(counts),
+            "by_method": dg.MetadataValue.json(
+                dict(labelled.group_by("method").len().sort("method").rows())
+            ),
         }
     )
 

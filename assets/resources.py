@@ -76,6 +76,12 @@ class EmbedderSettings(dg.ConfigurableResource):
     provider: str = "auto"
     model: str = "voyage-law-2"
 
+    @property
+    def embeds(self) -> bool:
+        """False for `none`: a keyword-only build loads no model in any step, the clause labels
+        included (transforms.clauses)."""
+        return self.provider != "none"
+
     def build(self):
         from lexkb.core.embed.embedders import PROVIDERS, LocalEmbedder, VoyageEmbedder
 

@@ -1,6 +1,7 @@
 """Clause classification on CUAD: paragraphs labelled by clause type, zero-shot.
 
-    .venv/bin/python benchmarks/classify.py [--kind txt|pdf] [--contracts N]
+    .venv/bin/python benchmarks/classify.py [--kind txt|pdf] [--contracts N] [--no-vectors]
+        [--root INDEX]
 
 Needs the contract indexes benchmarks/contracts.py builds. Two label sets:
 - the 41 CUAD categories as a caller's labels, each described by CUAD's own description;
@@ -16,6 +17,12 @@ in the other. Per type: precision, recall, F1; macro-F1 over the types with clau
 Contracts are split by sha256 of their key: the even half chooses `min_score` and the name bonus
 (grid below, by macro-F1 over the 41 categories); the odd half is reported. Baseline, same run:
 a paragraph gets a type when it holds every term of the type's name.
+
+--no-vectors adds what a build without an embedder labels with (lexkb.core.clauses.labels.
+decide_by_name: every label by the names a paragraph says) next to the shipped heads, on the
+same held-out half. The shipped heads were fitted on all of CUAD, so their figure there is not
+held out; the heads fitted on the tune half are. --root: another contracts index (a `lexkb
+build` of some CUAD contracts: its clause vectors are read from its cache).
 """
 
 from __future__ import annotations
@@ -35,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clause_head_fit import fitted, load_contracts  # noqa: E402
 from cuad_data import descriptions  # noqa: E402
 
-from lexkb.answers.classify import MIN_SCORE, NAME_BONUS, scores  # noqa: E402
 from lexkb.core.clauses.defaults import DEFAULT_TYPES  # noqa: E402
+from lexkb.core.clauses.labels import MIN_SCORE, NAME_BONUS, decide, decide_by_name, scores  # noqa: E402  # noqa: E402
 from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 MAPPING = {
@@ -105,9 +112,13 @@ def main() -> None:
     parser.add_argument("--data", default=str(REPO.parent / "shared/data"))
     parser.add_argument("--kind", choices=("txt", "pdf"), default="txt")
     parser.add_argument("--contracts", type=int, default=None, help="contracts per half, at most")
+    parser.add_argument(
+        "--no-vectors", action="store_true", help="also the labels of a build with no embedder"
+    )
+    parser.add_argument("--root", default=None, help="contracts index (default: contracts.py's)")
     args = parser.parse_args()
     data = Path(args.data)
-    root = REPO / f"benchmarks/out/contracts/index-{args.kind}"
+    root = Path(args.root) if args.root else REPO / f"benchmarks/out/contracts/index-{args.kind}"
     cuad = descriptions(data)
     names = list(cuad)
     halves: dict[bool, list[dict]] = {True: [], False: []}
@@ -160,6 +171,25 @@ def main() -> None:
             lambda c: scored(c, defaults, bonus) >= floor,
         ),
     )
+    if args.no_vectors:
+        named = {name: name for name in names}
+        runs += (
+            (
+                "41 CUAD categories, shipped heads (fitted on all of CUAD: not held out)",
+                cuad_labels,
+                lambda c: decide(c["texts"], named, vectors=c["vectors"])[1],
+            ),
+            (
+                "41 CUAD categories, no embedder (the names a paragraph says)",
+                cuad_labels,
+                lambda c: decide_by_name(c["texts"], named)[1],
+            ),
+            (
+                "lexkb default types, no embedder (the names a paragraph says)",
+                MAPPING,
+                lambda c: decide_by_name(c["texts"], defaults)[1],
+            ),
+        )
     for title, labels, predict in runs:
         described = cuad if labels is cuad_labels else defaults
         ours = evaluate(report, labels, predict)

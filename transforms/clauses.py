@@ -9,6 +9,10 @@ clause.
 The paragraphs' vectors are kept under ROOT/work/embeddings by the hash of their text, so a
 rebuild embeds only the paragraphs of contracts that changed: labelling CUAD's 255 contracts
 embeds about 30,000 paragraphs, some ten minutes on two cores.
+
+A build without an embedder loads no model here either: each paragraph takes the labels whose
+names it says (lexkb.core.clauses.labels.decide_by_name), and each row's `method` says how its
+label was decided, so a reader can tell those labels from the fitted and zero-shot ones.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.core.clauses.labels import build_types, decide
+from lexkb.core.clauses.labels import NO_EMBEDDER, build_types, decide, decide_by_name, methods
 from lexkb.core.embed.embedders import LocalEmbedder
 from lexkb.core.store.schema import CLAUSES, empty_frame
 from transforms.ids import sha256_text
@@ -30,10 +34,14 @@ CACHE_NAME = f"{LocalEmbedder.name} clauses"
 
 
 def clause_table(
-    chunks: pl.DataFrame, documents: pl.DataFrame, cache_dir: Path | None = None
+    chunks: pl.DataFrame,
+    documents: pl.DataFrame,
+    cache_dir: Path | None = None,
+    embed: bool = True,
 ) -> pl.DataFrame:
-    """(chunk_id, document_id, clause_type, score) for each contract paragraph and each type it
-    takes; paragraph vectors kept in `cache_dir` when given."""
+    """(chunk_id, document_id, clause_type, score, method) for each contract paragraph and each
+    type it takes; paragraph vectors kept in `cache_dir` when given. `embed` False (a build
+    with no embedder): labels by the names the paragraphs say, with no model loaded."""
     contracts = documents.filter(pl.col("document_type").str.to_lowercase() == "contract")
     paragraphs = chunks.filter(
         (pl.col("chunk_level") == "paragraph")
@@ -44,9 +52,14 @@ def clause_table(
     if paragraphs.is_empty():
         return empty
     texts = paragraphs["content"].to_list()
-    vectors = paragraph_vectors(texts, cache_dir) if cache_dir is not None else None
     labels = build_types()
-    table, taken = decide(texts, labels, vectors=vectors)
+    if embed:
+        vectors = paragraph_vectors(texts, cache_dir) if cache_dir is not None else None
+        table, taken = decide(texts, labels, vectors=vectors)
+        how = methods(labels)
+    else:
+        table, taken = decide_by_name(texts, labels)
+        how = dict.fromkeys(labels, NO_EMBEDDER)
     rows, columns = np.nonzero(taken)
     names = list(labels)
     return pl.DataFrame(
@@ -55,6 +68,7 @@ def clause_table(
             "document_id": paragraphs["document_id"].gather(rows),
             "clause_type": [names[c] for c in columns.tolist()],
             "score": table[rows, columns].astype(np.float32),
+            "method": [how[names[c]] for c in columns.tolist()],
         },
         schema=empty.schema,
     )

@@ -73,6 +73,7 @@ def document_row(
     chunks: list[dict],
 ) -> dict:
     paragraphs = [(c["ref"], c["content"]) for c in chunks if c["chunk_level"] == "paragraph"]
+    starts = [c["page"] for c in chunks if c["chunk_level"] == "paragraph"]
     return {
         "document_id": doc_id,
         "document_key": key,
@@ -97,5 +98,5 @@ def document_row(
         "page_count": pages,
         "section_count": n_sections,
         "chunk_count": len(paragraphs),
-        "extraction_quality": extraction_quality(paragraphs)["score"],
+        "extraction_quality": extraction_quality(paragraphs, starts)["score"],
     }

@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = command("build", "parse sources and publish a snapshot under --out")
     build.add_argument(
-        "sources", nargs="+", help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL)"
+        "sources",
+        nargs="+",
+        help="files or folders (PDF, DOCX, MD, TXT, HTML, JSON/JSONL, legal XML)",
     )
     build.add_argument("--out", required=True, help="index root: receives snapshots/ and CURRENT")
     build.add_argument(

@@ -96,11 +96,16 @@ def test_a_rebuild_embeds_only_the_contract_paragraphs_that_changed(contract_ind
             & (pl.col("document_id").is_in(first["document_id"].unique().implode()))
         ).height
     )
-    # The labels are those the build published, whose paragraphs were embedded without a cache.
-    published = pl.read_parquet(snapshot.table_path("clauses"))
+    # The labels are those of the same paragraphs embedded without a cache.
+    uncached = clause_table(chunks, documents)
     assert sorted(first.select("chunk_id", "clause_type").rows()) == sorted(
-        published.select("chunk_id", "clause_type").rows()
+        uncached.select("chunk_id", "clause_type").rows()
     )
+    # The build had no embedder: it published the labels decided by the names said, and says so.
+    published = pl.read_parquet(snapshot.table_path("clauses"))
+    by_name = clause_table(chunks, documents, embed=False)
+    assert sorted(by_name.rows()) == sorted(published.rows())
+    assert set(published["method"]) == {"keyword: no embedder"}
     changed = chunks.with_columns(
         pl.when(pl.col("content").str.contains("pay each invoice"))
         .then(pl.col("content") + " Invoices are sent monthly.")

@@ -7,6 +7,11 @@ fitted rule (lexkb.core.clauses.heads); any other label zero-shot: the local mod
 between the paragraph and the label's name and description, plus NAME_BONUS when the paragraph
 says the label's name. MIN_SCORE and the bonus were chosen on one half of CUAD's contracts
 (benchmarks/classify.py).
+
+A build without an embedder (`--embedder none`) loads no model, so it cannot read a head's or a
+zero-shot label's vector: `decide_by_name` labels a paragraph with every label whose name it says,
+the keyword rule the fit already chose for CUAD's rare categories and the zero-shot name test
+without the cosine, and the table records NO_EMBEDDER as the method.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from lexkb.core.embed.sentence_vectors import sentence_vectors
 MIN_SCORE = 0.55
 NAME_BONUS = 0.5
 ZERO_SHOT = "zero-shot"
+NO_EMBEDDER = "keyword: no embedder"
 
 
 def build_types() -> dict[str, str]:
@@ -72,6 +78,14 @@ def decide(
         table[:, fitted] = heads.probabilities(words, vectors, columns)
         taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
     return table, taken
+
+
+def decide_by_name(texts: list[str], labels: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """(paragraphs x labels) 1.0 where the paragraph says the label's name (every term of it),
+    and whether it takes the label: `decide` with no vectors, so no model is loaded. A fitted
+    category and a zero-shot label read alike here, by their name."""
+    said = says_names(word_sets(texts), list(labels))
+    return said, said > 0
 
 
 def scores(

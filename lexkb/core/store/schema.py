@@ -159,13 +159,15 @@ QUARANTINE = pa.schema(
 
 # A contract paragraph's clause type (lexkb.answers.classify: default types and CUAD's fitted
 # categories), with its score; a paragraph may have several. Only documents of type "contract"
-# are classified.
+# are classified. `method`: how the label was decided (lexkb.core.clauses.labels: "fitted",
+# "keyword", "zero-shot", or "keyword: no embedder" in a build without an embedder).
 CLAUSES = pa.schema(
     [
         ("chunk_id", pa.string()),
         ("document_id", pa.string()),
         ("clause_type", pa.string()),
         ("score", pa.float32()),
+        ("method", pa.string()),
     ]
 )
 
