@@ -55,8 +55,9 @@ _PLAIN = str.maketrans(_SUPERSCRIPTS, "0123456789")
 _PRIVATE = "".join(chr(0xE000 + i) for i in range(10))
 _KEEP_RAISED = str.maketrans(_SUPERSCRIPTS, _PRIVATE)
 _RESTORE_RAISED = str.maketrans(_PRIVATE, _SUPERSCRIPTS)
-# Digits inside a line, after other text, that may be set as a superscript.
-_INNER_DIGITS = re.compile(r"(?<=\S)\d{1,3}(?!\d)")
+# Digits inside a line, after other text, that may be set as a superscript; never the digits
+# after a number's dot ("2.2 Separation of duties", "1.3.1"), which headings set in mixed sizes.
+_INNER_DIGITS = re.compile(r"(?<=\S)(?<!\d\.)\d{1,3}(?!\d)")
 # A line (piece) that ends in a superscript, perhaps still in its bracket: the piece after it
 # on the same row continues it.
 _ENDS_RAISED = re.compile(f"[{_SUPERSCRIPTS}]$")

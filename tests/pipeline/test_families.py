@@ -343,3 +343,13 @@ def test_real_uk_act_from_legislation_gov_uk():
     assert any(text.startswith("BE IT ENACTED") for text in units.values())
     assert not any("Bribery Act 2010 (c. 23)" in text for text in units.values())
     assert documents["title"][0] == "Bribery Act 2010"
+
+
+def test_a_dotted_number_is_never_read_as_a_footnote_call_out():
+    """Headings set in mixed sizes ("2.2 Separation of duties" in an IBM Redbook) raised the
+    second number above the first: digits after a number's dot are never a call-out, digits
+    after a word may be ("Ponemon Institute2")."""
+    from transforms.pdf_text import _INNER_DIGITS
+
+    assert [m.group() for m in _INNER_DIGITS.finditer("2.2 Separation of duties 1.3.1")] == []
+    assert [m.group() for m in _INNER_DIGITS.finditer("the Ponemon Institute2 revealed")] == ["2"]
