@@ -7,6 +7,7 @@ directions are CSR arrays over chunk rows, so the neighbours of a row are two sl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,13 +79,16 @@ class CitationGraph:
         return float(self._weights[edge])
 
     def walk(
-        self, start: int, max_hops: int, decay: float, min_score: float
+        self, starts: Sequence[int], max_hops: int, decay: float, min_score: float
     ) -> dict[int, tuple[float, int, list[tuple[int, str, int]]]]:
         """Best score of every row reachable in at most `max_hops` edges: a path scores the
         product of decay x edge weight over its edges, and paths below `min_score` stop.
+        `starts` are the chunks of one unit (a section and its one paragraph), all at hop 0.
         Returns row -> (score, hops, path as (row, direction, edge) from the start)."""
-        best: dict[int, tuple[float, int, list[tuple[int, str, int]]]] = {start: (1.0, 0, [])}
-        frontier = {start}
+        best: dict[int, tuple[float, int, list[tuple[int, str, int]]]] = {
+            start: (1.0, 0, []) for start in starts
+        }
+        frontier = set(starts)
         for hop in range(1, max_hops + 1):
             reached: set[int] = set()
             for row in sorted(frontier):
@@ -98,7 +102,8 @@ class CitationGraph:
             frontier = reached
             if not frontier:
                 break
-        best.pop(start)
+        for start in starts:
+            best.pop(start)
         return best
 
 

@@ -44,9 +44,11 @@ from lexkb.graph import CITES, CitationGraph, Step
 from lexkb.hits import Hits
 from lexkb.results import SCORE_DIGITS, GraphHit, Hit, Lookup
 from lexkb.tables import Tables, alias_key
+from lexkb.whole_units import whole_units
 
 MATCHES = tuple(MatchKind)
-# What a bare reference means: the paragraph when one has that ref, else the section ("Article 6").
+# What a bare reference means: the paragraph when one has that ref, else the section ("Article 6");
+# a section whose one paragraph shares its ref is the section (lexkb.whole_units).
 _LOOKUP_LEVELS = (ChunkLevel.PARAGRAPH, ChunkLevel.SECTION)
 _LAST_POINT = re.compile(r"\(([A-Za-z]{1,4}|\d{1,3})\)\s*$")
 # "R 4.3.1", "r. 4.3.1": the rule abbreviation the citation parser leaves to running text.
@@ -97,6 +99,7 @@ class Resolver:
         names: dict[str, list[str]],
         display: dict[str, str],
         alias_key,
+        whole: dict[int, tuple[int, int]],
     ) -> None:
         self._refs = refs
         self._doc_of = document_ids
@@ -111,6 +114,11 @@ class Resolver:
         self._doc_refs: dict[str, list[str]] = {}
         for row, (ref, level) in enumerate(zip(refs, levels, strict=True)):
             if not ref or level not in _LOOKUP_LEVELS:
+                continue
+            # A section's one paragraph under the section's own reference is that section (its
+            # heading and text): one answer, whose citations are both chunks' (Finder.unit_rows).
+            section = whole[row][0] if row in whole else row
+            if section != row and normalize_ref(refs[section] or "") == normalize_ref(ref):
                 continue
             self._by_ref.setdefault(normalize_ref(ref), []).append(row)
             address = ref_address(ref)
@@ -257,6 +265,19 @@ class Finder:
         self.graph = graph
         self.catalog = catalog  # the manifest's aliases: alias -> document key
         self._resolver: Resolver | None = None
+        self._whole: dict[int, tuple[int, int]] | None = None
+
+    @property
+    def whole(self) -> dict[int, tuple[int, int]]:
+        """Sections with one paragraph, and that paragraph: one unit (lexkb.whole_units)."""
+        if self._whole is None:
+            self._whole = whole_units(self.tables.chunks)
+        return self._whole
+
+    def unit_rows(self, row: int) -> tuple[int, ...]:
+        """The chunks that are the same unit as `row`: itself, and the section or the one
+        paragraph it makes a whole unit with."""
+        return self.whole.get(row, (row,))
 
     @property
     def resolver(self) -> Resolver:
@@ -285,6 +306,7 @@ class Finder:
                 names,
                 display,
                 alias_key,
+                self.whole,
             )
         return self._resolver
 
@@ -323,14 +345,17 @@ class Finder:
                     return self.hit(other, None)
             return None
 
+        # A whole unit's citations land on its section chunk or its paragraph; both are its own.
+        unit = self.unit_rows(row)
         cites, cited_by = [], []
-        for other, direction, _ in self.graph.neighbours(row):
+        for other, direction, _ in (n for r in unit for n in self.graph.neighbours(r)):
             group = cites if direction == CITES else cited_by
-            if all(h.chunk_id != chunks["chunk_id"][other] for h in group):
+            if other not in unit and all(h.chunk_id != chunks["chunk_id"][other] for h in group):
                 group.append(self.hit(other, None))
+        unit_ids = [chunks["chunk_id"][r] for r in unit]
         unresolved = (
             self.tables.edges.filter(
-                (pl.col("source_chunk_id") == chunk_id) & pl.col("target_chunk_id").is_null()
+                pl.col("source_chunk_id").is_in(unit_ids) & pl.col("target_chunk_id").is_null()
             )
             .select("reference_text", "reference_type", "cited_document")
             .to_dicts()
@@ -362,7 +387,9 @@ class Finder:
         self, chunk_id: str, max_hops: int, decay: float, min_score: float, k: int
     ) -> list[GraphHit]:
         """The k best chunks reached from `chunk_id` along citations (Index.hop)."""
-        reached = self.graph.walk(self.tables.by_id[chunk_id], max_hops, decay, min_score)
+        reached = self.graph.walk(
+            self.unit_rows(self.tables.by_id[chunk_id]), max_hops, decay, min_score
+        )
         ranked = sorted(reached.items(), key=lambda item: (-item[1][0], item[0]))[:k]
         return [
             GraphHit(self.hit(row, score), round(float(score), SCORE_DIGITS), self.path_steps(path))
