@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from transforms.structure.numbering import contract
-from transforms.structure.state import BuilderState
-from transforms.tree import is_title_like
+from transforms.structure.state import BuilderState, Unit
+from transforms.tree import Section, is_title_like
 
 # A lead-in and the points it introduces stay one paragraph up to this size ("Section 5.1(b)"
 # is then found inside it, as "Article 5(1)(e)" is in the GDPR); past it each point is its own.
@@ -89,7 +89,9 @@ class ContractLines(BuilderState):
         if (point := contract.CLAUSE_POINT.match(text)) and (self.new_block or point.group(1)):
             if point.group(3) and not self.new_block:
                 return False
-            return self._contract_point(contract.point_label(point), text, bool(point.group(3)))
+            return self._contract_point(
+                contract.point_label(point), text, bool(point.group(3)), bare=bool(point.group(2))
+            )
         return False
 
     def _open_division(self, number: str, title: str, rank: float, label: str) -> None:
@@ -133,15 +135,60 @@ class ContractLines(BuilderState):
         self.start_unit(label, text)
         return True
 
-    def _contract_point(self, label: str, text: str, lettered: bool) -> bool:
+    def _contract_point(self, label: str, text: str, lettered: bool, bare: bool = False) -> bool:
         """A point: inside the open unit when that unit's text leads into a list, else a unit
-        of its own ("Section 12.1(b)")."""
+        of its own ("Section 12.1(b)"). A point labelled "a)" (`bare`) is always its own unit:
+        "Section 1.2(a)" is found inside a paragraph only where the paragraph writes "(a)", so a
+        point left in its lead-in as "a)" could never be cited. ("A." points stay in their
+        lead-in: there they keep a clause and its list in one paragraph.)"""
         context = self._context()
         place = self.points.push(label)
-        if self._in_list(text, self.points.kind):
+        if not bare and self._in_list(text, self.points.kind):
             self.unit.add(text, join=False)
             self.unit.last_page = self.page
             return True
         ref = f"{context}{place}" if context else f"Recital {label}" if lettered else place
         self.start_unit(ref, text)
         return True
+
+    def number_headings(self) -> None:
+        """Agreements that head each group of clauses with an unnumbered title ("Obligations of
+        Confidentiality" over 1.1-1.5, "Return of Confidential Information" over text of its
+        own) cite a group by its place ("clause 2"). The k-th unnumbered top-level heading from
+        the one over the first clause on becomes "Section k", but only where the clauses confirm
+        the count: every numbered clause under a heading opens with its k ("1.1" under the
+        first) and at least two headings hold one. Its unnumbered paragraphs take its ref."""
+        units: dict[int, list[Unit]] = {}
+        for unit in self.units:
+            if unit.section is not None:
+                units.setdefault(id(unit.section), []).append(unit)
+        top = [s for s in self.sections if s.parent is None and s.number is None]
+        first = next((i for i, s in enumerate(top) if self._clause_numbers(units, s)), None)
+        if first is None:
+            return
+        headings = top[first:]
+        confirmed = 0
+        for place, section in enumerate(headings, start=1):
+            numbers = self._clause_numbers(units, section)
+            if any(number.split(".")[0] != str(place) for number in numbers):
+                return
+            confirmed += bool(numbers)
+        if confirmed < 2:
+            return
+        for place, section in enumerate(headings, start=1):
+            label = self._clause_ref(str(place))
+            section.number, section.label = str(place), label
+            section.path[-1] = f"{label} {section.title}".strip()
+            loose = [u for u in units.get(id(section), []) if u.base is None]
+            for count, unit in enumerate(loose, start=1):
+                unit.ref = label if count == 1 else f"{label} ¶ {count}"
+                unit.base = label
+
+    def _clause_numbers(self, units: dict[int, list[Unit]], section: Section) -> list[str]:
+        """The numbers of the dotted clauses ("1.1", "4.10") that sit directly in `section`."""
+        prefix = self._clause_ref("")
+        return [
+            u.ref[len(prefix) :]
+            for u in units.get(id(section), [])
+            if u.ref and u.ref == u.base and u.ref.startswith(prefix) and "." in u.ref
+        ]

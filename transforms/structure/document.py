@@ -65,6 +65,8 @@ def structure_document(
         for line in _split_lines(text):
             builder.feed(line, category, page, block)
     builder.close_unit()
+    if profile == "contract":
+        builder.number_headings()
 
     paragraphs = []
     for unit in builder.units:

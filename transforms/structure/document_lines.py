@@ -13,6 +13,7 @@ import re
 from transforms.structure.numbering.generic import (
     DIVISION,
     DIVISION_RANK,
+    LETTERED_HEADING,
     NUMBERED_HEADING,
     SECTION_SIGN,
     SECTION_SIGN_RANK,
@@ -174,4 +175,26 @@ class DocumentLines(BuilderState):
             self.start_unit(f"Recital {match.group(1)}", text)
             self.recitals += 1
             return True
-        return False
+        return self._lettered(text)
+
+    def _lettered(self, text: str) -> bool:
+        """A lettered subsection heading ("a. Required Customer Information") under a numbered
+        section opens "5(a)": in a plain document only, as a heading (title-like), and only in
+        sequence, "a" first under the open number, then each letter after the one before while
+        that subsection is still open; a lettered line out of sequence is text."""
+        match = LETTERED_HEADING.match(text)
+        if self.profile != "plain" or match is None or not is_title_like(match.group(2)):
+            return False
+        letter, parent = match.group(1), None
+        if letter == "a":
+            section = self.current_section()
+            numbers = [self.unit.base if self.unit else None, section.number if section else None]
+            parent = next((n for n in numbers if n and NUMBERED_SECTION.match(n)), None)
+        elif self.letter is not None and ord(letter) == ord(self.letter[1]) + 1:
+            open_ref = f"{self.letter[0]}({self.letter[1]})"
+            parent = self.letter[0] if self.unit and self.unit.base == open_ref else None
+        if parent is None:
+            return False
+        self.letter = (parent, letter)
+        self.start_unit(f"{parent}({letter})", text)
+        return True

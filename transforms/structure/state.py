@@ -95,6 +95,8 @@ class BuilderState:
         self.title_page: int | None = None
         self.seen_division = False
         self.recitals = 0
+        # (section number, letter) of the last lettered subsection ("5", "b"), plain documents
+        self.letter: tuple[str, str] | None = None
         self.page: int | None = None
         # layout paragraphs
         self.block: int | None = None
@@ -207,8 +209,23 @@ class BuilderState:
             and (unit.last_page != self.page or text[:1].islower())
         )
 
+    def _label_line_runs_on(self) -> bool:
+        """A numbered clause whose first line, label and all, is set as a block of its own (a
+        hanging indent: "1.1 Each PARTY may ... to the other" / "PARTY. All ..."): the next
+        block finishes its sentence, so the clause is one paragraph, not two."""
+        unit = self.unit
+        return (
+            unit is not None
+            and unit.base is not None
+            and unit.ref == unit.base
+            and len(unit.lines) == 1
+            and unit.open_sentence
+        )
+
     def _cuts_here(self, text: str) -> bool:
         if not self.new_block or self.unit is None or self._page_continues(text):
+            return False
+        if self._label_line_runs_on():
             return False
         return self.contract or self.unit.positional or self.unit.chars > MAX_UNIT_CHARS
 

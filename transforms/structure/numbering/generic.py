@@ -13,6 +13,10 @@ DIVISION = re.compile(
 DIVISION_RANK = {"part": 1, "title": 1, "chapter": 2, "section": 3, "subsection": 4}
 SECTION_SIGN = re.compile(r"^§+\s*(\d+[a-z]?(?:\.\d+)*)\.?\s*(.*)$")
 NUMBERED_HEADING = re.compile(r"^(\d{1,3})\s+([A-Z].*)$")
+# A lettered subsection's heading under a numbered section, as policies and manuals set it in
+# the text ("a. Required Customer Information" under "5. Customer Identification"); cited
+# "Section 5(a)".
+LETTERED_HEADING = re.compile(r"^([a-z])\.\s+([A-Z].{0,118})$")
 
 SECTION_SIGN_RANK = 5.0
 # Words after which a number continues a citation ("Sections 2.1.4 and 2.1.5"), not a new unit.
