@@ -69,11 +69,16 @@ def normalize(text: str | None) -> str:
 
 
 def strip_labels(text: str) -> str:
-    while match := _LABEL.match(text):
-        if not match.group(0):
-            break
-        text = text[match.end() :]
+    while (stripped := strip_label(text)) != text:
+        text = stripped
     return text
+
+
+def strip_label(text: str) -> str:
+    """The text without its first label (one at a time: a heading may begin with words that
+    look like a label, "Section 111 proceedings", "3.75 percent rate")."""
+    match = _LABEL.match(text)
+    return text[match.end() :] if match and match.group(0) else text
 
 
 def is_junk(text: str | None, title_words: set[str]) -> bool:
@@ -118,12 +123,14 @@ def truths(data: Path) -> list[Truth]:
 
 def headings_below(truth: Truth, ref: str) -> list[str]:
     """The unit's heading and those of its descendants (a heading clause shows its children's)."""
-    return [
+    # A footnote's call-out printed in a heading ("2 Ownership of ...") is not a word of it.
+    below = [
         normalize(u["heading"])
         for u in truth.units
         if u.get("heading")
         and (u["ref"] == ref or u["ref"].startswith(ref + "(") or u["ref"].startswith(ref + "."))
     ]
+    return list(dict.fromkeys(h for b in below for h in (b, re.sub(r"^\d+\s+(?=[a-z])", "", b))))
 
 
 def begins_like(returned: str, expected: str, headings: list[str]) -> bool:
@@ -131,8 +138,12 @@ def begins_like(returned: str, expected: str, headings: list[str]) -> bool:
     only the unit's label and heading."""
     lines = [line for line in (returned or "").splitlines() if line.strip()]
     starts = [normalize(returned)]
-    if len(lines) > 1 and len(lines[0]) <= 150:  # a heading line of lexkb's own
-        starts.append(normalize("\n".join(lines[1:])))
+    # Heading lines of lexkb's own: a section's path, and a cross-heading under it ("Ministry
+    # of Defence Police Act 1987 (c. 4)"): short lines that end no sentence.
+    for cut in range(1, min(len(lines), 3)):
+        if len(lines[cut - 1]) > 150 or (cut > 1 and lines[cut - 1].rstrip()[-1:] in ".;:,—"):
+            break
+        starts.append(normalize("\n".join(lines[cut:])))
     # Labels and headings in any order ("3. Giving ... a. FinCEN Requests ... Under ..."); what
     # is left may begin with words that look like a label ("Article 45 of ..."), so each step's
     # text is a candidate too.
@@ -143,7 +154,7 @@ def begins_like(returned: str, expected: str, headings: list[str]) -> bool:
             continue
         seen.add(text)
         candidates.append(text)
-        starts.append(strip_labels(text))
+        starts.append(strip_label(text))
         starts += [text[len(h) :].lstrip(" .:-") for h in headings if h and text.startswith(h)]
     for candidate in candidates:
         if not candidate.strip(" .:-"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -102,7 +103,14 @@ class Resolver:
         whole: dict[int, tuple[int, int]],
     ) -> None:
         self._refs = refs
+        self._levels = levels
         self._doc_of = document_ids
+        # Units that hold numbered units ("§ 114" holds "§ 114(a)"): the parents of every ref.
+        self._parents = {
+            (document_ids[row], normalize_ref(ref[: ref.rindex("(")]))
+            for row, ref in enumerate(refs)
+            if ref and "(" in ref and levels[row] == ChunkLevel.PARAGRAPH
+        }
         self._texts = texts
         self._aliases = aliases  # alias key -> document id
         self._alias_key = alias_key
@@ -218,9 +226,17 @@ class Resolver:
                 if not rows:
                     continue
                 label = _LAST_POINT.search(written)
-                point = address[length] if length == len(address) - 1 else None
-                if point is not None and label and _holds_point(self._texts[rows[0]], point):
-                    reason = f"({point}) is a point inside {self._cite(rows[0])}"
+                # A point, or a point and its sub-point ("(b)(i)" of "section 1(2)(b)(i)"),
+                # printed inside the unit found.
+                points = address[length:] if len(address) - length <= 2 else ()
+                if (
+                    points
+                    and label
+                    and self._reads_points(rows[0])
+                    and _holds_points(self._texts[rows[0]], points)
+                ):
+                    named = "".join(f"({p})" for p in points)
+                    reason = f"{named} is a point inside {self._cite(rows[0])}"
                     return Match(rows, MatchKind.CONTAINS, reason, self._doc_of[rows[0]])
                 reason = f"{asked} does not exist; nearest: {self._cite(rows[0])}"
                 return Match(rows, MatchKind.ENCLOSING, reason, self._doc_of[rows[0]])
@@ -246,6 +262,16 @@ class Resolver:
             else f"no document has a unit {wanted!r}"
         )
         return Match([], MatchKind.NOT_FOUND, reason, doc, closest)
+
+    def _reads_points(self, row: int) -> bool:
+        """A point label is looked for in a unit's own words, never in a section that holds
+        numbered units: it prints their points too ("(i)" of a clause deep inside § 114), and
+        a point of its own would have its own ref."""
+        ref = self._refs[row] or ""
+        return (
+            self._levels[row] != ChunkLevel.SECTION
+            or (self._doc_of[row], normalize_ref(ref)) not in self._parents
+        )
 
     def _cite(self, row: int) -> str:
         doc = self._doc_of[row]
@@ -429,12 +455,36 @@ def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | No
     return " ".join(words) or None
 
 
-def _holds_point(text: str, label: str) -> bool:
-    """The paragraph's text shows the point's label where a point starts: at a line's start,
-    after a colon, semicolon or dash ("...: (e) kept in ...", ".—(1) With respect"), or after
-    "; and". A label in running text ("clause (2) of subsection (a)") starts no point."""
+def _holds_points(text: str, labels: Sequence[str]) -> bool:
+    """The paragraph's text shows each label where a point starts, each after the one before
+    ("(b)" then its "(i)"): at a line's start, after a colon, semicolon or dash ("...: (e) kept
+    in ...", ".—(1) With respect"), or after "; and". A label in running text ("clause (2) of
+    subsection (a)") starts no point."""
     start = r"(?:^|\n|[:;—–-]|[;,]\s*(?:and|or))\s*"
-    return re.search(rf"{start}\({re.escape(label)}\)\s", text, re.IGNORECASE) is not None
+
+    def find(label: str, at: int) -> re.Match | None:
+        return re.compile(rf"{start}\({re.escape(label)}\)\s", re.IGNORECASE).search(text, at)
+
+    at, end = 0, len(text)
+    for label in labels:
+        found = find(label, at)
+        if found is None or found.start() >= end:
+            return False
+        at = found.end()
+        # A sub-point is the point's own only before the point after it ("(c)" after "(b)").
+        following = _next_label(label)
+        after = find(following, at) if following else None
+        end = after.start() if after else len(text)
+    return True
+
+
+def _next_label(label: str) -> str | None:
+    """The label after `label` in its sequence ("b" -> "c", "2" -> "3"), where plain."""
+    if label.isdigit():
+        return str(int(label) + 1)
+    if len(label) == 1 and label.isalpha() and label.lower() != "z":
+        return chr(ord(label) + 1)
+    return None
 
 
 def written_form(text: str) -> str:
@@ -451,9 +501,23 @@ def _accounts_for(text: str, names: list[str | None], address: tuple[str, ...]) 
     text = US_CODE.sub(" ", text).casefold()
     for name in sorted({n.casefold() for n in names if n}, key=len, reverse=True):
         text = text.replace(name, " ")
-    atoms = {re.sub(r"^[a-z§¶]+(?=\d)", "", atom) for atom in address}
-    numbers = _NUMBER.findall(_POINT.sub(" ", text))
-    points = _POINT.findall(text)
-    return all(
-        any(a == n or (a.startswith(n) and a[len(n) :].isalpha()) for a in atoms) for n in numbers
-    ) and all(p in atoms for p in points)
+    atoms = [re.sub(r"^[a-z§¶]+(?=\d)", "", atom) for atom in address]
+    # Each number and label read once: "Schedule 1, paragraph 1" holds two "1"s and "(a)(1)(A)"
+    # two "a"s, which one atom of the address cannot both account for.
+    points = Counter(_POINT.findall(text))
+    if any(count > atoms.count(point) for point, count in points.items()):
+        return False
+    unread = list(atoms)
+    for number in _NUMBER.findall(_POINT.sub(" ", text)):
+        atom = next(
+            (
+                a
+                for a in unread
+                if a == number or (a.startswith(number) and a[len(number) :].isalpha())
+            ),
+            None,
+        )
+        if atom is None:
+            return False
+        unread.remove(atom)
+    return True

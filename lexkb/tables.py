@@ -92,6 +92,7 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
     aliases (`catalog`: alias -> document key, from the manifest)."""
     aliases: dict[str, str] = {}
     by_key = {}
+    claims: dict[str, set[str]] = {}
     for doc in documents.iter_rows(named=True):
         by_key[doc["document_key"]] = doc["document_id"]
         names = document_names(
@@ -101,6 +102,16 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
             names += [code[1], code[0]]
         for name in names:
             aliases.setdefault(alias_key(name), doc["document_id"])
+            claims.setdefault(alias_key(name), set()).add(doc["document_id"])
+    # A name several documents go by ("Agreement", "AML Policy") names none of them: it would
+    # send a reference to whichever came first. A document's own key still names it.
+    keys = {alias_key(key): doc_id for key, doc_id in by_key.items()}
+    for name, owners in claims.items():
+        if len(owners) > 1:
+            if name in keys:
+                aliases[name] = keys[name]
+            else:
+                del aliases[name]
     for name, key in catalog.items():
         if key in by_key:
             aliases.setdefault(alias_key(name), by_key[key])

@@ -8,7 +8,8 @@ so the structure builder can cut unnumbered text where the page does.
   fast strategy there).
 - Plain text: a row per line, blocks separated by blank lines. Runs of three or more spaces inside
   a line are line breaks a conversion lost (SEC filings' text is full of them), so they split it.
-- DOCX, HTML, Markdown: unstructured's elements, each its own block.
+- DOCX, HTML, Markdown: unstructured's elements, each its own block; but the US Code's XHTML
+  (the OLRC's rendering) is markup and is read as such, like legal XML.
 - Passage files (JSON/JSONL): each object is already a paragraph with its own document key and
   reference.
 - Legal XML (USLM, CLML, Formex, Akoma Ntoso): the publisher's markup, read by
@@ -25,6 +26,7 @@ from pathlib import Path
 import polars as pl
 
 from transforms import html_text, offline_nlp
+from transforms.legal_xml import uscode_html
 from transforms.limits import ParseLimits
 from transforms.quarantine import SourceError
 from transforms.source_files import SourceFile
@@ -41,7 +43,7 @@ ELEMENT_SCHEMA = {
     "block": pl.Int32,
 }
 # Bump when the element frame of a file would change, so cached frames are parsed again.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 _PASSAGE_FIELDS = {
     "document_key": ("DocumentID", "document_id", "document_key", "document"),
@@ -316,6 +318,8 @@ def document_elements(source: SourceFile, limits: ParseLimits | None = None) -> 
         from transforms.legal_xml.dialects import legal_xml_elements
 
         frame = legal_xml_elements(source.path, ELEMENT_SCHEMA)
+    elif source.format == "html" and uscode_html.is_uscode_html(text := read_text(source.path)):
+        frame = uscode_html.read_uscode_html(text).frame(ELEMENT_SCHEMA)
     else:
         try:
             elements = _partition(source, limits)

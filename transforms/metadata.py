@@ -180,7 +180,8 @@ def load(paths: list[str | Path], source_files: list[Path]) -> Catalog:
 
 def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
     """The documents table with the catalog's and sidecars' fields filled in. What the document
-    itself states (a contract's title, type and dates) stays where the catalog says nothing."""
+    itself states (a contract's title, type and dates) stays where the catalog says nothing;
+    lists (aliases, tags) hold both."""
     metas = [
         catalog.for_document(key, source) or DocumentMetadata()
         for key, source in documents.select("document_key", "source_name").rows()
@@ -200,9 +201,15 @@ def apply(documents: pl.DataFrame, catalog: Catalog) -> pl.DataFrame:
         pl.Series("deprecated", [bool(m.deprecated) for m in metas], dtype=pl.Boolean),
     ]
     columns += [pl.Series(name, pick(name), dtype=pl.String) for name in TEXT_FIELDS[1:]]
-    columns += [
-        pl.Series(name, [list(getattr(m, name)) for m in metas], dtype=pl.List(pl.String))
-        for name in LIST_FIELDS
-    ]
+
+    def joined(name: str) -> list[list[str]]:
+        """The catalog's list, then what the document states itself ("2010 c. 23")."""
+        own = documents[name].to_list() if name in documents.columns else [None] * len(metas)
+        return [
+            list(dict.fromkeys([*getattr(m, name), *(found or [])]))
+            for m, found in zip(metas, own, strict=True)
+        ]
+
+    columns += [pl.Series(name, joined(name), dtype=pl.List(pl.String)) for name in LIST_FIELDS]
     columns += [pl.Series(name, pick(name), dtype=pl.Date) for name in DATE_FIELDS]
     return documents.with_columns(columns)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from transforms.legal_xml.outline import is_outline
 from transforms.legal_xml.structure import structure_legal_xml
 from transforms.quarantine import SourceError, with_copies
 from transforms.source_files import SourceFile
@@ -36,9 +37,10 @@ def recover(source: SourceFile, elements: Path) -> Part:
     odd file must not stop the others, and a file that parses to nothing is a bad file, reported
     like one, not an empty document in the index."""
     try:
-        # Legal XML arrives structured by its markup; every other format goes to the builder.
-        structure = structure_legal_xml if source.format == "xml" else structure_document
-        parts = structure(source, pl.read_parquet(elements))
+        # Legal markup (XML, the US Code's XHTML) arrives structured; the rest goes to the builder.
+        frame = pl.read_parquet(elements)
+        structure = structure_legal_xml if is_outline(frame) else structure_document
+        parts = structure(source, frame)
     except Exception as exc:
         raise SourceError(
             f"{type(exc).__name__} while recovering its structure: {exc}"[:400],

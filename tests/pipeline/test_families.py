@@ -312,9 +312,48 @@ def act_tables(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame]:
         for line in subsections:
             y += 1.8 * PITCH
             _text(pdf, 80, y, line)
+    pdf.add_page()
+    _text(pdf, 60, 40, "5 Widgets Act 2030 (c. 1)", size=9)
+    schedule = [
+        "SCHEDULES",
+        "SCHEDULE 1 Section 3",
+        "CONSEQUENTIAL AMENDMENTS",
+        "Gadgets Act 1999 (c. 4)",
+        "1 In section 2 of the Gadgets Act 1999 for “gadget” substitute “widget”.",
+        "2 (1) Section 5 of that Act is amended as follows.",
+        "(2) In subsection (1) for the words referred to in subsection",
+        "(2)(a), and in paragraph (b) omit “old”.",
+        "SCHEDULE 2 Section 3",
+        "REPEALS",
+        "Short title and chapter Extent of repeal",
+        "Section 22",
+        "The whole section.",
+    ]
+    for index, line in enumerate(schedule):
+        _text(pdf, 80 if line.startswith("(2)(a)") else 70, 90 + index * 1.8 * PITCH, line)
     path = tmp_path_factory.mktemp("act") / "act.pdf"
     pdf.output(str(path))
     return _structure(path)
+
+
+def test_act_schedules_cite_their_paragraphs(act_tables):
+    documents, chunks = act_tables
+    units = _units(chunks)
+    # a cross-heading heads the paragraph under it; a paragraph with sub-paragraphs is theirs
+    assert units["Schedule 1, paragraph 1"].splitlines() == [
+        "Gadgets Act 1999 (c. 4)",
+        "1 In section 2 of the Gadgets Act 1999 for “gadget” substitute “widget”.",
+    ]
+    assert units["Schedule 1, paragraph 2(1)"].startswith("(1) Section 5 of that Act")
+    # a label that goes on with the citation the line before began opens nothing
+    assert "(2)(a), and in paragraph (b)" in units["Schedule 1, paragraph 2(2)"]
+    # a table of repeals: its "Section 22" is a cell, not a section of this Act
+    sections = chunks.filter(pl.col("chunk_level") == "section")
+    assert "Schedule 2" in sections["ref"].to_list()
+    assert not any(ref.startswith("Section") for ref in chunks["ref"].drop_nulls())
+    assert "Section 22" in sections.filter(pl.col("ref") == "Schedule 2")["content"][0]
+    # the Act is also known by its year and chapter number
+    assert documents["aliases"][0].to_list() == ["2030 c. 1"]
 
 
 def test_act_sections_and_subsections_under_their_numbers(act_tables):
@@ -340,6 +379,9 @@ def test_real_uk_act_from_legislation_gov_uk():
     sections = set(chunks.filter(pl.col("chunk_level") == "section")["ref"].to_list())
     assert {str(n) for n in range(1, 21)} <= sections
     assert units["7(2)"].startswith("(2) But it is a defence for C to prove")
+    assert units["Schedule 1, paragraph 13(2)"].startswith("(2) The existing words")
+    # "... referred to in subsection" / "(2)(a), and" is one sentence of section 12(3)
+    assert "subsection (2)(a), and" in " ".join(units["12(3)"].split())
     assert any(text.startswith("BE IT ENACTED") for text in units.values())
     assert not any("Bribery Act 2010 (c. 23)" in text for text in units.values())
     assert documents["title"][0] == "Bribery Act 2010"

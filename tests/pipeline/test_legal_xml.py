@@ -162,7 +162,7 @@ def test_uslm_nests_to_the_last_level_and_keeps_notes_apart(tmp_path):
     assert units["§ 5"] == "The owner may—"
     assert units["§ 5(a)(1)(A)(i)"] == "(i) authorship of the work;"
     assert units["§ 5(a)(1)(A)(ii)"] == "(ii) credit in a notice;"
-    assert units["§ 5(a)"].startswith("(a) Scope.— Subject to this title")
+    assert units["§ 5(a)"].startswith("(a) Scope.—Subject to this title")
     assert "authorship" not in units["§ 5(a)"]  # each level holds its own words only
     assert units["§ 5A(a)"] == "(a) A different subsection (a)."
     assert units["§ 5(b)"] == "(b) Only the author has these rights."

@@ -49,6 +49,27 @@ def test_a_letter_out_of_sequence_is_text():
     assert "6(b)" not in units and "5(b)" in units
 
 
+def test_a_numbered_list_inside_a_section_is_its_text():
+    units = _units(
+        [
+            "1. Company Position",
+            "It is the policy of the Company to prevent money laundering.",
+            "Key components of the policy include:",
+            "1. Compliance Officer Designation",
+            "2. Training and Education",
+            "3. Know Your Customer",
+            "2. Compliance Officer Designation and Duties",
+            "The firm designates a compliance officer.",
+            "3. Monitoring",
+            "Accounts are monitored.",
+        ]
+    )
+    # the list "1." to "3." stays in section 1; "2." after it continues the sections
+    assert set(units) == {"1", "2", "3"}
+    assert "2. Training and Education 3. Know Your Customer" in units["1"]
+    assert units["2"] == "The firm designates a compliance officer."
+
+
 def test_aml_policy_subsections_match_their_truth():
     path = shared_file("realdocs", "Compto AML Policy.docx")
     truth = json.loads(shared_file("realdocs", "Compto AML Policy.docx.truth.json").read_text())
@@ -65,3 +86,9 @@ def test_aml_policy_subsections_match_their_truth():
         assert unit["text"][:40] in text[unit["ref"].removeprefix("Section ")], unit["ref"]
     for ref in truth["absent"]:
         assert ref.removeprefix("Section ") not in text, ref
+    # its title and owner come from its document-control table, not the company's name line
+    documents = structure_document(source, document_elements(source))[0]
+    assert documents.select("title", "author").row(0) == (truth["title"], "David Trost")
+    # the "Key components" list numbered 1 to 4 inside section 1 opens no section of its own
+    assert text["2"].startswith("The firm designates")
+    assert not any(ref.startswith("2 [") for ref in text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 from lexkb.core.text.refs import cited_names, document_names
@@ -27,22 +28,26 @@ GDPR = (
     ("key", "title", "names"),
     [
         # EU: the act's own designation (not those it amends), and an acronym, never "(EU)".
-        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA"]),
-        ("gdpr", GDPR, ["Regulation (EU) 2016/679"]),
+        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA", "Digital Operational Resilience Act"]),
+        ("gdpr", GDPR, ["Regulation (EU) 2016/679", "GDPR", "General Data Protection Regulation"]),
         ("x", "Commission Delegated Regulation (EU) No 231/2013 of 19 December 2012", ["Regulation (EU) No 231/2013"]),
-        ("x", "Directive (EU) 2015/849 of the European Parliament", ["Directive (EU) 2015/849"]),
+        ("x", "Directive (EU) 2015/849 of the European Parliament", ["Directive (EU) 2015/849", "AMLD4", "Fourth Anti-Money Laundering Directive"]),
         # UK: the short title an Act gives itself.
-        ("x", "Bribery Act 2010", ["Bribery Act 2010"]),
-        ("x", "Police (Northern Ireland) Act 2000", ["Police (Northern Ireland) Act 2000"]),
-        ("x", "The Companies Act 2006 (c. 46)", ["Companies Act 2006"]),
+        ("x", "Bribery Act 2010", ["Bribery Act 2010", "Bribery Act"]),
+        ("x", "Police (Northern Ireland) Act 2000", ["Police (Northern Ireland) Act 2000", "Police (Northern Ireland) Act"]),
+        ("x", "The Companies Act 2006 (c. 46)", ["Companies Act 2006", "Companies Act"]),
         # US Code: by title and by the publisher's file name.
-        ("x", "Title 17—Copyrights", ["17 U.S.C.", "Title 17"]),
+        ("x", "Title 17—Copyrights", ["17 U.S.C.", "Title 17", "Copyrights"]),
         ("usc05", None, ["5 U.S.C.", "Title 5"]),
         # Standards designated in words.
         ("x", "International Financial Reporting Standard 16 Leases", ["IFRS 16"]),
         ("x", "International Standard on Auditing 315 (Revised 2019)", ["ISA 315"]),
+        # A title's own acronym for its words, a contract's initials and the name it calls
+        # itself by ("this Agreement").
+        ("x", "Anti-Money Laundering (AML) Policy", ["AML Policy"]),
+        ("nda", "Non-Disclosure Agreement", ["NDA", "Agreement"]),
+        ("x", "Master Services Agreement", ["MSA", "Agreement"]),
         # Nothing to find: no invented names.
-        ("nda", "Non-Disclosure Agreement", []),
         ("x", "Compto AML Policy", []),
         ("x", "Regulations made under the Act 2010", []),
     ],
@@ -117,3 +122,39 @@ def test_answers_name_the_document_as_it_is_cited(named):
     found = named.get("DORA Article 3(19)")
     assert found.reason == "DORA Article 3(19) is Regulation (EU) 2022/2554 Article 3(19)"
     assert named.get("IFRS 16.B34").reason == "IFRS 16.B34 is IFRS 16 B34"
+
+
+def test_a_name_several_documents_go_by_names_none_of_them():
+    from lexkb.tables import alias_key, document_aliases
+
+    documents = pl.DataFrame(
+        {
+            "document_id": ["d1", "d2", "d3"],
+            "document_key": ["nda", "msa", "agreement"],
+            "title": ["Non-Disclosure Agreement", "Master Services Agreement", "Agreement"],
+            "short_name": [None, None, None],
+            "aliases": [[], [], []],
+        }
+    )
+    aliases = document_aliases(documents, {})
+    assert aliases[alias_key("NDA")] == "d1" and aliases[alias_key("MSA")] == "d2"
+    # "Agreement" is every contract's own name: it stays only with the one keyed so
+    assert aliases[alias_key("Agreement")] == "d3"
+    two = document_aliases(documents.head(2), {})
+    assert alias_key("Agreement") not in two
+
+
+@pytest.mark.parametrize(
+    ("lines", "found"),
+    [
+        (["Bribery Act 2010", "CHAPTER 23", "CONTENTS"], ["2010 c. 23"]),
+        (["Finance Act 2021", "2021 CHAPTER 26"], ["2021 c. 26"]),
+        # a running head repeated page after page, not a cross-heading naming an amended Act
+        (["Ministry of Defence Police Act 1987 (c. 4)", "1 In section 2"], []),
+        (["x", "Bribery Act 2010 (c. 23)", "y", "Bribery Act 2010 (c. 23)"], ["2010 c. 23"]),
+    ],
+)
+def test_a_uk_act_is_also_named_by_its_chapter_number(lines, found):
+    from transforms.structure.designations import printed_designations
+
+    assert printed_designations(lines) == found

@@ -31,6 +31,9 @@ PASSAGES = [
     ("usc17", "¶ 12", "Editorial notes: amendments of 1998."),
     ("nda", "4.9", "The PARTIES will not separately contract with each other."),
     ("uk-act", "Schedule 1 paragraph 13", "The Serious Fraud Office may exercise the powers."),
+    ("uk-act", "Schedule 1", "Consequential amendments."),
+    ("uk-act", "Schedule 1 paragraph 1", "In section 2 for “corruption” substitute “bribery”."),
+    ("uk-act", "1(2)", "Case 1 is where—\n(a) P offers an advantage, and\n(b) P intends—\n(i) to induce a person, or\n(ii) to reward a person."),
     ("ifrs", "B34", "A lessee shall apply this guidance to the lease term."),
     ("ifrs", "26", "At the commencement date, a lessee shall measure the lease liability."),
 ]  # fmt: skip
@@ -75,6 +78,12 @@ def forms(tmp_path_factory):
         ("nda clause 4.9", "exact", "4.9"),
         ("Schedule 1, paragraph 13", "exact", "Schedule 1 paragraph 13"),
         ("paragraph 13 of Schedule 1", "exact", "Schedule 1 paragraph 13"),
+        # Two "1"s are two labels: paragraph 1 of Schedule 1 is not Schedule 1.
+        ("Schedule 1, paragraph 1", "exact", "Schedule 1 paragraph 1"),
+        # A point and its sub-point printed inside a subsection; a sub-point of another point
+        # ("(i)" stands under (b), not under (a)) is not.
+        ("uk-act section 1(2)(b)(i)", "contains", "1(2)"),
+        ("uk-act section 1(2)(a)(i)", "enclosing", "1(2)"),
         ("ifrs B34", "exact", "B34"),
         ("ifrs para. 26", "exact", "26"),
     ],

@@ -27,12 +27,32 @@ FOOTNOTE = "Footnote"
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\s*\n\s*")
+_MINOR_WORDS = {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to"}
+_WORD_BREAKS = re.compile(r"(\s+|—)")
 
 
 def clean(text: str) -> str:
     """Whitespace collapsed inside lines, blank lines dropped: the markup's indentation is not
     text."""
     return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text)).strip()
+
+
+def capitalised(text: str) -> str:
+    """Headings set in capitals ("TITLE 17—COPYRIGHTS") read as they are cited ("Title
+    17—Copyrights"): each word capitalised but the minor ones inside a heading."""
+    if not text.isupper():
+        return text
+    words = _WORD_BREAKS.split(text.lower())
+    first = True
+    out: list[str] = []
+    for word in words:
+        if not word.strip() or word == "—":
+            first = first or word == "—"
+            out.append(word)
+            continue
+        out.append(word if not first and word in _MINOR_WORDS else word[:1].upper() + word[1:])
+        first = False
+    return "".join(out)
 
 
 def text_of(
@@ -74,6 +94,12 @@ def children(element: etree._Element, *names: str) -> list[etree._Element]:
 def child(element: etree._Element, *names: str) -> etree._Element | None:
     found = children(element, *names)
     return found[0] if found else None
+
+
+def is_outline(frame: pl.DataFrame) -> bool:
+    """The element frame was written by a markup reader (its rows already say what each is),
+    not by a partitioner whose rows the structure builder must read."""
+    return bool(frame["category"].is_in([UNIT, HEADING, DIVISION]).any())
 
 
 class Outline:

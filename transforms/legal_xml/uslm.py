@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from transforms.legal_xml.outline import Outline, child, children, clean, text_of
+from transforms.legal_xml.outline import Outline, capitalised, child, children, clean, text_of
 from transforms.legal_xml.read import local
 
 LEVELS = (
@@ -54,7 +54,6 @@ _NOTES = ("notes", "note", "sourceCredit")
 # in front by the unit itself) and tables of contents.
 _NOT_OWN = (*LEVELS, *_NOTES, "num", "heading", "toc", "layout")
 _BLOCKS = ("p", "chapeau", "content", "continuation", "tr", "heading")
-_MINOR_WORDS = {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to"}
 
 
 def _number(element: etree._Element) -> str:
@@ -67,16 +66,6 @@ def _number(element: etree._Element) -> str:
 def _heading(element: etree._Element) -> str:
     heading = child(element, "heading")
     return text_of(heading).strip(" .—-") if heading is not None else ""
-
-
-def _capitalised(text: str) -> str:
-    """Headings set in capitals ("COPYRIGHTS") read as the Code cites them ("Copyrights")."""
-    if not text.isupper():
-        return text
-    words = text.lower().split()
-    return " ".join(
-        w if i and w in _MINOR_WORDS else w[:1].upper() + w[1:] for i, w in enumerate(words)
-    )
 
 
 def _units(element: etree._Element) -> list[etree._Element]:
@@ -111,10 +100,28 @@ def _label_text(element: etree._Element) -> str:
     return " ".join(p for p in parts if p)
 
 
+def _joined(label: str, words: str) -> str:
+    """ "(a) Scope.—" and its words, run together after the dash as the Code prints them."""
+    if not words:
+        return label
+    return clean(f"{label}{'' if label.endswith('—') else ' '}{words}")
+
+
+def _printed(element: etree._Element) -> str:
+    """A unit's text: its label, heading and own words; a unit with no words before its
+    children (only "(a) Criminal Infringement.—") is printed whole, children included, so its
+    opening words are its first child's, as the Code is read, and a label alone is no unit to
+    find (the XHTML reader, transforms.legal_xml.uscode_html, prints it the same way)."""
+    units = _units(element)
+    opening = [c for c in element if local(c) in ("chapeau", "content", "p") and text_of(c)]
+    if opening or not units:
+        return _joined(_label_text(element), _own_text(element))
+    after = [text_of(c, skip=_NOTES, blocks=_BLOCKS) for c in children(element, "continuation")]
+    return "\n".join([_label_text(element), *(_printed(u) for u in units), *after])
+
+
 def _level(outline: Outline, element: etree._Element, ref: str) -> None:
-    own = _own_text(element)
-    label = _label_text(element)
-    outline.unit(ref, clean(f"{label} {own}") if own else label)
+    outline.unit(ref, _printed(element))
     for sub in _units(element):
         _level(outline, sub, f"{ref}({_number(sub)})")
     _notes(outline, element)
@@ -162,7 +169,7 @@ def _walk(outline: Outline, element: etree._Element, depth: int) -> None:
         elif name in DIVISIONS:
             num = child(node, "num")
             number = text_of(num).strip(" —-") if num is not None else ""
-            heading = _capitalised(_heading(node))
+            heading = capitalised(_heading(node))
             display = clean(f"{number}—{heading}" if number and heading else number or heading)
             outline.division(depth, number or None, heading, display)
             _walk(outline, node, depth + 1)
@@ -178,7 +185,7 @@ def read(root: etree._Element) -> Outline:
     if top is not None:
         num = child(top, "num")
         number = text_of(num).strip(" —-") if num is not None else ""
-        heading = _capitalised(_heading(top))
+        heading = capitalised(_heading(top))
         outline.title(clean(f"{number}—{heading}" if number and heading else number or heading))
     _walk(outline, body, 1)
     return outline

@@ -14,6 +14,7 @@ import re
 from transforms.pdf_text import FOOTNOTE, MARGIN_NUMBER
 from transforms.structure.contract_lines import ContractLines
 from transforms.structure.document_lines import DocumentLines
+from transforms.structure.numbering.generic import CITED_LABEL, NAMING_END
 from transforms.structure.numbering.regulation import (
     EMBEDDED_RECITAL,
     OJ_SERIES,
@@ -116,7 +117,11 @@ class Builder(ContractLines, DocumentLines):
         if self.contract:
             if self._contract_line(text, category):
                 return
-        elif self._starts_here():
+        elif (starts := self._starts_here()) or self.schedule is not None:
+            if self._schedule_line(text, starts):
+                return
+            if self._list_item(text):
+                return
             if self._heading(text, category):
                 return
             if self._paragraph(text):
@@ -130,7 +135,11 @@ class Builder(ContractLines, DocumentLines):
             self.title = self.title_line = text
             self.title_page = page
             return
-        if not self.contract and (point := POINT.match(text)) is not None:
+        if (
+            not self.contract
+            and (point := POINT.match(text)) is not None
+            and not self._cited_label(text)
+        ):
             self._point(point.group(1), text)
             return
         if category == "Title" and is_title_like(text) and not self._numbered(text):
@@ -146,6 +155,15 @@ class Builder(ContractLines, DocumentLines):
             return False
         self.title_line = None
         return True
+
+    def _cited_label(self, text: str) -> bool:
+        """A label that goes on with a citation the line before began ("... referred to in
+        subsection" / "(2)(a), and"): in the same layout paragraph, or, in another one, when
+        the label is followed by another label or by the sentence's punctuation, which no
+        point's first line is."""
+        if not NAMING_END.search(self.last_line.rstrip()):
+            return False
+        return not self.new_block or CITED_LABEL.match(text) is not None
 
     def _quoted(self, text: str) -> bool:
         """Text an amending act quotes stays the text of the point that quotes it."""

@@ -20,6 +20,8 @@ from transforms.labelled import outline_units, structure_labelled, structure_pas
 from transforms.pdf_text import MARGIN_NUMBER
 from transforms.source_files import SourceFile
 from transforms.structure.builder import Builder
+from transforms.structure.designations import printed_designations
+from transforms.structure.document_control import control_metadata
 from transforms.structure.furniture import clean, drop_running_text
 from transforms.structure.numbering.regulation import article_heading
 from transforms.structure.numbering.standard import DESIGNATION
@@ -75,12 +77,18 @@ def structure_document(
     chunks = chunk_rows(doc_id, document_key, paragraphs)
     sections = [section_row(s, doc_id) for s in builder.sections]
     pages = elements.select(pl.col("page").max()).item()
-    title = _designated(builder.title, elements) or builder.title or document_key
-    extra: dict = {}
+    control = control_metadata(elements)
+    title = (
+        control.pop("title", None)
+        or _designated(builder.title, elements)
+        or builder.title
+        or document_key
+    )
+    extra: dict = {"aliases": printed_designations(elements["text"].to_list()), **control}
     if profile == "contract":
         title = contract.contract_title(texts) or title
         found = contract.preamble(texts)
-        extra = {
+        extra |= {
             "document_type": "contract",
             "parties": found["parties"],
             "published": found["agreement_date"],

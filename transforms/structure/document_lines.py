@@ -31,6 +31,18 @@ from transforms.tree import Section, is_title_like
 
 # The label of a section an Act heads with its bare number ("7", "12A").
 NUMBERED_SECTION = re.compile(r"^\d{1,3}[A-Z]{0,2}$")
+# A UK Act's Schedule as printed: "SCHEDULE 1", with the section that brings it in at the right
+# ("SCHEDULE 1 Section 17(2)"); "SCHEDULES" heads them all. Capitals only: the running head
+# "Schedule 1 — Consequential amendments" opens nothing.
+SCHEDULE = re.compile(r"^SCHEDULE\s+(\d{1,3}[A-Z]?)(?:\s+(?:Sections?|Article)\s+\S.*)?$")
+SCHEDULES = "SCHEDULES"
+# A Schedule closes the Act's last Part and section; its paragraphs with sub-paragraphs are
+# sections inside it, as the Act's own numbered sections are.
+SCHEDULE_RANK = 0.5
+SCHEDULE_PARAGRAPH_RANK = 6.0
+_SCHEDULE_PARAGRAPH = re.compile(r"^(\d{1,3}[A-Z]?)\s+(\S.*)$")
+_SUB_PARAGRAPH = re.compile(r"^\((\d{1,3}[A-Z]?)\)\s+\S")
+_SCHEDULE_PARAGRAPH_LABEL = re.compile(r"^Schedule \d{1,3}[A-Z]?, paragraph \d{1,3}[A-Z]?$")
 
 
 def _heads_section(title: str) -> bool:
@@ -39,6 +51,17 @@ def _heads_section(title: str) -> bool:
     if title.endswith(" etc."):
         title = title[: -len(".")]
     return is_title_like(title)
+
+
+def _lettered_title(text: str) -> bool:
+    """A lettered subsection's title: title-like, or in Title Case with a closing period
+    ("Summons or Subpoena of Foreign Bank Records; Termination of ... Foreign Bank.")."""
+    if is_title_like(text):
+        return True
+    if not text.endswith(".") or not is_title_like(text[:-1]):
+        return False
+    words = [w for w in text[:-1].replace(";", " ").split() if len(w) > 3]
+    return bool(words) and sum(w[0].isupper() for w in words) >= 0.8 * len(words)
 
 
 class DocumentLines(BuilderState):
@@ -80,6 +103,56 @@ class DocumentLines(BuilderState):
             and self.enclosing(ARTICLE_RANK) is None
         )
 
+    def _schedule_line(self, text: str, starts: bool) -> bool:
+        """A UK Act's Schedules: "SCHEDULE 1" opens one, cited "Schedule 1"; in it a number
+        in sequence opens a paragraph ("Schedule 1, paragraph 13"), "(2)" its sub-paragraph
+        ("..., paragraph 13(2)"); a cross-heading (the Act a group of paragraphs amends) heads
+        the paragraph under it. Nothing in a Schedule is a section or article of the Act: its
+        "Section 22" and "Article 14" are cells of a table of repeals."""
+        if self.profile != "plain":
+            return False
+        if text == SCHEDULES:
+            return True
+        if match := SCHEDULE.match(text):
+            number = match.group(1)
+            self.stack = [s for s in self.stack if s.rank < SCHEDULE_RANK]
+            schedule = self.open_section(number, "", SCHEDULE_RANK, f"Schedule {number}")
+            schedule.awaiting_title = True
+            self.schedule, self.schedule_paragraph, self.cross_heading = schedule, 0, None
+            return True
+        schedule = self.schedule
+        if schedule is None:
+            return False
+        if not starts:  # a line that goes on with the sentence before it
+            self.continue_unit(text, point=False)
+            return True
+        paragraph = _SCHEDULE_PARAGRAPH.match(text)
+        if paragraph and int(re.sub(r"\D", "", paragraph.group(1))) == self.schedule_paragraph + 1:
+            number, rest = paragraph.groups()
+            self.schedule_paragraph += 1
+            self.stack = self.stack[: self.stack.index(schedule) + 1]
+            ref = f"Schedule {schedule.number}, paragraph {number}"
+            heading, self.cross_heading = self.cross_heading, None
+            if sub := _SUB_PARAGRAPH.match(rest):
+                self.open_section(number, heading or "", SCHEDULE_PARAGRAPH_RANK, ref)
+                self.start_unit(f"{ref}({sub.group(1)})", rest)
+            else:
+                self.start_unit(ref, f"{heading}\n{text}" if heading else text)
+            return True
+        label = (self.current_section() or schedule).label or ""
+        if (sub := _SUB_PARAGRAPH.match(text)) and _SCHEDULE_PARAGRAPH_LABEL.match(label):
+            self.start_unit(f"{label}({sub.group(1)})", text)
+            return True
+        if self.cross_heading is not None:
+            # what followed the heading was no paragraph: it was text (a table's cells)
+            self.continue_unit(self.cross_heading, point=False)
+            self.cross_heading = None
+        if is_title_like(text) and not text.endswith((".", ",", ";", ":", "—")):
+            self.cross_heading = text
+            return True
+        self.continue_unit(text, point=False)
+        return True
+
     def _numbered(self, text: str) -> bool:
         return any(
             pattern.match(text)
@@ -100,6 +173,7 @@ class DocumentLines(BuilderState):
             section = self.open_section(number, rest, DIVISION_RANK[kind], f"{word} {number}")
             section.awaiting_title = not rest
             self.seen_division = True
+            self.heading_number = self.list_item = None  # a Part may number its sections anew
             return True
         if match := article_heading(text):
             number, rest = match.group(1), match.group(2)
@@ -123,9 +197,38 @@ class DocumentLines(BuilderState):
             and self.enclosing(ARTICLE_RANK) is None
             and (category == "Title" or numbered.group(2).isupper() or len(numbered.group(2)) < 60)
         ):
-            self.open_section(numbered.group(1), numbered.group(2), 6.0, numbered.group(1))
+            section = self.open_section(
+                numbered.group(1), numbered.group(2), 6.0, numbered.group(1)
+            )
+            if self.profile == "plain" and NUMBERED.match(text) and numbered.group(1).isdigit():
+                self.heading_number, self.list_item = int(numbered.group(1)), None
+                self.heading_section = section
             return True
         return False
+
+    def _list_item(self, text: str) -> bool:
+        """In a plain document (a policy), a list numbered "1." inside a numbered section is
+        the section's text, not sections of its own: a "1." that does not continue the
+        sections' sequence opens such a list, and while it runs the number after its last item
+        continues it (the innermost count goes on first, as a reader counts). The list is
+        the text of the unit it stands in. Only directly under a section headed "N." itself:
+        under its "Guidance" heading, "1." numbers the guidance notes."""
+        match = NUMBERED.match(text)
+        if (
+            self.profile != "plain"
+            or self.heading_number is None
+            or match is None
+            or self.current_section() is not self.heading_section
+        ):
+            return False
+        number = int(match.group(1))
+        running = self.list_item is not None and number == self.list_item + 1
+        if not running and not (number == 1 and self.heading_number >= 1):
+            self.list_item = None
+            return False
+        self.list_item = number
+        self.continue_unit(text, point=False)
+        return True
 
     def _generic_heading(self, text: str) -> None:
         numbered = [s for s in self.stack if s.number is not None]
@@ -183,7 +286,7 @@ class DocumentLines(BuilderState):
         sequence, "a" first under the open number, then each letter after the one before while
         that subsection is still open; a lettered line out of sequence is text."""
         match = LETTERED_HEADING.match(text)
-        if self.profile != "plain" or match is None or not is_title_like(match.group(2)):
+        if self.profile != "plain" or match is None or not _lettered_title(match.group(2)):
             return False
         letter, parent = match.group(1), None
         if letter == "a":

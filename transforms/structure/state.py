@@ -97,6 +97,16 @@ class BuilderState:
         self.recitals = 0
         # (section number, letter) of the last lettered subsection ("5", "b"), plain documents
         self.letter: tuple[str, str] | None = None
+        # plain documents: the number of the last numbered section heading ("2"), and the last
+        # item of a numbered list running inside it ("Key components ... include: 1. ... 4.")
+        self.heading_number: int | None = None
+        self.heading_section: Section | None = None
+        self.list_item: int | None = None
+        # UK Acts: the Schedule open, its last paragraph's number, and a cross-heading waiting
+        # for the paragraph under it
+        self.schedule: Section | None = None
+        self.schedule_paragraph = 0
+        self.cross_heading: str | None = None
         self.page: int | None = None
         # layout paragraphs
         self.block: int | None = None

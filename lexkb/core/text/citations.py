@@ -50,7 +50,9 @@ _MAX_RANGE = 60
 
 _NUMBER = (
     r"(?:[A-Z]{1,3}(?=\d))?\d+[A-Za-z]{0,2}(?:\.[A-Z]{0,2}\d+[A-Za-z]{0,2}|\.[A-Z](?=\.\d))*"
-    r"(?:\s?\((?:[a-z]{1,4}|\d{1,3}|[ivxlc]{1,6})\))*"
+    # Upper-case labels (the US Code's "(A)", "(I)", "(AA)") only written straight after the
+    # number or label before them: "Article 6 (GDPR)" is a name, not a point.
+    r"(?:\s?\((?:[a-z]{1,4}|\d{1,3}|[ivxlc]{1,6})\)|\([A-Z]{1,4}\))*"
     r"|(?:\((?:[a-z]{1,4}|\d{1,3})\))+"
 )
 _OUTSIDE = (

@@ -10,6 +10,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from lexkb.core.text.popular_names import POPULAR_NAMES
+
 _PREFIXES = (
     (re.compile(r"^(?:art(?:icle)?s?\.?)(?=\d)"), "article"),
     (re.compile(r"^(?:rec(?:ital)?s?\.?)(?=\d)"), "recital"),
@@ -170,6 +172,37 @@ _STANDARD_WORDS = (
 )
 
 
+# A contract names itself by its title's last word ("this Agreement").
+_CONTRACT_TITLE = re.compile(
+    r"^(?:[A-Z][\w'-]*\s+){1,6}(Agreement|Contract|Deed|Lease|Licen[cs]e|Memorandum)$"
+)
+_MINOR = {"of", "and", "the", "for", "on", "in", "to"}
+
+
+def _acronym_forms(title: str) -> list[str]:
+    """Short forms a title gives itself: the acronym it puts in parentheses standing for the
+    words before it ("Anti-Money Laundering (AML) Policy" -> "AML Policy"), and a contract's
+    initials and self-name ("Non-Disclosure Agreement" -> "NDA", "Agreement")."""
+    forms: list[str] = []
+    for match in re.finditer(r"\(([A-Z]{2,8})\)", title):
+        acronym, before = match.group(1), title[: match.start()].split()
+        for count in range(1, min(len(before), len(acronym)) + 1):
+            words = before[-count:]
+            initials = "".join(p[0] for w in words for p in w.split("-") if p)
+            if initials.upper() == acronym:
+                rest = title[match.end() :].strip()
+                forms.append(" ".join([*before[:-count], acronym, rest]).strip())
+                if rest:
+                    forms.append(f"{acronym} {rest}")
+                break
+    if contract := _CONTRACT_TITLE.match(title):
+        words = [p for w in title.split() if w.lower() not in _MINOR for p in w.split("-") if p]
+        if len(words) >= 3:
+            forms.append("".join(w[0].upper() for w in words))
+        forms.append(contract.group(1))
+    return forms
+
+
 def cited_names(key: str, title: str | None) -> list[str]:
     """The names people cite a document by, read from its title (and a US Code file's name) by
     each family's rules: "Regulation (EU) 2022/2554" and an acronym the title gives ("DORA"),
@@ -179,14 +212,19 @@ def cited_names(key: str, title: str | None) -> list[str]:
     if act := _EU_ACT.search(title):
         kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
         series = "EU, Euratom" if series.startswith("EU,") else series
-        names.append(f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}")
+        designation = f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}"
+        names += [designation, *POPULAR_NAMES.get(designation, ())]
     if len(title) > LONG_TITLE:
         names += [a for a in _ACRONYM.findall(title) if a not in _NOT_ACRONYMS]
     if act := _UK_ACT.match(title):
-        names.append(act.group(1))
+        # "the Bribery Act" is the Bribery Act 2010 where no other year is meant.
+        names += [act.group(1), re.sub(r"\s+\d{4}$", "", act.group(1))]
     if us := _US_TITLE.match(title) or _US_FILE.match(key):
         names += [f"{int(us.group(1))} U.S.C.", f"Title {int(us.group(1))}"]
+        # "Title 17—Copyrights" is also "Copyrights".
+        names += [part.strip() for part in re.findall(r"[—–-]\s*(.+)$", title)[:1]]
+    names += _acronym_forms(title)
     for pattern, series in _STANDARD_WORDS:
         if standard := pattern.search(title):
             names.append(f"{series} {standard.group(1)}")
-    return names
+    return list(dict.fromkeys(names))

@@ -21,7 +21,15 @@ LETTERED_HEADING = re.compile(r"^([a-z])\.\s+([A-Z].{0,118})$")
 SECTION_SIGN_RANK = 5.0
 # Words after which a number continues a citation ("Sections 2.1.4 and 2.1.5"), not a new unit.
 CITING_END = re.compile(
-    r"(?:\b(?:and|or|to|of|in|under|with|see|per|through|sections?|articles?|clauses?|"
-    r"paragraphs?|schedules?|exhibits?)|[,–-])$",
+    r"(?:\b(?:and|or|to|of|in|under|with|see|per|through|(?:sub-?)?sections?|articles?|clauses?|"
+    r"(?:sub-?)?paragraphs?|schedules?|exhibits?)|[,–-])$",
     re.IGNORECASE,
 )
+# A line ending in the word that names a unit: the label on the next line is that unit's, cited
+# ("... referred to in subsection" / "(2)(a), and"), not a point opening there.
+NAMING_END = re.compile(
+    r"\b(?:(?:sub-?)?sections?|articles?|(?:sub-?)?paragraphs?|points?|clauses?|schedules?)$",
+    re.IGNORECASE,
+)
+# Labels written as a citation, not as a point's start: "(2)(a), and", "(b);".
+CITED_LABEL = re.compile(r"^(?:\(\w{1,4}\)){1,4}(?:[,;.)]|\s+(?:and|or|of|to)\b)")
