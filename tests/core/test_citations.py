@@ -74,6 +74,27 @@ def test_acts_outside_the_index_and_unknown_named_acts():
     ]
 
 
+def test_other_us_laws_are_outside_a_title_of_the_code():
+    names = ("17 U.S.C.", "Title 17", "usc17")
+    assert _read("as provided in section 1001 of title 18, the", names) == [
+        (("1001",), "title 18", False, True)
+    ]
+    assert _read("Section 706 of title 5, United States Code", names) == [
+        (("706",), "title 5, United States Code", False, True)
+    ]
+    assert _read("see 15 U.S.C. 1127 and 17 U.S.C. 512(c)(1)", names) == [
+        ((), "15 U.S.C.", False, True),
+        (("512", "c", "1"), "17 U.S.C.", False, False),
+    ]
+    assert _read("Public Law 106–113 amended section 106", names)[0][1:] == (
+        "Public Law 106–113",
+        False,
+        True,
+    )
+    # the index's own title is its own, however it is written
+    assert _read("under section 512(c) of title 17", names) == [(("512", "c"), None, False, False)]
+
+
 def test_plain_numbers_are_not_references():
     citations = CitationParser().parse("within 20 days, 5% of USD100,000, on 23.11.1995").citations
     # Only the dotted number is a candidate, and as a bare one: the resolver keeps it only when

@@ -75,7 +75,7 @@ _NAMED_ACT = (
 _GRAMMAR_WORDS = (
     r"and|or|to|through|of|in|under|the|this|these|that|articles?|arts?|rules?|sections?|ss?"
     r"|paragraphs?|paras?|sub|subparagraphs?|points?|recitals?|chapters?|parts?|annex|annexes"
-    r"|appendix|appendices|app|schedules?"
+    r"|appendix|appendices|app|schedules?|titles?"
 )
 _PLAIN_WORDS = rf"(?:\b(?!(?:{_GRAMMAR_WORDS})\b)[a-z][\w'’]*[ \t\n]*)+"
 _KIND = (
@@ -116,6 +116,23 @@ class _Token:
     end: int
 
 
+def _us_outside(names: list[str]) -> str:
+    """Other US laws, never units of a title in the index: another title of the Code ("section
+    1001 of title 18", "15 U.S.C. 1127", "part 258 of title 37, Code of Federal Regulations")
+    and public laws ("Public Law 106–113", "Pub. L. 94–553"). The index's own titles ("Title
+    17", "17 U.S.C.") stay its own."""
+    own = sorted({m.group(1) or m.group(2) for n in names if (m := _OWN_TITLE.fullmatch(n))})
+    not_own = rf"(?!(?:{'|'.join(own)})\b)" if own else ""
+    return (
+        rf"\b(?i:title)\s+{not_own}\d{{1,2}}\b(?:,\s+(?:United\s+States\s+Code|Code\s+of\s+"
+        rf"Federal\s+Regulations))?|\b{not_own}\d{{1,2}}\s+U\.\s?S\.\s?C\.(?:\s+App\.)?"
+        r"|\b(?:Public\s+Law|Pub\.\s?L\.)\s+\d{1,3}[–-]\d{1,4}"
+    )
+
+
+_OWN_TITLE = re.compile(r"(?:Title\s+(\d{1,2})|(\d{1,2})\s+U\.S\.C\.)")
+
+
 class CitationParser:
     """Compiled once per index: the document names it knows are part of its grammar."""
 
@@ -136,7 +153,7 @@ class CitationParser:
                     rf"(?P<this>\b(?:this|these|that)\s+(?:{_THIS_KINDS})\b(?!\s*\d))",
                     rf"(?P<self>\b(?:this|these|the\s+present)\s+(?:{_SELF_NAMES})\b)",
                     rf"(?P<doc>{doc})",
-                    rf"(?P<outside>{_OUTSIDE})",
+                    rf"(?P<outside>{_OUTSIDE}|{_us_outside(names)})",
                     rf"(?P<act>{_NAMED_ACT})",
                     rf"(?P<kind>(?i:{_KIND}))",
                     rf"(?P<number>(?:(?<![\w.,/])|(?<=[Aa]pp)|(?<=[Aa]rt)|(?<=[Aa]rt\.)|(?<=§))(?:{_NUMBER})"
