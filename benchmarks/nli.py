@@ -1,0 +1,221 @@
+"""Support and contradiction on ContractNLI dev pairs, today's rules next to plain baselines and
+the trained model, in one run (issue 37, item 1).
+
+    .venv/bin/python benchmarks/nli.py [--data ../shared/data] [--model FILE.onnx] [--limit N]
+
+Pairs: ContractNLI dev (61 NDAs x 17 hypotheses, 1,037 pairs) as training/nli_data.py builds
+them, the way train.csv was built: the premise is the gold evidence spans, or three spans of the
+NDA drawn with a fixed seed for NotMentioned. Each system reads (hypothesis, premise) and says
+Entailment, Contradiction or NotMentioned:
+- rules: lexkb's verifier on the premise as one paragraph (`lexkb.answers.claims.judge`):
+  supported, contradicted, not addressed;
+- per-hypothesis majority: each of the 17 hypotheses' most common label in train.csv (the issue's
+  bar, there taken from dev itself: 0.627);
+- always Entailment;
+- the model (`--model`, an ONNX file from training/nli_export.py), when given.
+Reported: macro-F1, F1 of each class (Contradiction on its own), and, for systems with scores,
+expected calibration error over ten bins of the top class's probability.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from training.nli_data import LABELS, Pair, dev_pairs, train_pairs  # noqa: E402
+
+
+def macro_f1(gold: list[int], predicted: list[int]) -> tuple[float, list[float]]:
+    scores = []
+    for label in range(len(LABELS)):
+        tp = sum(g == p == label for g, p in zip(gold, predicted, strict=True))
+        fp = sum(p == label != g for g, p in zip(gold, predicted, strict=True))
+        fn = sum(g == label != p for g, p in zip(gold, predicted, strict=True))
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return float(np.mean(scores)), scores
+
+
+def calibration_error(gold: list[int], probabilities: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error of the top class's probability."""
+    top = probabilities.max(1)
+    right = probabilities.argmax(1) == np.array(gold)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    error = 0.0
+    for low, high in zip(edges[:-1], edges[1:], strict=True):
+        inside = (top > low) & (top <= high)
+        if inside.any():
+            error += inside.mean() * abs(right[inside].mean() - top[inside].mean())
+    return float(error)
+
+
+def rules(pairs: list[Pair]) -> list[int]:
+    from lexkb.answers.claims import judge
+    from lexkb.results import Hit
+
+    verdicts = {"supported": 0, "contradicted": 1, "not_addressed": 2}
+    predicted = []
+    for pair in pairs:
+        hit = Hit(
+            chunk_id="pair",
+            document_key="nda",
+            document_title=None,
+            chunk_level="paragraph",
+            ref=None,
+            section_path=[],
+            page=None,
+            score=None,
+            text=pair.premise,
+        )
+        predicted.append(verdicts[str(judge(pair.hypothesis, hit)["verdict"])])
+    return predicted
+
+
+def majority(train: list[Pair], pairs: list[Pair]) -> list[int]:
+    by_hypothesis: dict[str, Counter] = {}
+    for pair in train:
+        by_hypothesis.setdefault(pair.hypothesis, Counter())[pair.label] += 1
+    return [by_hypothesis[p.hypothesis].most_common(1)[0][0] for p in pairs]
+
+
+def model_probabilities(path: Path, pairs: list[Pair]) -> np.ndarray:
+    from lexkb.core.judge.pairs import PairModel
+
+    return PairModel(path).probabilities([(p.hypothesis, p.premise) for p in pairs])
+
+
+# -- whole NDAs -------------------------------------------------------------------------------
+CANDIDATES = 16
+JOINED = 4
+
+
+def nda_tasks(path: Path) -> list[tuple[list[str], list[tuple[str, int]]]]:
+    """(span texts, [(hypothesis, label)]) per NDA of a ContractNLI file in its own format."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    hypotheses = {key: value["hypothesis"] for key, value in raw["labels"].items()}
+    tasks = []
+    for document in raw["documents"]:
+        spans = [document["text"][a:b].strip() for a, b in document["spans"]]
+        annotations = document["annotation_sets"][0]["annotations"]
+        judged = [
+            (hypotheses[k], LABELS.index(a["choice"])) for k, a in sorted(annotations.items())
+        ]
+        tasks.append(([s for s in spans if s], judged))
+    return tasks
+
+
+def nda_scores(model_path: Path, tasks) -> tuple[list[int], np.ndarray]:
+    """Gold labels and, per (NDA, hypothesis), the highest Entailment and Contradiction
+    probabilities over its `CANDIDATES` spans closest to the hypothesis (local embedder), each
+    alone, and its `JOINED` closest read together."""
+    from lexkb.core.embed.sentence_vectors import sentence_vectors
+    from lexkb.core.judge.pairs import PairModel
+
+    model = PairModel(model_path)
+    gold, pairs, owners = [], [], []
+    for spans, judged in tasks:
+        vectors = sentence_vectors(spans)
+        for hypothesis, label in judged:
+            closest = np.argsort(-(vectors @ sentence_vectors([hypothesis])[0]))[:CANDIDATES]
+            # each span alone, and the nearest few together in the document's order, as the
+            # training premises join an answer's evidence spans
+            together = "\n".join(spans[i] for i in sorted(closest[:JOINED]))
+            for premise in [*(spans[i] for i in closest), together]:
+                pairs.append((hypothesis, premise))
+                owners.append(len(gold))
+            gold.append(label)
+    probabilities = model.probabilities(pairs)
+    best = np.zeros((len(gold), 2), np.float32)
+    for owner, row in zip(owners, probabilities, strict=True):
+        best[owner] = np.maximum(best[owner], row[:2])
+    return gold, best
+
+
+def nda_verdicts(best: np.ndarray, entail: float, contradict: float) -> list[int]:
+    """Contradicted where a span contradicts at least `contradict` and more than any entails;
+    else supported where one entails at least `entail`; else not mentioned."""
+    out = []
+    for p_entail, p_contradict in best:
+        if p_contradict >= contradict and p_contradict > p_entail:
+            out.append(1)
+        elif p_entail >= entail:
+            out.append(0)
+        else:
+            out.append(2)
+    return out
+
+
+def nda_thresholds(gold: list[int], best: np.ndarray) -> tuple[float, float]:
+    grid = np.linspace(0.3, 0.95, 14)
+    return max(
+        ((e, c) for e in grid for c in grid),
+        key=lambda t: macro_f1(gold, nda_verdicts(best, *t))[0],
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--model", type=Path, default=None)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--pairs-only", action="store_true", help="skip the whole-NDA reading")
+    args = parser.parse_args()
+    pairs = dev_pairs(args.data)[: args.limit]
+    gold = [p.label for p in pairs]
+    print(f"ContractNLI dev pairs: {len(pairs)} ({dict(Counter(LABELS[g] for g in gold))})")
+    rows = []
+    systems = {
+        "always Entailment": lambda: [0] * len(pairs),
+        "per-hypothesis majority (train.csv)": lambda: majority(train_pairs(args.data), pairs),
+        "lexkb rules (judge)": lambda: rules(pairs),
+    }
+    for name, run in systems.items():
+        started = time.perf_counter()
+        predicted = run()
+        rows.append((name, *macro_f1(gold, predicted), None, time.perf_counter() - started))
+    if args.model is not None:
+        started = time.perf_counter()
+        probabilities = model_probabilities(args.model, pairs)
+        predicted = list(probabilities.argmax(1))
+        seconds = time.perf_counter() - started
+        rows.append(
+            (
+                f"model ({args.model.name})",
+                *macro_f1(gold, predicted),
+                calibration_error(gold, probabilities),
+                seconds,
+            )
+        )
+    if args.model is not None and not args.pairs_only:
+        started = time.perf_counter()
+        tune = nda_scores(args.model, nda_tasks(args.data / "contractnli" / "train-documents.json"))
+        entail, contradict = nda_thresholds(*tune)
+        dev_gold, dev_best = nda_scores(
+            args.model, nda_tasks(args.data / "contractnli" / "dev.json")
+        )
+        macro, per_class = macro_f1(dev_gold, nda_verdicts(dev_best, entail, contradict))
+        name = (
+            f"model over whole NDAs (top {CANDIDATES} spans; thresholds {entail:.2f} / "
+            f"{contradict:.2f} from the 50 train NDAs)"
+        )
+        rows.append((name, macro, per_class, None, time.perf_counter() - started))
+    print(
+        "\n| system | macro-F1 | Entailment F1 | Contradiction F1 | NotMentioned F1 | ECE | seconds |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, macro, per_class, ece, seconds in rows:
+        scores = " | ".join(f"{s:.3f}" for s in per_class)
+        ece_text = f"{ece:.3f}" if ece is not None else "-"
+        print(f"| {name} | {macro:.3f} | {scores} | {ece_text} | {seconds:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

