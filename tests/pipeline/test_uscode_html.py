@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import shared_file
+from tests.pipeline.test_legal_xml import _units
 from transforms.elements import document_elements
 from transforms.legal_xml.outline import is_outline
 from transforms.legal_xml.structure import structure_legal_xml
@@ -109,11 +110,6 @@ def _build(path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
 @cache
 def _built(path: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     return _build(Path(path))
-
-
-def _units(chunks: pl.DataFrame) -> dict[str, str]:
-    rows = chunks.filter(pl.col("chunk_level") == "paragraph")
-    return {r: t for r, t in zip(rows["ref"], rows["content"], strict=True) if r}
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,8 @@ from lxml import etree
 
 from transforms.legal_xml.outline import Outline, capitalised, child, children, clean, text_of
 from transforms.legal_xml.read import local
+from transforms.legal_xml.usc_levels import LEVEL_NAMES as LEVELS
 
-LEVELS = (
-    "subsection",
-    "paragraph",
-    "subparagraph",
-    "clause",
-    "subclause",
-    "item",
-    "subitem",
-    "subsubitem",
-)
 DIVISIONS = (
     "title",
     "subtitle",
