@@ -31,17 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from training.nli_data import LABELS, Pair, dev_pairs, train_pairs  # noqa: E402
-
-
-def macro_f1(gold: list[int], predicted: list[int]) -> tuple[float, list[float]]:
-    scores = []
-    for label in range(len(LABELS)):
-        tp = sum(g == p == label for g, p in zip(gold, predicted, strict=True))
-        fp = sum(p == label != g for g, p in zip(gold, predicted, strict=True))
-        fn = sum(g == label != p for g, p in zip(gold, predicted, strict=True))
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return float(np.mean(scores)), scores
+from training.nli_data import LABELS, Pair, dev_pairs, macro_f1, train_pairs  # noqa: E402
 
 
 def calibration_error(gold: list[int], probabilities: np.ndarray, bins: int = 10) -> float:

@@ -90,7 +90,6 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
     """Names a user may put before a reference or use in a filter: the document's names
     (lexkb.core.text.refs.document_names), a title code's parts ("LSA", "230"), the catalog's
     aliases (`catalog`: alias -> document key, from the manifest)."""
-    aliases: dict[str, str] = {}
     by_key = {}
     claims: dict[str, set[str]] = {}
     for doc in documents.iter_rows(named=True):
@@ -101,17 +100,15 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
         if code := title_code(doc["title"]):
             names += [code[1], code[0]]
         for name in names:
-            aliases.setdefault(alias_key(name), doc["document_id"])
             claims.setdefault(alias_key(name), set()).add(doc["document_id"])
     # A name several documents go by ("Agreement", "AML Policy") names none of them: it would
     # send a reference to whichever came first. A document's own key still names it.
     keys = {alias_key(key): doc_id for key, doc_id in by_key.items()}
-    for name, owners in claims.items():
-        if len(owners) > 1:
-            if name in keys:
-                aliases[name] = keys[name]
-            else:
-                del aliases[name]
+    aliases = {
+        name: next(iter(owners)) if len(owners) == 1 else keys[name]
+        for name, owners in claims.items()
+        if len(owners) == 1 or name in keys
+    }
     for name, key in catalog.items():
         if key in by_key:
             aliases.setdefault(alias_key(name), by_key[key])

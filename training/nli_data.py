@@ -1,4 +1,5 @@
-"""ContractNLI pairs for training and measuring the support/contradiction model (issue 37).
+"""ContractNLI pairs for training and measuring the support/contradiction model, and how a
+reading of them is scored (issue 37).
 
 Train: `contractnli/train.csv`, the train split as 7,191 (premise, hypothesis, label) rows in
 blocks of 17 per NDA; the premise is the gold evidence spans joined by newlines, or three random
@@ -14,6 +15,8 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 LABELS = ("Entailment", "Contradiction", "NotMentioned")
 HYPOTHESES_PER_NDA = 17
@@ -84,3 +87,14 @@ def hard_negatives(pairs: list[Pair], per_pair: int, seed: int) -> list[Pair]:
             for line in rng.sample(lines, min(per_pair, len(lines))):
                 negatives.append(Pair(line, pair.hypothesis, 2, pair.nda))
     return negatives
+
+
+def macro_f1(gold: list[int], predicted) -> tuple[float, list[float]]:
+    """Macro-F1 over LABELS, and each class's F1 (Contradiction's reported on its own)."""
+    scores = []
+    for label in range(len(LABELS)):
+        tp = sum(g == p == label for g, p in zip(gold, predicted, strict=True))
+        fp = sum(p == label != g for g, p in zip(gold, predicted, strict=True))
+        fn = sum(g == label != p for g, p in zip(gold, predicted, strict=True))
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return float(np.mean(scores)), scores

@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from training.minilm import PairClassifier
-from training.nli_data import LABELS, dev_pairs
-from training.nli_train import encode, macro_f1, padded, tokenizer
+from training.nli_data import LABELS, dev_pairs, macro_f1
+from training.nli_train import encode, padded, tokenizer
 
 OPSET = 17
 

@@ -31,7 +31,7 @@ import torch
 from tokenizers import Tokenizer
 
 from training.minilm import PairClassifier, load_minilm
-from training.nli_data import LABELS, Pair, dev_pairs, hard_negatives, train_pairs
+from training.nli_data import LABELS, Pair, dev_pairs, hard_negatives, macro_f1, train_pairs
 
 BATCH = 32
 
@@ -108,16 +108,6 @@ def predict(model: PairClassifier, hidden: list[torch.Tensor], frozen: int) -> n
         batch, mask = stack(hidden, index)
         probabilities[index] = model.upper(batch, mask, frozen).softmax(-1).numpy()
     return probabilities
-
-
-def macro_f1(gold: list[int], predicted: np.ndarray) -> tuple[float, list[float]]:
-    scores = []
-    for label in range(len(LABELS)):
-        tp = sum(1 for g, p in zip(gold, predicted, strict=True) if g == p == label)
-        fp = sum(1 for g, p in zip(gold, predicted, strict=True) if p == label and g != label)
-        fn = sum(1 for g, p in zip(gold, predicted, strict=True) if g == label and p != label)
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return float(np.mean(scores)), scores
 
 
 def main() -> None:

@@ -25,6 +25,19 @@ LEVEL_NAMES = (
     "subitem",
     "subsubitem",
 )
+# The divisions above a section, outermost first ("Title 17", "Chapter 5", "Subchapter II").
+DIVISION_NAMES = (
+    "title",
+    "subtitle",
+    "chapter",
+    "subchapter",
+    "part",
+    "subpart",
+    "division",
+    "subdivision",
+    "article",
+    "subarticle",
+)
 _FIRST = ("a", "1", "A", "i", "I", "aa", "AA", "aaa")
 _ROMAN = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}

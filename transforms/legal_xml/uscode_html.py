@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from lxml import etree, html
 
 from transforms.legal_xml.outline import Outline, capitalised, clean
-from transforms.legal_xml.usc_levels import LABEL, Levels
+from transforms.legal_xml.usc_levels import DIVISION_NAMES, LABEL, Levels
 
 # What marks a file as the OLRC's rendering: its field comments and block classes.
 _MARKERS = ("field-start:statute", 'class="section-head"')
 _FIELD = re.compile(r"^\s*field-(start|end):([\w-]+)\s*$")
 _INDENT = re.compile(r"-(\d+)em")
 _SECTION_HEAD = re.compile(r"^\[?\s*§+\s*(\d+[A-Za-z]*(?:[–-]\d+[A-Za-z]*)?)\.?\s*(.*?)\]?\s*$")
-_DIVISIONS = ("title", "subtitle", "chapter", "subchapter", "part", "subpart", "division")
 _HEADING_END = re.compile(r"\.?\s*—\s*")
 _BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "table"}
-_NOTE_FIELDS_END = {"notes", "sourcecredit", "footnote", "repealsummary", "titleenactmentcredit"}
+# Fields that hold a note, beside every "...-note" field: each ends the note before it.
+_NOTE_FIELDS = {"notes", "sourcecredit", "footnote", "repealsummary", "titleenactmentcredit"}
 
 
 def is_uscode_html(text: str) -> bool:
@@ -108,16 +108,13 @@ class _Reader:
         if not match:
             return
         kind, name = match.groups()
+        if name.endswith("-note") or name in _NOTE_FIELDS:
+            self.flush_note()
         if kind == "start":
-            if name.endswith("-note") or name in _NOTE_FIELDS_END:
-                self.flush_note()
             self.fields.append(name)
-        else:
-            if name.endswith("-note") or name in _NOTE_FIELDS_END:
-                self.flush_note()
-            if name in self.fields:
-                while self.fields and self.fields.pop() != name:
-                    pass
+        elif name in self.fields:
+            while self.fields.pop() != name:
+                pass
 
     def flush_note(self) -> None:
         if self.note_lines:
@@ -153,7 +150,7 @@ class _Reader:
         self.close_section()
         words = text.split()
         kind = words[0].lower() if words else ""
-        depth = _DIVISIONS.index(kind) if kind in _DIVISIONS else self.division_depth or 1
+        depth = DIVISION_NAMES.index(kind) if kind in DIVISION_NAMES else self.division_depth or 1
         number, _, heading = text.partition("—")
         heading = capitalised(heading.strip())
         display = clean(f"{capitalised(number.strip())}—{heading}" if heading else text)

@@ -14,20 +14,9 @@ from lxml import etree
 
 from transforms.legal_xml.outline import Outline, capitalised, child, children, clean, text_of
 from transforms.legal_xml.read import local
+from transforms.legal_xml.usc_levels import DIVISION_NAMES as DIVISIONS
 from transforms.legal_xml.usc_levels import LEVEL_NAMES as LEVELS
 
-DIVISIONS = (
-    "title",
-    "subtitle",
-    "chapter",
-    "subchapter",
-    "part",
-    "subpart",
-    "division",
-    "subdivision",
-    "article",
-    "subarticle",
-)
 # A section in one of these states has no text in force (USLM's status values).
 _NOT_IN_FORCE = {
     "repealed",
