@@ -79,6 +79,9 @@ class Hits:
             ) in self.chunks.select(HIT_COLUMNS).iter_rows()
         ]
 
+    def text(self, row: int) -> str:
+        return self.rows[row][7]
+
     def hit(self, row: int, score: float | None, relevance: float | None = None) -> Hit:
         """The chunk at `row` as a citation, with its score and relevance rounded (or None)."""
         chunk = self.rows[row]

@@ -154,6 +154,7 @@ class Index:
         decay: float = 0.7,
         today: date | None = None,
         min_relevance: float | None = None,
+        rerank: bool = False,
     ) -> SearchResults:
         """The k best chunks for `query`. With `expand`, the chunks each of the first k hits
         cites or is cited by join the ranking at the hit's score x decay x edge weight, so a
@@ -168,7 +169,11 @@ class Index:
         Every hit carries a calibrated `relevance` (lexkb.relevance). With `min_relevance`,
         hits below it are dropped. Without it, a hybrid or vector search whose best hit is
         below relevance.RELEVANCE_FLOOR returns nothing: a dense ranking orders every paragraph
-        however unrelated, so its first hit is not evidence that anything matched."""
+        however unrelated, so its first hit is not evidence that anything matched.
+
+        With `rerank`, the relevance model trained here reads the query with each of the first
+        lexkb.rerank.RERANK_DEPTH hits and reorders them (lexkb.rerank); each hit then carries
+        `answers`, the model's chance that it answers the query."""
         limits = self.limits
         query = check.text(query, "query", limits.max_query_chars)
         k = check.count(k, "k", 1, limits.max_k)
@@ -180,7 +185,9 @@ class Index:
             min_relevance = check.fraction(min_relevance, "min_relevance", low_open=False)
         filters = validate_filters(filters) if filters is not None else None
         self._renew_lease()
-        return self._searcher.search(query, k, mode, filters, expand, decay, today, min_relevance)
+        return self._searcher.search(
+            query, k, mode, filters, expand, decay, today, min_relevance, rerank
+        )
 
     def clusters(self) -> list[dict]:
         """The snapshot's topic clusters, largest first: id, label (top words), paragraph count

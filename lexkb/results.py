@@ -16,10 +16,11 @@ SCORE_DIGITS = 6
 @dataclass(slots=True)
 class Hit:
     """One chunk as a citation. `content_hash` (SHA-256 of `text`) and `snapshot_version` pin the
-    exact text cited. `score` ranks within one search; `relevance` (0-1, calibrated, see
-    lexkb.relevance) means the same across queries and modes; `expanded_from` names the hit
-    whose citation brought this one in. Each search makes new hits; they are not frozen, which
-    made each three times as costly to make (a tenth of a keyword search)."""
+        exact text cited. `score` ranks within one search; `relevance` (0-1, calibrated, see
+        lexkb.relevance) means the same across queries and modes; `expanded_from` names the hit
+        whose citation brought this one in; `answers`, set when a search reranks (lexkb.rerank), is
+    the relevance model's chance that the chunk answers the query. Each search makes new hits; they are not frozen, which
+        made each three times as costly to make (a tenth of a keyword search)."""
 
     chunk_id: str
     document_key: str
@@ -37,6 +38,7 @@ class Hit:
     snapshot_version: str | None = None
     relevance: float | None = None
     parent_chunk_id: str | None = None
+    answers: float | None = None
 
     @property
     def citation(self) -> str:

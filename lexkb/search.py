@@ -3,7 +3,8 @@
 `Index.search` checks the arguments and renews the lease; `Searcher.search` then runs the query:
 the rows the filters keep (lexkb.filters), BM25 over the postings (lexkb.keyword), cosines over
 the dense candidates (lexkb.dense), fusion (lexkb.fusion), expansion along citations, a defined
-term's paragraph first, calibrated relevance and its floor (lexkb.relevance), then the hits
+term's paragraph first, with `rerank` the relevance model's reordering of the first
+RERANK_DEPTH (lexkb.rerank), calibrated relevance and its floor (lexkb.relevance), then the hits
 (lexkb.hits). Every step works on arrays over all chunk rows, so a keyword search costs a few
 numpy operations and no Python loop runs over the index's rows.
 """
@@ -26,6 +27,8 @@ from lexkb.filters import chunk_mask
 from lexkb.graph import CitationGraph
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword
+from lexkb.rerank import RERANK_DEPTH
+from lexkb.rerank import rerank as reorder
 from lexkb.results import SearchResults
 from lexkb.tables import Tables
 
@@ -50,6 +53,7 @@ class Searcher:
         self.annotations = annotations
         self.catalog = catalog
         self.hit = hits.hit
+        self.text = hits.text
         self.version = hits.version
 
     def search(
@@ -62,8 +66,12 @@ class Searcher:
         decay: float,
         today: date | None,
         min_relevance: float | None,
+        rerank: bool = False,
     ) -> SearchResults:
         """The k best chunks for `query`, with arguments already checked (see Index.search)."""
+        wanted = k
+        if rerank:
+            k = max(k, RERANK_DEPTH)
         paragraphs = self.tables.paragraph_mask
         keep = (
             chunk_mask(
@@ -121,6 +129,10 @@ class Searcher:
                         via[other] = seed
             order = fusion.top(scores, k)
         order = self._definition_first(query, order, keep, k)
+        chances = None
+        if rerank and order.size:
+            order, chances = reorder(query, order, [self.text(r) for r in order.tolist()])
+            order, chances = order[:wanted], chances[:wanted]
         shift = 2.0 if used == SearchMode.VECTOR else 0.0  # report cosine similarity as the score
         if cosine is not None:
             # Rows a graph walk or a definition brought in may not have been candidates.
@@ -139,9 +151,13 @@ class Searcher:
         if order.size and not keep_rows.any():
             warnings = [*warnings, f"no hit reaches relevance {floor}; no results"]
         order, relevances = order[keep_rows], relevances[keep_rows]
+        if chances is not None:
+            chances = chances[keep_rows]
         hits = []
-        for row, value in zip(order.tolist(), relevances.tolist(), strict=True):
+        for n, (row, value) in enumerate(zip(order.tolist(), relevances.tolist(), strict=True)):
             hit = self.hit(row, float(scores[row]) - shift, value)
+            if chances is not None:
+                hit.answers = round(float(chances[n]), 4)
             if row in via:
                 hit = replace(hit, expanded_from=self.tables.chunks["chunk_id"][via[row]])
             hits.append(hit)

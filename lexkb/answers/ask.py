@@ -84,6 +84,10 @@ class AskSettings:
     max_context_tokens: int = 6000
     unsupported: str = "drop"  # or "mark"
     cache_seconds: float = 3600.0
+    # The relevance model reorders the search's first 30 (lexkb.rerank). Off: it scores short
+    # paragraphs low (on the sample corpus the one that answers "How long must client money
+    # reconciliation records be kept?" fell below two that do not), BENCHMARKS.md "Reranking".
+    rerank: bool = False
 
 
 @dataclass(frozen=True)
@@ -377,7 +381,9 @@ def _answer(
     if kind != ALLOWED and kind in settings.guardrails.forbidden:
         refused = f"Not answered: {REFUSALS[kind]} ({matched!r})."
         return _abstain(index, question, kind, refused), True
-    results = index.search(searched, k=10, filters=filters, min_relevance=0.0)
+    results = index.search(
+        searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
+    )
     found = evidence(index, question, results.hits, settings.evidence)
     warnings = list(results.warnings)
     if found.mode == ABSTAIN:

@@ -7,8 +7,15 @@ keep"; "shall not disclose" against "shall be identified" is no conflict), or th
 same kind of quantity in the same unit with different values ("within 72 hours" against
 "within 48 hours", "USD 5,000" against "USD 10,000"). Each conflict names the words in conflict.
 
-This reads wording, not meaning: two paragraphs where one is the exception to the other
+These rules read wording, not meaning: two paragraphs where one is the exception to the other
 ("must ... unless", "need not ... where") are reported too, for a person or a model to judge.
+
+A claim checked against paragraphs is also read by the support model trained here
+(lexkb.answers.model_reading) where no rule fires: a sentence it reads as contradicting the
+claim (CONTRADICT_AT, while no sentence of the paragraph states it) is a conflict of kind
+`meaning`, with the model's probability as `confidence`. Two paragraphs are compared by the rules
+alone: the model was trained to read a claim against a contract's spans, not one rule against
+another.
 """
 
 from __future__ import annotations
@@ -18,8 +25,11 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
 from lexkb import limits as check
+from lexkb.answers.injection import trusted_text
+from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
 from lexkb.answers.source_hits import source_hits
-from lexkb.answers.statements import OPPOSED, Statement, overlap, statements
+from lexkb.answers.statements import OPPOSED, Statement, overlap, statements, topic_terms
+from lexkb.core.vocabulary import Decider
 
 # Chosen so that sentences about the same duty meet and sentences that merely share a word or
 # two ("the Authority", "a firm") do not.
@@ -29,13 +39,15 @@ _MIN_TOPIC_TERMS = 2
 
 @dataclass(frozen=True)
 class Conflict:
-    kind: str  # modality, or the quantity's kind: period, amount, percent, date, number
+    kind: str  # modality, a quantity's kind (period, amount, percent, date, number) or meaning
     first: str  # chunk id, or "claim N"
     second: str
     first_sentence: str
     second_sentence: str
-    words: list[str]  # the words in conflict, first's then second's
+    words: list[str]  # the words in conflict, first's then second's (none for `meaning`)
     shared_topic: list[str]
+    decided_by: Decider = Decider.RULE
+    confidence: float | None = None  # the support model's probability, for `meaning`
 
 
 @dataclass(frozen=True)
@@ -104,6 +116,25 @@ def _pair_conflicts(first: str, first_text: str, second: str, second_text: str) 
     return found
 
 
+def _meaning_conflicts(first: str, claim: str, hit) -> list[Conflict]:
+    """The support model's reading of `claim` against the paragraph, as a conflict where it
+    reads a sentence contradicting the claim."""
+    text = trusted_text(hit.text)
+    sentences = statements(text)
+    reading = read_claim(claim, text, sentences) if sentences else None
+    if not isinstance(reading, Reading) or reading.contradicting is None:
+        return []
+    if reading.contradiction < CONTRADICT_AT or reading.entailment >= ENTAIL_AT:
+        return []
+    shared = sorted(topic_terms(claim) & reading.contradicting.topic)
+    return [
+        Conflict(
+            "meaning", first, hit.chunk_id, claim, reading.contradicting.text, [], shared,
+            Decider.MODEL, reading.contradiction,
+        )
+    ]  # fmt: skip
+
+
 def check_contradictions(
     index, paragraph_ids: Sequence[object], claims: Sequence[str] | None = None
 ) -> ContradictionCheck:
@@ -121,7 +152,8 @@ def check_contradictions(
         for number, claim in enumerate(claims):
             claim = check.text(claim, "claim", limits.max_query_chars)
             for hit in hits:
-                conflicts += _pair_conflicts(f"claim {number}", claim, hit.chunk_id, hit.text)
+                found = _pair_conflicts(f"claim {number}", claim, hit.chunk_id, hit.text)
+                conflicts += found or _meaning_conflicts(f"claim {number}", claim, hit)
     else:
         for a, b in combinations(hits, 2):
             conflicts += _pair_conflicts(a.chunk_id, a.text, b.chunk_id, b.text)

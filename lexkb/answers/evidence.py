@@ -8,7 +8,11 @@ ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judge
   and the number of strong hits;
 - authority: Σ level x relevance / Σ relevance over the strong hits, with each document's level
   from its catalog `authority_level` (EvidenceSettings.authority_levels);
-- conflicts: check_contradictions between the strong hits.
+- conflicts: check_contradictions between the strong hits;
+- answered: the relevance model's chance (lexkb.rerank) that the best hit answers the question.
+  Retrieval finds what is about a question; this says whether anything found answers it, so a
+  question on a neighbouring subject ("breach notification" asked of a rulebook that never
+  mentions it) is declined as `not_answered_by_sources`.
 
 Every threshold is a setting. The defaults were chosen on the tune half of ObliQA dev against
 CUAD clauses (benchmarks/abstention.py) and are reported on held-out questions there.
@@ -23,10 +27,14 @@ from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.source_hits import as_hits
+from lexkb.core.judge.pairs import PairModelError
+from lexkb.core.judge.shipped import answers
 from lexkb.core.text.tokenize import tokenize
 from lexkb.results import Hit
 
 DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
+# Hits given without the relevance model's chances get them for the first ANSWER_DEPTH.
+ANSWER_DEPTH = 10
 REASONS = (
     "no_relevant_evidence",
     "low_similarity",
@@ -35,6 +43,7 @@ REASONS = (
     "conflicting_evidence",
     "ambiguous_query",
     "out_of_scope",
+    "not_answered_by_sources",
 )
 
 
@@ -49,6 +58,9 @@ class EvidenceSettings:
     min_authority: float = 0.0  # authority below: ABSTAIN low_authority (0 never abstains)
     direct_authority: float = 0.5  # DIRECT needs authority at least this, when it is known
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
+    # A question whose best hit's chance of answering (the relevance model) is below:
+    # ABSTAIN not_answered_by_sources.
+    min_answers: float = 0.02
     authority_levels: Mapping[str, float] = field(
         default_factory=lambda: {
             "primary": 1.0,
@@ -81,6 +93,7 @@ class Evidence:
     unseen_words: list[str]
     hits: list[Hit]
     snapshot_version: str | None = None
+    top_answers: float | None = None
 
     @property
     def answerable(self) -> bool:
@@ -108,6 +121,36 @@ def authority_of(hits: list[Hit], settings: EvidenceSettings) -> float | None:
     return weighted / total if total else None
 
 
+def is_question(query: str) -> bool:
+    """A question, not a phrase to look up: it ends with "?" or opens with a question word or an
+    auxiliary ("how long must ...", "does the rule ..."). Only a question can go unanswered."""
+    words = query.strip().casefold().split()
+    return query.strip().endswith("?") or bool(words) and words[0] in _QUESTION_WORDS
+
+
+_QUESTION_WORDS = frozenset(
+    ("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+     "were", "does", "do", "did", "can", "could", "must", "may", "might", "should", "shall",
+     "will", "would", "has", "have")
+)  # fmt: skip
+
+
+def _answered(query: str, hits: list[Hit]) -> float | None:
+    """The best chance that one of the first ANSWER_DEPTH hits answers `query`: read from hits
+    a reranked search gave, else asked of the relevance model now. None for a query that is not
+    a question, and where the model cannot be used (its file missing or not the one shipped);
+    the other signals then decide alone."""
+    if not hits or not is_question(query):
+        return None
+    chances = [h.answers for h in hits if h.answers is not None]
+    if chances:
+        return max(chances)
+    try:
+        return float(answers(query, [h.text for h in hits[:ANSWER_DEPTH]]).max())
+    except PairModelError:
+        return None
+
+
 def evidence(
     index,
     query: str,
@@ -122,7 +165,9 @@ def evidence(
     if hits is None:
         hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
     hits = as_hits(hits)
-    hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
+    answered = _answered(query, hits)
+    if not any(h.answers is not None for h in hits):  # a reranked order stands as given
+        hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
     probability, signals = scope.in_scope(index, query, hits)
     relevances = [h.relevance or 0.0 for h in hits]
     top = relevances[0] if relevances else 0.0
@@ -139,6 +184,7 @@ def evidence(
             query, mode, reason, explanation, round(probability, 4), round(top, 4),
             round(mean, 4), len(strong), None if authority is None else round(authority, 4),
             conflicts, signals.unknown_terms, signals.unseen_words, hits, index.version,
+            None if answered is None else round(answered, 4),
         )  # fmt: skip
 
     terms = tokenize(query)
@@ -167,6 +213,13 @@ def evidence(
             "insufficient_chunks",
             f"{len(strong)} hits reach relevance {settings.strong_relevance}, "
             f"{settings.min_strong} needed",
+        )
+    if answered is not None and answered < settings.min_answers:
+        return result(
+            ABSTAIN,
+            "not_answered_by_sources",
+            f"no paragraph found answers the question (the relevance model's best chance "
+            f"{answered:.2f} < {settings.min_answers})",
         )
     if authority is not None and authority < settings.min_authority:
         return result(

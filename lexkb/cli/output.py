@@ -14,7 +14,8 @@ def print_hit(hit: Hit, number: int | None = None, full: bool = False) -> None:
     lead = f"{number}. " if number is not None else ""
     score = f"  score {hit.score:.3f}" if hit.score is not None else ""
     relevance = f"  relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
-    print(f"{lead}[{safe(hit.citation)}]{score}{relevance}")
+    answers = f"  answers {hit.answers:.2f}" if hit.answers is not None else ""
+    print(f"{lead}[{safe(hit.citation)}]{score}{relevance}{answers}")
     if hit.expanded_from:
         print(f"   (joined through a citation from {safe(hit.expanded_from)})")
     if hit.section_path:

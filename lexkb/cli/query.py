@@ -53,6 +53,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         filters=filters_from(args),
         expand=args.expand,
         min_relevance=args.min_relevance,
+        rerank=args.rerank,
     )
     if args.json:
         print(json.dumps(results.to_dict()))
@@ -243,6 +244,7 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                     filters=filters,
                     expand=args.expand,
                     min_relevance=args.min_relevance,
+                    rerank=args.rerank,
                 )
             except ValueError as exc:  # one bad query costs its own line, not the batch
                 failed += 1
@@ -256,6 +258,7 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                     "citation": h.citation,
                     "score": h.score,
                     "relevance": h.relevance,
+                    "answers": h.answers,
                     "text": h.text,
                 }
                 for h in results
@@ -278,6 +281,11 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="drop hits below this calibrated relevance (0-1); unset: hybrid and vector "
         "searches whose best hit is below 0.15 return nothing",
+    )
+    parser.add_argument(
+        "--rerank",
+        action="store_true",
+        help="reorder the first 30 hits with the relevance model (slower; better for questions)",
     )
     group = parser.add_argument_group("filters (combined with AND; repeat a flag for any of)")
     group.add_argument("--document", action="append", help="a document key, title or code")

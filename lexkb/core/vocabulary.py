@@ -45,6 +45,16 @@ class Verdict(StrEnum):
     NOT_FOUND = "not_found"
 
 
+class Decider(StrEnum):
+    """What decided a verdict: a rule (an opposed modality, another quantity, a quantity the
+    paragraph does not state, an empty paragraph), the support model trained here, or, where
+    that model cannot be used, word overlap."""
+
+    RULE = "rule"
+    MODEL = "model"
+    OVERLAP = "overlap"
+
+
 class EntityFound(StrEnum):
     """How a name or quantity of an answer was found in its sources: as written, once
     normalised, only something close to it (a near miss, never a match), or not at all."""

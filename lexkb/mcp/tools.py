@@ -61,10 +61,15 @@ def search(
     limit: Hits = 10,
     filters: SearchFilters | None = None,
     expand: bool = False,
+    rerank: bool = False,
 ) -> Any:
     """Search the snapshot: hits best first, each with citation, document metadata, section
-    path, page, parent_chunk_id, calibrated relevance (0-1) and content hash."""
-    return index.search(query, k=limit, mode=mode, filters=chosen(filters), expand=expand)
+    path, page, parent_chunk_id, calibrated relevance (0-1) and content hash. With `rerank`, a
+    model trained to judge whether a passage answers a question reorders the first 30 and
+    gives each hit `answers` (0-1): slower, better for questions."""
+    return index.search(
+        query, k=limit, mode=mode, filters=chosen(filters), expand=expand, rerank=rerank
+    )
 
 
 def get(index: Index, reference: Reference) -> Any:

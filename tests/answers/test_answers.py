@@ -6,7 +6,6 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
 from lexkb.answers import (
@@ -19,6 +18,7 @@ from lexkb.answers import (
 from lexkb.answers.quantities import as_quantity, find_quantities
 from lexkb.answers.tokens import count_tokens
 from lexkb.limits import QueryError
+from lexkb.results import Hit
 
 RETENTION = "Records Retention Act § 103(b)"  # "... kept for not less than seven years ..."
 
@@ -171,23 +171,39 @@ def test_a_claim_cited_to_a_whole_document_finds_its_paragraph(index):
     assert contradicted.verdict == "contradicted"
 
 
-def test_the_document_model_never_reports_what_was_not_found():
-    from lexkb.answers import document_verdict as model
+def test_a_document_verdict_rests_on_what_was_found():
+    from lexkb.answers.document_verdict import document_verdict
+    from lexkb.core.vocabulary import Decider
 
-    weights = np.array(model.WEIGHTS)
-    mean, scale = np.array(model.MEAN), np.array(model.SCALE)
-    quiet = np.zeros(len(model.FEATURES))  # no conflict found, nothing missing
-    lacking = quiet.copy()
-    lacking[model.FEATURES.index("best lacks a quantity")] = 1.0
-    conflict = quiet.copy()
-    conflict[model.FEATURES.index("share contradicted")] = 1.0
-    conflict[model.FEATURES.index("nearest contradicted")] = 1.0
-    p = model.probabilities(np.stack([quiet, lacking, conflict]), mean, scale, weights)
-    assert np.allclose(p.sum(axis=1), 1.0)
-    contradicted, supported = model.CLASSES.index("contradicted"), model.CLASSES.index("supported")
-    assert p[0, contradicted] == 0.0 and p[1, contradicted] == 0.0
-    assert p[1, supported] == 0.0
-    assert p[2, contradicted] > p[0, contradicted]
+    def paragraph(chunk_id):
+        return Hit(chunk_id, "nda", "NDA", "paragraph", None, [], None, 1.0, "text")
+
+    def found(verdict, entailment, contradiction, **more):
+        return {"verdict": verdict, "support": entailment, "entailment": entailment,
+                "contradiction": contradiction, "reason": "read", "decided_by": Decider.MODEL,
+                **more}  # fmt: skip
+
+    quiet = (paragraph("a"), found("not_addressed", 0.1, 0.1))
+    entails = (paragraph("b"), found("supported", 0.9, 0.05))
+    opposed = (
+        paragraph("c"),
+        found("contradicted", 0.0, 0.2, decided_by=Decider.RULE, conflict="modality"),
+    )
+    hit, result = document_verdict("claim", [quiet, entails])
+    assert (hit.chunk_id, result["verdict"]) == ("b", "supported")
+    # a rule's opposed modality counts, but a stronger entailment elsewhere wins
+    assert document_verdict("claim", [quiet, opposed])[1]["verdict"] == "contradicted"
+    assert document_verdict("claim", [opposed, entails])[1]["verdict"] == "supported"
+    # nothing strong enough: not addressed, never supported or contradicted by default
+    hit, result = document_verdict("claim", [quiet])
+    assert result["verdict"] == "not_addressed" and "0.10" in result["reason"]
+    # a quantity the best paragraph lacks is never supported
+    lacking = (paragraph("d"), found("not_addressed", 0.95, 0.0, missing=["30 days"]))
+    assert document_verdict("claim", [lacking])[1]["verdict"] == "not_addressed"
+    # another value of a quantity decides, whatever the model read elsewhere
+    other = (paragraph("e"), found("contradicted", 0.0, 0.0, decided_by=Decider.RULE,
+                                   conflict="period"))  # fmt: skip
+    assert document_verdict("claim", [entails, other])[0].chunk_id == "e"
 
 
 # verify_relations ------------------------------------------------------------------------------

@@ -72,3 +72,52 @@ def test_a_model_that_is_not_the_one_stated_is_refused(tmp_path):
         PairModel(path, "0" * 64).probabilities([("a", "b")])
     with pytest.raises(PairModelError, match="not found"):
         PairModel(tmp_path / "missing.onnx").probabilities([("a", "b")])
+
+
+# The models shipped ---------------------------------------------------------------------------
+def test_the_shipped_files_are_the_ones_their_cards_state():
+    from lexkb.core.judge import shipped
+
+    for name, sha in (
+        ("support", shipped.SUPPORT_SHA256),
+        ("relevance", shipped.RELEVANCE_SHA256),
+    ):
+        path = shipped.MODELS / f"{name}.onnx"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+        assert sha in (shipped.MODELS / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_the_support_model_tells_support_from_contradiction_and_silence():
+    from lexkb.core.judge.shipped import SupportClass, support
+
+    span = (
+        "The Receiving Party may disclose Confidential Information to its employees who need "
+        "to know it for the Purpose."
+    )
+    p = support(
+        "The Receiving Party may share some Confidential Information with its employees.",
+        [span],
+    )[0]
+    assert p.argmax() == SupportClass.ENTAILMENT
+    p = support(
+        "Receiving Party shall not share some Confidential Information with some of Receiving "
+        "Party's employees.",
+        [span],
+    )[0]
+    assert p.argmax() == SupportClass.CONTRADICTION
+    p = support("The Agreement is governed by the laws of England.", [span])[0]
+    assert p.argmax() == SupportClass.NOT_MENTIONED
+
+
+def test_the_relevance_model_prefers_the_passage_that_answers():
+    from lexkb.core.judge.shipped import answers
+
+    chances = answers(
+        "How long must a firm keep records of client money reconciliations?",
+        [
+            "A firm must keep records of each client money reconciliation for at least six "
+            "years from the date it was made.",
+            "The Regulator may publish a notice of a decision to impose a financial penalty.",
+        ],
+    )
+    assert chances[0] > 0.5 > chances[1]

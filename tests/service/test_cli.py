@@ -85,7 +85,7 @@ def test_search_batch_writes_one_line_per_query(built_root, tmp_path):
     assert [line["qid"] for line in lines] == ["a", "b"]
     assert len(lines[0]["hits"]) == 3 and lines[1]["hits"] == []
     assert set(lines[0]["hits"][0]) == {
-        "chunk_id", "document_key", "ref", "citation", "score", "relevance", "text"
+        "chunk_id", "document_key", "ref", "citation", "score", "relevance", "answers", "text"
     }  # fmt: skip
 
 

@@ -55,7 +55,8 @@ class PairModel:
         self._tokenizer = tokenizer
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """(len(pairs), classes) probabilities, in the order of `pairs`."""
+        """(len(pairs), classes) probabilities, in the order of `pairs`; a model with one
+        output gives (len(pairs), 1) chances of its positive class."""
         with self._lock:
             if self._session is None:
                 self._load()
@@ -77,6 +78,9 @@ class PairModel:
             (logits,) = self._session.run(None, {"ids": ids, "segments": segments, "mask": mask})
             if out is None:
                 out = np.zeros((len(pairs), logits.shape[1]), np.float32)
-            shifted = np.exp(logits - logits.max(1, keepdims=True))
-            out[index] = shifted / shifted.sum(1, keepdims=True)
+            if logits.shape[1] == 1:  # one logit: the chance of the positive class
+                out[index] = 1.0 / (1.0 + np.exp(-logits))
+            else:
+                shifted = np.exp(logits - logits.max(1, keepdims=True))
+                out[index] = shifted / shifted.sum(1, keepdims=True)
         return out if out is not None else np.zeros((0, 0), np.float32)

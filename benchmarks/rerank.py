@@ -1,0 +1,112 @@
+"""Reranking ObliQA dev with the relevance model, next to the hybrid search it reorders, in one
+run (issue 37, item 2).
+
+    .venv/bin/python benchmarks/rerank.py [--index benchmarks/out/obliqa/index] [--limit N]
+
+Each dev question is searched (hybrid, the first lexkb.rerank.RERANK_DEPTH hits); the relevance
+model reads the question with each hit, timed per question (the p50 is the rerank's cost on
+this machine). The hits are then ordered by the model alone and by its blend with the search's
+order at several weights. The weight shipped (lexkb.rerank.SEARCH_WEIGHT) is the best on the
+tune half (sha256(QuestionID) even, the half the model was trained on); the held-out half, which
+neither the model nor the choice saw, is reported. Recall@10 and MAP@10 against the gold
+passages, as benchmarks/obliqa.py scores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from obliqa import gold_of, held_out, load_questions, metrics, passage_key  # noqa: E402
+
+from lexkb import Index  # noqa: E402
+from lexkb.core.judge.shipped import answers  # noqa: E402
+from lexkb.rerank import _RANK_OFFSET, RERANK_DEPTH, SEARCH_WEIGHT  # noqa: E402
+
+WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+
+
+def blended(chances: np.ndarray, weight: float) -> np.ndarray:
+    """The order lexkb.rerank gives at `weight` (1.0: the search's order)."""
+    model_rank = np.empty(len(chances), int)
+    model_rank[np.argsort(-chances, kind="stable")] = np.arange(len(chances))
+    search_rank = np.arange(len(chances))
+    score = (1 - weight) / (_RANK_OFFSET + model_rank) + weight / (_RANK_OFFSET + search_rank)
+    return np.argsort(-score, kind="stable")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "obliqa")
+    parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    index = Index.open(args.index)
+    questions = load_questions(args.data)[: args.limit]
+    found, seconds = {}, []
+    for q in questions:
+        hits = index.search(q["Question"], k=RERANK_DEPTH, min_relevance=0.0).hits
+        started = time.perf_counter()
+        chances = answers(q["Question"], [h.text for h in hits])
+        seconds.append(time.perf_counter() - started)
+        found[q["QuestionID"]] = ([passage_key(h) for h in hits], chances)
+    halves = {
+        "tune": [q for q in questions if not held_out(q)],
+        "held-out": [q for q in questions if held_out(q)],
+    }
+    print(f"ObliQA dev: {len(questions)} questions; hybrid top {RERANK_DEPTH} reranked")
+    print("| order | tune R@10 | tune MAP@10 | held-out R@10 | held-out MAP@10 |")
+    print("|---|---|---|---|---|")
+    for weight in WEIGHTS:
+        runs = {
+            qid: [keys[i] for i in blended(chances, weight)]
+            for qid, (keys, chances) in found.items()
+        }
+        cells = []
+        for half in halves.values():
+            scores = metrics(runs, half)
+            cells += [f"{scores['recall@10']:.3f}", f"{scores['map@10']:.3f}"]
+        name = (
+            "hybrid search (no rerank)"
+            if weight == 1.0
+            else "relevance model alone"
+            if weight == 0.0
+            else f"blend, search weight {weight}"
+            + (" (shipped)" if weight == SEARCH_WEIGHT else "")
+        )
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    # Calibration on the held-out half: per bin of the model's chance, the share that is gold.
+    chances, gold = [], []
+    for q in halves["held-out"]:
+        keys, found_chances = found[q["QuestionID"]]
+        answers_of = gold_of(q)
+        chances += list(found_chances)
+        gold += [key in answers_of for key in keys]
+    chance, hit = np.array(chances), np.array(gold)
+    print("\nReliability (held-out half, every reranked pair): | chance | pairs | mean | gold |")
+    error = 0.0
+    for low in np.arange(0.0, 1.0, 0.1):
+        inside = (chance > low) & (chance <= low + 0.1) if low else chance <= 0.1
+        if inside.any():
+            error += inside.mean() * abs(hit[inside].mean() - chance[inside].mean())
+            print(
+                f"| {low:.1f}-{low + 0.1:.1f} | {int(inside.sum())} | "
+                f"{chance[inside].mean():.3f} | {hit[inside].mean():.3f} |"
+            )
+    print(f"expected calibration error: {error:.3f}")
+    p50 = statistics.median(seconds) * 1000
+    p90 = float(np.percentile(seconds, 90)) * 1000
+    print(f"\nrerank of the top {RERANK_DEPTH}: p50 {p50:.0f} ms, p90 {p90:.0f} ms a question")
+
+
+if __name__ == "__main__":
+    main()

