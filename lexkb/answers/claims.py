@@ -6,6 +6,7 @@ A generated answer pairs claims with citations. Each pair is checked in two step
    further; a citation of a unit that does not exist is `not_found`, with the nearest unit named
    as a near miss, never silently replaced by it.
 2. The claim is read against the paragraph, rules first, where they fire, then the support model:
+   - a claim a sentence holds word for word (six words or more) is `supported`: a quotation;
    - conflicts (lexkb.answers.contradictions): an opposed modality ("shall" against "shall not"
      or "need not") or a quantity of the same kind and unit with another value, in a sentence
      on the same subject, makes the verdict `contradicted`;
@@ -48,6 +49,8 @@ from lexkb.core.embed.sentence_vectors import sentence_vectors
 from lexkb.core.vocabulary import Decider, MatchKind, Verdict
 from lexkb.results import Hit
 
+# A claim of this many words or more that a sentence holds word for word is supported by rule.
+QUOTE_WORDS = 6
 # Without the model: weights of (sentence coverage, paragraph coverage, cosine) and the threshold
 # for "supported".
 WEIGHTS = (0.35, 0.25, 0.40)
@@ -136,6 +139,18 @@ def judge(claim: str, hit: Hit) -> dict:
             else f"the paragraph's text is addressed to a model or reader ({injected!r}), "
             "which supports no claim",
         }
+    quoted = _quoted(claim, text, sentences)
+    if quoted is not None:
+        return {
+            "verdict": Verdict.SUPPORTED,
+            "support": 1.0,
+            "entailment": 1.0,
+            "contradiction": 0.0,
+            "sentence": quoted,
+            "missing": [],
+            "decided_by": Decider.RULE,
+            "reason": "the paragraph states the claim word for word",
+        }
     reading = read_claim(claim, text, sentences)
     readings = (
         {"entailment": reading.entailment, "contradiction": reading.contradiction}
@@ -172,6 +187,18 @@ def judge(claim: str, hit: Hit) -> dict:
             "reader and was not counted"
         )
     return result
+
+
+def _quoted(claim: str, text: str, sentences: list[Statement]) -> Statement | None:
+    """The sentence where the paragraph holds `claim` word for word (case and spacing aside),
+    for a claim of QUOTE_WORDS words or more: a quotation is the strongest support a paragraph
+    can give, and no model or rule reading another sentence beside it should fail it."""
+    wanted = " ".join(claim.casefold().split()).rstrip(".;:,")
+    if len(wanted.split()) < QUOTE_WORDS or wanted not in " ".join(text.casefold().split()):
+        return None
+    opening = " ".join(wanted.split()[:QUOTE_WORDS])
+    holding = (s for s in sentences if opening in " ".join(s.text.casefold().split()))
+    return next(holding, sentences[0])
 
 
 def _model_verdict(reading: Reading, missing: list[str]) -> dict:

@@ -52,3 +52,11 @@ def test_each_verdict_names_what_decided_it(index):
     assert (model.verdict, model.decided_by) == ("supported", "model")
     assert "probability" in model.reason
     assert (rule.verdict, rule.decided_by) == ("contradicted", "rule")
+
+
+def test_a_quotation_is_supported_by_rule(index):
+    quote = "records of client money reconciliations shall be kept for not  less than seven years."
+    checked = verify_citations(index, [{"ref": "Records Retention Act § 103(b)", "claim": quote}])
+    found = checked.citations[0]
+    assert (found.verdict, found.decided_by) == ("supported", "rule")
+    assert "word for word" in found.reason and "seven years" in found.best_sentence
