@@ -184,7 +184,7 @@ def test_a_document_verdict_rests_on_what_was_found():
                 **more}  # fmt: skip
 
     quiet = (paragraph("a"), found("not_addressed", 0.1, 0.1))
-    entails = (paragraph("b"), found("supported", 0.9, 0.05))
+    entails = (paragraph("b"), found("supported", 0.97, 0.05))
     opposed = (
         paragraph("c"),
         found("contradicted", 0.0, 0.2, decided_by=Decider.RULE, conflict="modality"),
