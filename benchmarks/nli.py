@@ -68,8 +68,7 @@ def reliability(gold: list[int], probabilities: np.ndarray, bins: int = 10) -> l
 def rules(pairs: list[Pair], model: bool = True) -> list[int]:
     """lexkb's verdict on each premise as one paragraph: `judge` (rules, then the support
     model), or with `model` False the verifier before its model (rules, then word overlap)."""
-    from lexkb.answers.claims import _overlap_verdict, _unstated, judge
-    from lexkb.answers.statements import statements
+    from lexkb.answers.claims import judge
     from lexkb.results import Hit
 
     verdicts = {"supported": 0, "contradicted": 1, "not_addressed": 2}
@@ -86,13 +85,7 @@ def rules(pairs: list[Pair], model: bool = True) -> list[int]:
             score=None,
             text=pair.premise,
         )
-        result = judge(pair.hypothesis, hit)
-        if not model and result.get("decided_by") == "model":
-            missing = _unstated(pair.hypothesis, pair.premise, hit)
-            result = _overlap_verdict(
-                pair.hypothesis, pair.premise, statements(pair.premise), missing
-            )
-        predicted.append(verdicts[str(result["verdict"])])
+        predicted.append(verdicts[str(judge(pair.hypothesis, hit, model)["verdict"])])
     return predicted
 
 

@@ -25,8 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lexkb.answers.claims import _overlap_verdict, _unstated, judge  # noqa: E402
-from lexkb.answers.statements import statements  # noqa: E402
+from lexkb.answers.claims import judge  # noqa: E402
 from lexkb.results import Hit  # noqa: E402
 
 TAG = re.compile(r"\s*\[#(SRC|TGT):[^\]]+\]")
@@ -79,9 +78,7 @@ def main() -> None:
         by_regime.setdefault(regime, Counter())[failed] += 1
         if failed:
             shipped_failed[f"{result['verdict']} ({result['decided_by']})"] += 1
-        if result["decided_by"] == "model":
-            sentences = statements(passage)
-            result = _overlap_verdict(claim, passage, sentences, _unstated(claim, passage, hit))
+        result = judge(claim, hit, model=False)
         if result["verdict"] != "supported":
             overlap_failed[f"{result['verdict']} ({result['decided_by']})"] += 1
     n = len(rows)

@@ -30,18 +30,9 @@ from obliqa import gold_of, held_out, load_questions, metrics, passage_key  # no
 
 from lexkb import Index  # noqa: E402
 from lexkb.core.judge.shipped import answers  # noqa: E402
-from lexkb.rerank import _RANK_OFFSET, RERANK_DEPTH, SEARCH_WEIGHT  # noqa: E402
+from lexkb.rerank import RERANK_DEPTH, SEARCH_WEIGHT, blend  # noqa: E402
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
-
-
-def blended(chances: np.ndarray, weight: float) -> np.ndarray:
-    """The order lexkb.rerank gives at `weight` (1.0: the search's order)."""
-    model_rank = np.empty(len(chances), int)
-    model_rank[np.argsort(-chances, kind="stable")] = np.arange(len(chances))
-    search_rank = np.arange(len(chances))
-    score = (1 - weight) / (_RANK_OFFSET + model_rank) + weight / (_RANK_OFFSET + search_rank)
-    return np.argsort(-score, kind="stable")
 
 
 def main() -> None:
@@ -68,8 +59,7 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for weight in WEIGHTS:
         runs = {
-            qid: [keys[i] for i in blended(chances, weight)]
-            for qid, (keys, chances) in found.items()
+            qid: [keys[i] for i in blend(chances, weight)] for qid, (keys, chances) in found.items()
         }
         cells = []
         for half in halves.values():

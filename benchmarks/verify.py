@@ -60,9 +60,9 @@ from obliqa import held_out, load_questions  # noqa: E402
 from lexkb import Index  # noqa: E402
 from lexkb.answers import document_verdict as model  # noqa: E402
 from lexkb.answers import verify_citations  # noqa: E402
-from lexkb.answers.claims import _overlap_verdict, _unstated  # noqa: E402
+from lexkb.answers.claims import judge  # noqa: E402
 from lexkb.answers.quantities import find_quantities  # noqa: E402
-from lexkb.answers.statements import split_sentences, statements  # noqa: E402
+from lexkb.answers.statements import split_sentences  # noqa: E402
 from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 KINDS = ("good", "good, reworded", "number changed", "obligation negated", "citation moved")
@@ -291,7 +291,7 @@ def run_contractnli(data: Path, work: Path) -> None:
     seconds = time.perf_counter() - started
     for row in rows:  # the verifier without its model, on the same paragraphs
         row["by_overlap"] = [
-            (hit, _without_model(row["claim"], hit, result)) for hit, result in row["judged"]
+            (hit, judge(row["claim"], hit, model=False)) for hit, _ in row["judged"]
         ]
 
     def model_at(row: dict, setting: tuple[float, float]) -> str:
@@ -347,16 +347,6 @@ def run_contractnli(data: Path, work: Path) -> None:
         f"lexkb: {1000 * seconds / len(rows):.0f} ms a claim (search + judge "
         f"{verifier.EVIDENCE_PARAGRAPHS} paragraphs)"
     )
-
-
-def _without_model(claim: str, hit, result: dict) -> dict:
-    """The paragraph's verdict by word overlap (what lexkb used before its support model)."""
-    if result["verdict"] == "contradicted" and result.get("decided_by") == "rule":
-        return result
-    sentences = statements(hit.text)
-    if not sentences:
-        return result
-    return _overlap_verdict(claim, hit.text, sentences, _unstated(claim, hit.text, hit))
 
 
 def run_context_budgets(index: Index, questions: list[dict], n: int = 500) -> None:

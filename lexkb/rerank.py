@@ -19,15 +19,21 @@ SEARCH_WEIGHT = 0.4
 _RANK_OFFSET = 10  # reciprocal rank fusion's k: how fast a lower rank loses weight
 
 
+def blend(chances: np.ndarray, search_weight: float = SEARCH_WEIGHT) -> np.ndarray:
+    """The order (indexes, best first) of rows ranked by the search, by their chances blended
+    with that rank: reciprocal ranks, `search_weight` to the search."""
+    model_rank = np.empty(len(chances), int)
+    model_rank[np.argsort(-chances, kind="stable")] = np.arange(len(chances))
+    search_rank = np.arange(len(chances))
+    blended = (1.0 - search_weight) / (_RANK_OFFSET + model_rank) + search_weight / (
+        _RANK_OFFSET + search_rank
+    )
+    return np.argsort(-blended, kind="stable")
+
+
 def rerank(query: str, order: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """`order` (rows, best first) reordered, and each row's chance of answering, in the new
     order."""
     chances = answers(query, texts)
-    model_rank = np.empty(len(order), int)
-    model_rank[np.argsort(-chances, kind="stable")] = np.arange(len(order))
-    search_rank = np.arange(len(order))
-    blended = (1.0 - SEARCH_WEIGHT) / (_RANK_OFFSET + model_rank) + SEARCH_WEIGHT / (
-        _RANK_OFFSET + search_rank
-    )
-    new = np.argsort(-blended, kind="stable")
+    new = blend(chances)
     return order[new], chances[new]

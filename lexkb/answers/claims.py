@@ -42,7 +42,13 @@ from lexkb import limits as check
 from lexkb.answers.contradictions import statement_conflicts
 from lexkb.answers.document_verdict import document_verdict
 from lexkb.answers.injection import instruction_excerpt, trusted_text
-from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
+from lexkb.answers.model_reading import (
+    CONTRADICT_AT,
+    ENTAIL_AT,
+    Reading,
+    Unreadable,
+    read_claim,
+)
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.statements import Statement, statements, topic_terms
 from lexkb.core.embed.sentence_vectors import sentence_vectors
@@ -122,9 +128,10 @@ def _unstated(claim: str, text: str, hit: Hit) -> list[str]:
     return missing
 
 
-def judge(claim: str, hit: Hit) -> dict:
+def judge(claim: str, hit: Hit, model: bool = True) -> dict:
     """The verdict on one claim against one paragraph's text, with its evidence and what decided
-    it. Only the text before any part addressed to a model or a reader counts."""
+    it. Only the text before any part addressed to a model or a reader counts. `model` False
+    judges as lexkb did before its support model (word overlap after the rules), to measure."""
     claim_statement = statements(claim)
     text = trusted_text(hit.text)
     sentences = statements(text)
@@ -151,7 +158,7 @@ def judge(claim: str, hit: Hit) -> dict:
             "decided_by": Decider.RULE,
             "reason": "the paragraph states the claim word for word",
         }
-    reading = read_claim(claim, text, sentences)
+    reading = read_claim(claim, text, sentences) if model else Unreadable("not asked for")
     readings = (
         {"entailment": reading.entailment, "contradiction": reading.contradiction}
         if isinstance(reading, Reading)
