@@ -30,7 +30,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -327,14 +327,18 @@ def ask(
     history: str | Path | None = None,
     settings: AskSettings | None = None,
     cache: AnswerCache | None = CACHE,
+    turns: Sequence[Mapping[str, object]] | None = None,
 ) -> Answer:
     """Answer `question` from the index, with numbered citations, a mode and a verification
     summary. `history` names a JSON file of earlier turns, read for follow-ups and appended to
-    (lexkb.answers.history: anything else there is refused with a HistoryError)."""
+    (lexkb.answers.history: anything else there is refused with a HistoryError); a service that
+    keeps conversations itself passes their earlier `turns` ({question, ...}) instead."""
     settings = settings or AskSettings()
     question = check.text(question, "question", index.limits.max_query_chars)
+    if history is not None and turns is not None:
+        raise ValueError("give earlier turns as a history file or as turns, not both")
     history_path = Path(history) if history is not None else None
-    turns = read_history(history_path)
+    turns = [dict(t) for t in turns] if turns is not None else read_history(history_path)
     searched = _search_text(question, turns)
     writer = f"{llm.llm_url() or 'extractive'} {os.environ.get('LEXKB_LLM_MODEL')} {settings!r}"
     key = AnswerCache.key(question, filters, index.version, searched, writer)

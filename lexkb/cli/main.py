@@ -1,6 +1,7 @@
 """lexkb: build a citable index of legal, regulatory and standards documents, then search it,
 look up references, follow citations and export documents, with a snapshot behind every answer;
-format prompt context and verify generated answers against it; serve all of it over MCP.
+format prompt context and verify generated answers against it; serve all of it over MCP, a
+JSON API and a web page.
 
 Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
 query module, so it starts fast and works on a machine that only holds snapshots.
@@ -25,6 +26,7 @@ from lexkb.cli.query import (
     cmd_search,
     cmd_search_batch,
 )
+from lexkb.cli.serve import add_commands as add_serve_commands
 from lexkb.cli.snapshots import cmd_snapshots
 from lexkb.core.embed.embedders import PROVIDERS
 from lexkb.core.store.snapshot import SnapshotError
@@ -176,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.set_defaults(func=cmd_search_batch)
     add_answer_commands(command, with_index)
     add_ask_commands(command, with_index)
+    add_serve_commands(command)
     return parser
 
 

@@ -92,15 +92,19 @@ def handler(
 
 
 def build_server(
-    root: str, limits: check.QueryLimits = check.DEFAULT_LIMITS, pools: Pools | None = None
+    root: str,
+    limits: check.QueryLimits = check.DEFAULT_LIMITS,
+    pools: Pools | None = None,
+    current: CurrentIndex | None = None,
 ) -> MCPServer:
-    """The MCP server for the index at `root` (opened now, so a bad root fails at start)."""
+    """The MCP server for the index at `root` (opened now, so a bad root fails at start), or
+    on `current` when a service that serves more than MCP already follows it."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
 
     pools = pools or Pools.sized()
-    current = CurrentIndex(root, limits)
+    current = current or CurrentIndex(root, limits)
     server = MCPServer("lexkb", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in TOOLS:
         server.add_tool(

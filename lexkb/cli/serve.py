@@ -1,0 +1,123 @@
+"""CLI for `lexkb serve`: run the service, and manage its API keys.
+
+    lexkb serve --index ROOT [--host 127.0.0.1 --port 8000] [--store FILE|postgresql://...]
+    lexkb serve keys add NAME [--admin] | keys list | keys revoke NAME   [--store ...]
+
+A new key is printed once and stored only as its hash. The store's location comes from
+--store, else $LEXKB_SERVE_STORE, else var/serve.db; a PostgreSQL URL belongs in the
+environment rather than on the command line when it carries a password (`ps` shows arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+
+from lexkb.core.text.terminal import safe
+
+STORE_ENV = "LEXKB_SERVE_STORE"
+DEFAULT_STORE = "var/serve.db"
+DEFAULT_PORT = 8000
+
+
+def _store_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--store",
+        default=os.environ.get(STORE_ENV, DEFAULT_STORE),
+        help="conversations, feedback and keys: a SQLite file (created 0600, outside the index "
+        f"root) or a postgresql:// URL; default ${STORE_ENV}, else %(default)s",
+    )
+
+
+def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    serve = command(
+        "serve",
+        "one service on one port: the web page (/), the JSON API (/api), MCP (/mcp), /metrics",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to bind")
+    serve.add_argument(
+        "--allow-host", action="append", default=[], help="off loopback: a Host value clients send"
+    )
+    serve.add_argument(
+        "--allow-origin", action="append", default=[], help="off loopback: a browser origin"
+    )
+    serve.add_argument(
+        "--require-keys",
+        action="store_true",
+        help="on loopback too, every API request needs a key (off loopback it always does)",
+    )
+    serve.add_argument("--asks-per-hour", type=int, default=100, help="per key")
+    _store_option(serve)
+    serve.add_argument(
+        "--index",
+        default=os.environ.get("LEXKB_ROOT", "var/index"),
+        help="index root (follows CURRENT); default $LEXKB_ROOT, else %(default)s",
+    )
+    serve.set_defaults(func=cmd_serve)
+    sub = serve.add_subparsers(dest="serve_command", metavar="keys")
+    keys = sub.add_parser("keys", help="add, list or revoke API keys")
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="a new key, printed once")
+    add.add_argument("name")
+    add.add_argument("--admin", action="store_true", help="may read everyone's feedback, traces")
+    listed = actions.add_parser("list", help="the keys, without their secrets")
+    revoke = actions.add_parser("revoke", help="a key stops working at once")
+    revoke.add_argument("name")
+    for p in (add, listed, revoke):
+        _store_option(p)
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(func=cmd_keys)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from lexkb.serve.app import serve
+    from lexkb.serve.gate import policy_for
+    from lexkb.serve.store import Store
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port takes 1 to 65535, not {args.port}")
+    if args.asks_per_hour < 1:
+        raise ValueError("--asks-per-hour takes a whole number of at least 1")
+    policy = policy_for(args.host, args.allow_host, args.allow_origin, args.require_keys)
+    store = Store(args.store, index_root=args.index)
+    if policy.require_keys and not any(k.revoked_at is None for k in store.api_keys()):
+        print(
+            "lexkb serve: no API key yet; add one with `lexkb serve keys add NAME`",
+            file=sys.stderr,
+        )
+    serve(args.index, args.host, args.port, store, policy, args.asks_per_hour)
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from lexkb.serve.store import Store
+
+    store = Store(args.store)
+    if args.keys_action == "add":
+        key, secret = store.add_key(args.name, admin=args.admin)
+        if args.json:
+            print(json.dumps({"name": key.name, "admin": key.admin, "key": secret}))
+        else:
+            print(secret)
+            print(
+                f"key {safe(key.name)!r} added{' (admin)' if key.admin else ''}: shown once, "
+                "stored only as its hash",
+                file=sys.stderr,
+            )
+        return 0
+    if args.keys_action == "revoke":
+        key = store.revoke_key(args.name)
+        print(json.dumps({"revoked": key.name}) if args.json else f"revoked {safe(key.name)!r}")
+        return 0
+    keys = store.api_keys()
+    if args.json:
+        print(json.dumps([vars(k) for k in keys]))
+        return 0
+    for k in keys:
+        state = "revoked" if k.revoked_at else "live"
+        print(f"{safe(k.name)}\t{'admin' if k.admin else 'user'}\t{state}")
+    return 0

@@ -1,0 +1,147 @@
+"""One process, one port: MCP at /mcp, the JSON API at /api, the web page at /, and what
+operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that follows CURRENT.
+
+The MCP SDK's streamable HTTP app is the outer Starlette app (its lifespan runs the MCP session
+manager); the FastAPI app with the API and the page is mounted under it at "/", and the Gate
+(lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP server's bounds
+(lexkb.mcp.http: read deadline, body size, connections, sessions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from lexkb.current import CurrentIndex
+from lexkb.mcp.http import PATH as MCP_PATH
+from lexkb.mcp.http import SHUTDOWN_GRACE_SECONDS, HttpSettings, ReadDeadlineProtocol
+from lexkb.mcp.server import build_server
+from lexkb.serve.api import Service, add_error_handlers, router
+from lexkb.serve.gate import Gate, Policy
+from lexkb.serve.metrics import CONTENT_TYPE, Metrics
+from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
+from lexkb.serve.store import Store
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+STATIC = Path(__file__).resolve().parent / "static"
+# The page loads nothing from elsewhere and runs no inline script.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def build_app(
+    root: str,
+    store: Store,
+    policy: Policy,
+    settings: HttpSettings,
+    asks_per_hour: int = ASKS_PER_HOUR,
+) -> ASGIApp:
+    """The whole service for the index at `root` (opened now: a bad root fails at start)."""
+    from lexkb import __version__
+
+    current = CurrentIndex(root)
+    metrics = Metrics()
+    metrics.serving(current.get().version)
+    api = FastAPI(
+        title="lexkb",
+        version=__version__,
+        summary="Citable search, lookup and verified answers over a lexkb snapshot",
+        openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    api.state.service = Service(current, store, RateLimit(asks_per_hour), metrics)
+    api.include_router(router)
+    add_error_handlers(api)
+    _add_operator_routes(api, current, store, metrics)
+    api.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    server = build_server(root, current=current)
+    outer = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.session_idle,
+        max_sessions=settings.max_sessions,
+        transport_security=policy.access().security(),
+    )
+    outer.mount("/", api)
+    return Gate(outer, policy, store, metrics, settings.max_body_bytes)
+
+
+def _add_operator_routes(
+    api: FastAPI, current: CurrentIndex, store: Store, metrics: Metrics
+) -> None:
+    @api.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+
+    @api.get("/healthz", include_in_schema=False)
+    def healthz() -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    @api.get("/readyz", include_in_schema=False)
+    def readyz() -> JSONResponse:
+        """Ready when the store answers and a snapshot is served."""
+        try:
+            version = current.get().version
+        except Exception as exc:  # what the operator needs to read is the reason
+            return JSONResponse({"status": "not ready", "reason": str(exc)}, status_code=503)
+        if not store.ping():
+            return JSONResponse(
+                {"status": "not ready", "reason": "the store does not answer"}, status_code=503
+            )
+        body = {"status": "ready", "snapshot_version": version, "store": store.where}
+        if current.last_error:
+            body["warning"] = current.last_error
+        return JSONResponse(body)
+
+    @api.get("/metrics", include_in_schema=False)
+    def prometheus(request: Request) -> Response:
+        metrics.serving(current.get().version)
+        return Response(metrics.text(), media_type=CONTENT_TYPE)
+
+
+def serve(
+    root: str,
+    host: str,
+    port: int,
+    store: Store,
+    policy: Policy,
+    asks_per_hour: int = ASKS_PER_HOUR,
+) -> None:
+    """Serve until stopped, under the MCP server's HTTP bounds (LEXKB_MCP_* settings)."""
+    import sys
+
+    import uvicorn
+
+    settings = HttpSettings.from_env()
+    app = build_app(root, store, policy, settings, asks_per_hour)
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    print(f"lexkb serve: http://{shown}:{port}/ (store: {store.where})", file=sys.stderr)
+    protocol = type(
+        "ReadDeadlineProtocol", (ReadDeadlineProtocol,), {"read_timeout": settings.read_timeout}
+    )
+    config = uvicorn.Config(
+        app,
+        host=host.strip("[]"),
+        port=port,
+        http=protocol,
+        ws="none",
+        lifespan="on",
+        limit_concurrency=settings.max_connections,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        log_level="warning",
+    )
+    uvicorn.Server(config).run()

@@ -1,0 +1,212 @@
+"""Who may use the service, checked before any route runs: the Host and Origin a request
+carries, the API key it presents, and how large its body may be.
+
+- Host and Origin: on a loopback address, loopback names only (a web page elsewhere cannot
+  reach the service through a name that resolves to 127.0.0.1); on any other address, only
+  the values the operator names (--allow-host, --allow-origin), and the service refuses to
+  start without them (`policy_for`). Wrong Host: 421; wrong Origin: 403.
+- Keys: `Authorization: Bearer lk_...`, looked up by hash in the store. On loopback, a
+  request without one is the single local user (who is also admin) unless the operator asked
+  for keys (--require-keys); off loopback every request to the API, MCP and /metrics needs a
+  live key. A key that is wrong or revoked is refused (401), never read as no key.
+- Bodies: past `max_body_bytes` a request gets 413, before its body is read when
+  Content-Length says so and as soon as it passes the bound otherwise.
+
+The page, its assets, /healthz, /readyz and the OpenAPI document need no key: they show
+nothing of the index or of anyone's data.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lexkb.mcp.access import (
+    LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
+    Access,
+    host_patterns,
+    is_loopback,
+    origin_pattern,
+)
+from lexkb.serve.store import LOCAL_OWNER, Store
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from lexkb.serve.metrics import Metrics
+
+OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/openapi.json", "/favicon.ico")
+OPEN_PREFIXES = ("/static/",)
+ADMIN_PREFIXES = ("/api/admin/", "/metrics")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The Host and Origin patterns allowed, and whether every request needs a key."""
+
+    hosts: tuple[str, ...]
+    origins: tuple[str, ...]
+    require_keys: bool
+
+    def access(self) -> Access:
+        """The same Host and Origin rules for the MCP transport's own check."""
+        return Access(self.hosts, self.origins, None)
+
+
+def policy_for(
+    host: str,
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
+    require_keys: bool = False,
+) -> Policy:
+    """The policy for a service bound to `host`; ValueError, saying what is missing, off
+    loopback without allowed hosts and origins."""
+    hosts = [pattern for value in allow_hosts for pattern in host_patterns(value)]
+    origins = [origin_pattern(value) for value in allow_origins]
+    if is_loopback(host):
+        bound = host if host.startswith("[") or ":" not in host else f"[{host}]"
+        hosts = [*LOOPBACK_HOSTS, f"{bound}:*", *hosts]
+        origins = [*LOOPBACK_ORIGINS, f"http://{bound}:*", *origins]
+        return Policy(tuple(dict.fromkeys(hosts)), tuple(dict.fromkeys(origins)), require_keys)
+    missing = [n for n, v in (("--allow-host", hosts), ("--allow-origin", origins)) if not v]
+    if missing:
+        raise ValueError(
+            f"{host} is not a loopback address, so lexkb serve answers only the Host values "
+            "named by --allow-host and the browser origins named by --allow-origin, and every "
+            f"request needs an API key (lexkb serve keys add NAME); missing: {', '.join(missing)}"
+        )
+    return Policy(tuple(hosts), tuple(origins), True)
+
+
+def matches(value: str, patterns: Sequence[str]) -> bool:
+    """Does a Host or Origin value match one of `patterns` ("name:port", or "name:*" for any
+    port or none)?"""
+    for pattern in patterns:
+        if pattern.endswith(":*"):
+            stem = pattern[:-2]
+            if value == stem or (value.startswith(stem + ":") and value[len(stem) + 1 :].isdigit()):
+                return True
+        elif value == pattern:
+            return True
+    return False
+
+
+def route_of(path: str) -> str:
+    """A bounded label for metrics: ids in a path are not labels."""
+    if path.startswith("/api/conversations/"):
+        return "/api/conversations/{id}" + ("/ask" if path.endswith("/ask") else "")
+    if path.startswith("/api/documents/"):
+        tail = path.rsplit("/", 1)[-1]
+        return f"/api/documents/{{document}}/{tail}" if tail in ("tree", "markdown") else path
+    if path.startswith("/static/"):
+        return "/static"
+    return path if len(path) <= 64 else path[:64]
+
+
+class Gate:
+    """ASGI middleware: Host, Origin, key and body checks, and each request's metrics."""
+
+    def __init__(
+        self, app: ASGIApp, policy: Policy, store: Store, metrics: Metrics, max_body_bytes: int
+    ) -> None:
+        self.app = app
+        self.policy = policy
+        self.store = store
+        self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+        seen = 0
+        too_large = False
+
+        async def bounded() -> Message:
+            """`receive`, until a body (one sent without Content-Length) passes the bound:
+            then the app is told the client left, and 413 is answered in its place."""
+            nonlocal seen, too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body_bytes:
+                    too_large = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if too_large:
+                return
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            refusal = self._refusal(scope)
+            if refusal is not None:
+                await _json(sending, *refusal)
+                return
+            try:
+                await self.app(scope, bounded, sending)
+            except Exception:
+                if not too_large:
+                    raise
+            if too_large:
+                status = 413
+                await _json(send, 413, f"the body is over {self.max_body_bytes} bytes", {})
+        finally:
+            self.metrics.request(route_of(scope["path"]), status, time.perf_counter() - started)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, dict[str, str]] | None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        if not matches(headers.get("host", ""), self.policy.hosts):
+            return 421, "this Host is not served here", {}
+        origin = headers.get("origin")
+        if origin is not None and not matches(origin, self.policy.origins):
+            return 403, "requests from this browser origin are not allowed", {}
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_body_bytes:
+            return 413, f"the body is over {self.max_body_bytes} bytes", {}
+        path = scope["path"]
+        scope.setdefault("state", {})
+        if path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
+            return None
+        scheme, _, secret = headers.get("authorization", "").partition(" ")
+        if scheme:
+            key = self.store.key_for(secret.strip()) if scheme.casefold() == "bearer" else None
+            if key is None:
+                return 401, "this API key is not valid (or was revoked)", _CHALLENGE
+            scope["state"].update(owner=key.id, key_name=key.name, admin=key.admin)
+        elif self.policy.require_keys:
+            return 401, "this service needs Authorization: Bearer <API key>", _CHALLENGE
+        else:
+            scope["state"].update(owner=LOCAL_OWNER, key_name=LOCAL_OWNER, admin=True)
+        if path.startswith(ADMIN_PREFIXES) and not scope["state"]["admin"]:
+            return 403, "this needs an admin key (lexkb serve keys add NAME --admin)", {}
+        return None
+
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="lexkb"'}
+
+
+async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -> None:
+    body = json.dumps({"error": reason}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *((k.lower().encode(), v.encode()) for k, v in headers.items()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

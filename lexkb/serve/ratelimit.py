@@ -1,0 +1,47 @@
+"""How many asks a key may make: a sliding window per key (default 100 an hour, as the ASK_ISA
+design has), answered past it with 429 and Retry-After.
+
+The window is kept in memory: a restart forgives the hour in progress, which errs toward the
+user, and counting in the database would add a write to every ask. Search, get and the other
+lookups are not counted: they cost milliseconds, where an ask runs retrieval, verification and
+perhaps an LLM.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import defaultdict, deque
+
+ASKS_PER_HOUR = 100
+WINDOW_SECONDS = 3600.0
+
+
+class RateLimit:
+    """`per_window` events per `window` seconds for each owner."""
+
+    def __init__(self, per_window: int = ASKS_PER_HOUR, window: float = WINDOW_SECONDS) -> None:
+        self.per_window = per_window
+        self.window = window
+        self._events: dict[str, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def take(self, owner: str, now: float | None = None) -> int:
+        """Count one event for `owner`: 0 when allowed, else the whole seconds until the oldest
+        event in the window leaves it (Retry-After)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            events = self._events[owner]
+            while events and events[0] <= now - self.window:
+                events.popleft()
+            if len(events) >= self.per_window:
+                return max(1, math.ceil(events[0] + self.window - now))
+            events.append(now)
+            return 0
+
+    def remaining(self, owner: str, now: float | None = None) -> int:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            events = self._events.get(owner, ())
+            return self.per_window - sum(1 for t in events if t > now - self.window)

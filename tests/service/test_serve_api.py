@@ -1,0 +1,304 @@
+"""`lexkb serve` over real HTTP: every API route, the MCP endpoint on the same port, keys and
+what each may read, the ask limit, bounds on what a request may send, metrics, and a restart
+that keeps what users wrote. The server is the real CLI process on the sample snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.mcp_process import LEXKB, environment
+from tests.support.serve_process import Served, add_key, call, start
+
+QUESTION = "How long must client money reconciliation records be kept?"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("serve") / "serve.db"
+
+
+@pytest.fixture(scope="module")
+def keys(store: Path) -> dict[str, str]:
+    return {name: add_key(store, name, admin=name == "admin") for name in ("alice", "bob", "admin")}
+
+
+@pytest.fixture(scope="module")
+def served(built_root: Path, store: Path, keys: dict[str, str]) -> Iterator[Served]:
+    server = start(built_root, store, "--require-keys", LEXKB_MCP_MAX_BODY_BYTES="20000")
+    yield server
+    server.stop()
+
+
+def test_keys_are_required_and_checked(served, keys):
+    assert call(served, "GET", "/api/documents").status == 401
+    wrong = call(served, "GET", "/api/documents", key="lk_" + "x" * 43)
+    assert wrong.status == 401 and "not valid" in wrong.error
+    assert wrong.headers["www-authenticate"].startswith("Bearer")
+    assert call(served, "GET", "/api/documents", key=keys["alice"]).status == 200
+    # The page, health and the OpenAPI document need none.
+    assert call(served, "GET", "/").status == 200
+    assert call(served, "GET", "/readyz").body["status"] == "ready"
+    assert call(served, "GET", "/api/openapi.json").status == 200
+
+
+def test_lookups_answer_from_the_snapshot(served, keys):
+    key = keys["alice"]
+    found = call(
+        served, "POST", "/api/search", {"query": "client money reconciliation", "limit": 3}, key=key
+    )
+    assert found.status == 200 and found.body["hits"]
+    assert found.headers["x-lexkb-snapshot"] == found.body["snapshot_version"]
+    hit = found.body["hits"][0]
+    assert {"citation", "section_path", "relevance", "content_hash"} <= hit.keys()
+
+    filtered = call(
+        served, "POST", "/api/search",
+        {"query": "records", "filters": {"document": "records-retention-act", "section": "§ 103"}},
+        key=key,
+    )  # fmt: skip
+    assert filtered.body["hits"]
+    assert {h["document_key"] for h in filtered.body["hits"]} == {"records-retention-act"}
+
+    exact = call(served, "GET", "/api/get?reference=" + hit["chunk_id"], key=key)
+    assert exact.body["match"] == "exact" and exact.body["hit"]["chunk_id"] == hit["chunk_id"]
+    missing = call(served, "GET", "/api/get?reference=Article%20999(9)%20of%20the%20GDPR", key=key)
+    assert missing.status == 200 and missing.body["found"] is False
+
+    hops = call(served, "POST", "/api/hop", {"start": hit["chunk_id"], "max_hops": 2}, key=key)
+    assert hops.status == 200 and "results" in hops.body
+
+    documents = call(served, "GET", "/api/documents", key=key).body["documents"]
+    assert "records-retention-act" in {d["document_key"] for d in documents}
+    tree = call(served, "GET", "/api/documents/records-retention-act/tree", key=key).body
+    assert [s["heading"] for s in tree["sections"]][0].startswith("§ 101")
+    markdown = call(served, "GET", "/api/documents/records-retention-act/markdown", key=key)
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert "§ 103" in markdown.body
+    unknown = call(served, "GET", "/api/documents/no-such-document/tree", key=key)
+    assert unknown.status in (400, 404) and unknown.error
+
+    listed = call(served, "GET", "/api/snapshots", key=key).body
+    assert listed["served"] in {s["version"] for s in listed["snapshots"]}
+    same = call(served, "GET", "/api/snapshots/diff?old=CURRENT&new=CURRENT", key=key)
+    assert same.status == 200 and set(same.body["summary"].values()) == {0}
+
+
+def test_bad_inputs_are_refused_with_a_reason(served, keys):
+    key = keys["alice"]
+    empty = call(served, "POST", "/api/search", {"query": ""}, key=key)
+    assert empty.status == 422 and empty.error.startswith("query:")
+    unknown_field = call(served, "POST", "/api/search", {"query": "x", "colour": "red"}, key=key)
+    assert unknown_field.status == 422 and "colour" in unknown_field.error
+    too_many = call(served, "POST", "/api/search", {"query": "x", "limit": 101}, key=key)
+    assert too_many.status == 422
+    not_json = call(served, "POST", "/api/search", raw=b"{not json", key=key)
+    assert not_json.status == 422
+    long_ref = call(served, "GET", "/api/get?reference=" + "a" * 5000, key=key)
+    assert long_ref.status == 422
+    big = call(served, "POST", "/api/search", {"query": "x" * 30000}, key=key)
+    assert big.status == 413 and "bytes" in big.error
+    assert call(served, "GET", "/api/documents", key=key, Host="evil.example").status == 421
+    assert (
+        call(served, "GET", "/api/documents", key=key, Origin="http://evil.example").status == 403
+    )
+
+
+def test_conversations_belong_to_their_key(served, keys):
+    alice, bob = keys["alice"], keys["bob"]
+    made = call(served, "POST", "/api/conversations", {"title": "records"}, key=alice).body
+    first = call(
+        served, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION}, key=alice
+    )
+    assert first.status == 200, first.body
+    assert first.body["mode"] in ("DIRECT", "QUALIFIED") and first.body["sources"]
+    assert first.body["conversation_id"] == made["id"] and first.body["answer_id"]
+    follow = call(
+        served, "POST", f"/api/conversations/{made['id']}/ask",
+        {"question": "and which rule do they override?"}, key=alice,
+    )  # fmt: skip
+    assert follow.status == 200
+    got = call(served, "GET", f"/api/conversations/{made['id']}", key=alice).body
+    assert [t["question"] for t in got["turns"]] == [QUESTION, "and which rule do they override?"]
+    assert got["turns"][0]["answer"]["sources"]
+    assert made["id"] in {
+        c["id"] for c in call(served, "GET", "/api/conversations", key=alice).body
+    }
+
+    # Bob sees none of it, and cannot continue, read or delete it.
+    assert made["id"] not in {
+        c["id"] for c in call(served, "GET", "/api/conversations", key=bob).body
+    }
+    assert call(served, "GET", f"/api/conversations/{made['id']}", key=bob).status == 404
+    theirs = call(
+        served, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION}, key=bob
+    )
+    assert theirs.status == 404
+    assert call(served, "DELETE", f"/api/conversations/{made['id']}", key=bob).status == 404
+    feedback = {"answer_id": first.body["answer_id"], "rating": "negative", "comment": "x"}
+    assert call(served, "POST", "/api/feedback", feedback, key=bob).status == 404
+
+    assert call(served, "DELETE", f"/api/conversations/{made['id']}", key=alice).status == 200
+    assert call(served, "GET", f"/api/conversations/{made['id']}", key=alice).status == 404
+
+
+def test_feedback_is_stored_with_its_answer_and_admin_reads_it(served, keys):
+    alice = keys["alice"]
+    answer = call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice).body
+    given = call(
+        served, "POST", "/api/feedback",
+        {"answer_id": answer["answer_id"], "rating": "positive", "comment": "cited the Act"},
+        key=alice,
+    ).body  # fmt: skip
+    assert given["question"] == QUESTION and given["answer"] == answer["answer"]
+    assert given["confidence"] == answer["confidence"]
+    assert given["source_count"] == len(answer["sources"])
+    bad_rating = {"answer_id": answer["answer_id"], "rating": "meh"}
+    assert call(served, "POST", "/api/feedback", bad_rating, key=alice).status == 422
+
+    assert call(served, "GET", "/api/admin/feedback", key=alice).status == 403
+    listed = call(served, "GET", "/api/admin/feedback", key=keys["admin"]).body
+    assert any(f["comment"] == "cited the Act" for f in listed)
+    traces = call(served, "GET", "/api/admin/answers", key=keys["admin"]).body
+    trace = next(t for t in traces if t["answer_id"] == answer["answer_id"])
+    assert trace["answer"]["sources"][0]["relevance"] is not None
+    assert trace["answer"]["sentences"][0]["verdict"]
+
+
+def test_verification_routes(served, keys):
+    key = keys["alice"]
+    checked = call(
+        served, "POST", "/api/verify/citations",
+        {"citations": [
+            {"claim": "Client money reconciliation records must be kept for seven years.", "ref": "§ 103(b)"},
+            {"claim": "Client money reconciliation records must be kept for two years.", "ref": "§ 103(b)"},
+        ]},
+        key=key,
+    ).body  # fmt: skip
+    verdicts = [c["verdict"] for c in checked["citations"]]
+    assert verdicts == ["supported", "contradicted"]
+    assert checked["citations"][0]["best_sentence"].startswith("(b) Records")
+    hit = call(served, "POST", "/api/search", {"query": "seven years", "limit": 1}, key=key).body
+    entities = call(
+        served, "POST", "/api/verify/entities",
+        {"entities": ["seven years", "eleven years"], "source_ids": [hit["hits"][0]["chunk_id"]]},
+        key=key,
+    ).body  # fmt: skip
+    found = {e["entity"]: e["match"] for e in entities["entities"]}
+    assert found == {"seven years": "exact", "eleven years": "near_miss"}
+
+
+def test_mcp_on_the_same_port_takes_the_same_keys(served, keys):
+    from mcp import Client
+
+    async def session() -> None:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        headers = {"Authorization": f"Bearer {keys['bob']}"}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            transport = streamable_http_client(f"{served.url}/mcp", http_client=http)
+            async with Client(transport) as client:
+                result = await client.call_tool("search", {"query": "client money", "limit": 1})
+                assert result.structured_content["hits"]
+
+    asyncio.run(session())
+    refused = call(served, "POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert refused.status == 401
+
+
+def test_metrics_count_requests_and_answers(served, keys):
+    call(served, "POST", "/api/ask", {"question": QUESTION}, key=keys["alice"])
+    assert call(served, "GET", "/metrics", key=keys["alice"]).status == 403
+    text = call(served, "GET", "/metrics", key=keys["admin"]).body
+    assert 'lexkb_requests_total{route="/api/ask",status="200"}' in text
+    assert 'lexkb_request_latency_seconds{quantile="0.99",route="/api/search"}' in text
+    assert "lexkb_answers_total{mode=" in text
+    assert "lexkb_answer_cache_hits_total" in text
+    assert "lexkb_answer_sentences_total{verdict=" in text
+    assert "lexkb_snapshot_info{version=" in text
+
+
+def test_the_ask_limit_answers_429_with_retry_after(built_root, tmp_path):
+    store = tmp_path / "limited.db"
+    key = add_key(store, "carol")
+    server = start(built_root, store, "--require-keys", "--asks-per-hour", "2")
+    try:
+        statuses = [
+            call(server, "POST", "/api/ask", {"question": QUESTION}, key=key).status
+            for _ in range(3)
+        ]
+        assert statuses == [200, 200, 429]
+        over = call(server, "POST", "/api/ask", {"question": QUESTION}, key=key)
+        assert 3000 <= int(over.headers["retry-after"]) <= 3600 and "asks an hour" in over.error
+        # Lookups are not counted.
+        assert call(server, "GET", "/api/documents", key=key).status == 200
+        assert call(server, "GET", "/api/me", key=key).body["asks_remaining"] == 0
+    finally:
+        server.stop()
+
+
+def test_a_restart_keeps_conversations_and_the_store_is_private(built_root, tmp_path):
+    store = tmp_path / "kept.db"
+    first = start(built_root, store)  # loopback, single-user mode: no key needed
+    try:
+        made = call(first, "POST", "/api/conversations", {"title": "kept"}).body
+        call(first, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION})
+        assert call(first, "GET", "/api/me").body["key_name"] == "local"
+    finally:
+        first.stop()
+    assert stat.S_IMODE(os.stat(store).st_mode) == 0o600
+    assert not any(p.name.startswith("serve") for p in built_root.rglob("*.db"))
+    second = start(built_root, store)
+    try:
+        kept = call(second, "GET", f"/api/conversations/{made['id']}").body
+        assert [t["question"] for t in kept["turns"]] == [QUESTION]
+    finally:
+        second.stop()
+
+
+def test_the_store_is_refused_inside_the_index_root(built_root):
+    done = subprocess.run(
+        [LEXKB, "serve", "--index", str(built_root), "--store", str(built_root / "serve.db")],
+        capture_output=True, text=True, timeout=120, env=environment(),
+    )  # fmt: skip
+    assert done.returncode == 2 and "inside the index root" in done.stderr
+    assert not (built_root / "serve.db").exists()
+
+
+def test_off_loopback_needs_allowed_hosts_and_origins(built_root, tmp_path):
+    done = subprocess.run(
+        [LEXKB, "serve", "--index", str(built_root), "--store", str(tmp_path / "s.db"),
+         "--host", "0.0.0.0"],
+        capture_output=True, text=True, timeout=120, env=environment(),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--allow-host" in done.stderr and "--allow-origin" in done.stderr
+
+
+def test_keys_are_stored_hashed_and_can_be_revoked(tmp_path, built_root):
+    store = tmp_path / "keys.db"
+    secret = add_key(store, "dave")
+    assert secret.startswith("lk_") and secret.encode() not in store.read_bytes()
+    listed = subprocess.run(
+        [LEXKB, "serve", "keys", "list", "--json", "--store", str(store)],
+        capture_output=True, text=True, check=True, env=environment(),
+    )  # fmt: skip
+    assert [k["name"] for k in json.loads(listed.stdout)] == ["dave"]
+    server = start(built_root, store, "--require-keys")
+    try:
+        assert call(server, "GET", "/api/me", key=secret).status == 200
+        subprocess.run(
+            [LEXKB, "serve", "keys", "revoke", "dave", "--store", str(store)],
+            check=True, capture_output=True, env=environment(),
+        )  # fmt: skip
+        assert call(server, "GET", "/api/me", key=secret).status == 401
+    finally:
+        server.stop()
