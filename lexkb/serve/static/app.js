@@ -396,6 +396,7 @@ async function start() {
   if (await loadMe()) {
     await loadDocuments();
     route();
+    document.body.dataset.ready = "true";  // what the browser tests wait for
   }
 }
 

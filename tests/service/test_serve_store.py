@@ -1,0 +1,103 @@
+"""The store of what users write, on SQLite and on a real PostgreSQL server (started here where
+Debian's server is installed, skipped otherwise): the same code, the same answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lexkb.serve.store import MIGRATIONS, Store, StoreError
+from tests.support.postgres import binaries, postgres_server
+
+ANSWER = {
+    "question": "How long must records be kept?",
+    "answer": "Seven years. [1]",
+    "mode": "DIRECT",
+    "confidence": 0.8,
+    "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
+    "snapshot_version": "v1",
+}
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    if binaries() is None:
+        pytest.skip("Debian's postgresql is not installed")
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture()
+def store(target: str) -> Iterator[Store]:
+    opened = Store(target)
+    yield opened
+    if opened.postgres:  # one server serves every test: leave it empty for the next
+        for table in ("feedback", "answers", "conversations", "api_keys"):
+            opened._rows(f"DELETE FROM {table}")
+    opened.close()
+
+
+def test_migrations_apply_once_and_reopen(target: str):
+    first = Store(target)
+    assert first.schema_version() == len(MIGRATIONS)
+    first.close()
+    again = Store(target)  # a second open applies nothing and loses nothing
+    assert again.schema_version() == len(MIGRATIONS) and again.ping()
+    again.close()
+
+
+def test_keys_are_found_by_hash_and_revoked(store: Store):
+    key, secret = store.add_key("alice")
+    assert store.key_for(secret).id == key.id
+    assert store.key_for(secret + "x") is None and store.key_for("not-a-key") is None
+    with pytest.raises(StoreError, match="exists"):
+        store.add_key("alice")
+    store.revoke_key("alice")
+    assert store.key_for(secret) is None
+    assert [k.revoked_at is not None for k in store.api_keys()] == [True]
+
+
+def test_conversations_and_feedback_stay_with_their_owner(store: Store):
+    mine = store.create_conversation("alice", "  records\n retention ")
+    assert mine["title"] == "records retention"
+    first = store.record_answer("alice", ANSWER, mine["id"])
+    store.record_answer("alice", {**ANSWER, "question": "and for client money?"}, mine["id"])
+    assert [t["question"] for t in store.turns("alice", mine["id"])] == [
+        ANSWER["question"], "and for client money?",
+    ]  # fmt: skip
+    assert store.conversation("bob", mine["id"]) is None
+    assert store.turns("bob", mine["id"]) == []
+    assert store.add_feedback("bob", first, "positive", "") is None
+    given = store.add_feedback("alice", first, "negative", "wrong period")
+    assert (given["question"], given["confidence"], given["source_count"]) == (
+        ANSWER["question"],
+        0.8,
+        1,
+    )
+    assert [f["comment"] for f in store.feedback("alice")] == ["wrong period"]
+    assert store.feedback("bob") == []
+    assert store.recent_answers(1)[0]["answer"]["question"] == "and for client money?"
+    assert not store.delete_conversation("bob", mine["id"])
+    assert store.delete_conversation("alice", mine["id"])
+    assert store.conversations("alice") == []
+
+
+def test_a_sqlite_store_is_private_and_stays_out_of_the_index(tmp_path: Path):
+    Store(tmp_path / "s.db").close()
+    assert (tmp_path / "s.db").stat().st_mode & 0o777 == 0o600
+    root = tmp_path / "index"
+    root.mkdir()
+    with pytest.raises(StoreError, match="inside the index root"):
+        Store(root / "nested" / "s.db", index_root=root)
+    (tmp_path / "link.db").symlink_to(tmp_path / "s.db")
+    with pytest.raises(StoreError, match="not a regular file"):
+        Store(tmp_path / "link.db")

@@ -1,0 +1,204 @@
+"""The page of `lexkb serve` as a person uses it, in headless Chromium (Debian's `chromium`,
+driven by Playwright; skipped where it is not installed): search with a filter, follow a
+citation, ask and continue, give feedback, check a claim, snapshots, the admin page; on a desk
+screen and a phone's, by keyboard, and without layout shifts.
+
+Screenshots go to the test's folder, or to $LEXKB_SCREENSHOTS when set (docs/screenshots is
+made that way)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.serve_process import Served, call, start
+
+CHROMIUM = shutil.which("chromium")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+# What a closed network needs (tests/service/test_ui.py).
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+QUESTION = "How long must client money reconciliation records be kept?"
+# Layout shifts summed as Chromium reports them (the Cumulative Layout Shift of web vitals).
+WATCH_SHIFTS = """
+window.__shift = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    window.__shift += entry.value;
+    window.__shifted = (window.__shifted || []).concat((entry.sources || []).map((s) => s.node && s.node.id || s.node && s.node.className));
+  }
+}).observe({type: "layout-shift", buffered: true});
+"""
+
+
+@pytest.fixture(scope="module")
+def served(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    server = start(built_root, tmp_path_factory.mktemp("ui") / "serve.db")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = Path(os.environ.get("LEXKB_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    opened.errors = errors
+    yield opened
+    context.close()
+
+
+def test_search_with_a_filter_then_follow_a_citation(served, page, shots):
+    page.goto(served.url + "/")
+    page.evaluate(WATCH_SHIFTS)
+    page.wait_for_selector("body[data-ready]")
+    # By keyboard: the search box takes focus and Enter submits.
+    page.focus("#search-q")
+    page.keyboard.type("client money reconciliation records")
+    page.select_option("#f-document", "records-retention-act")
+    page.focus("#search-q")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-results li")
+    citations = page.locator("#search-results a.cite").all_text_contents()
+    assert citations and all(c.startswith("Records Retention Act") for c in citations)
+    assert "seven years" in page.locator("#search-results").inner_text()
+    page.screenshot(path=str(shots / "search.png"))
+
+    page.locator("#search-results a.cite", has_text="§ 103(b)").first.click()
+    page.wait_for_selector("#paragraph h3")
+    assert page.inner_text("#paragraph h3") == "Records Retention Act, § 103(b)"
+    assert "§ 103 Retention periods" in page.inner_text("#doc-tree")
+    assert "Copy citation" in page.inner_text("#paragraph")
+    page.screenshot(path=str(shots / "document.png"))
+    # What it cites is one click away.
+    page.locator("#paragraph a", has_text="4.4.1").first.click()
+    page.wait_for_selector("#paragraph h3:has-text('4.4.1')")
+    assert "six years" in page.inner_text("#paragraph")
+    assert page.evaluate("window.__shift") < 0.1, page.evaluate("window.__shifted")
+    assert page.errors == []
+
+
+def test_ask_continue_and_give_feedback(served, page, shots):
+    page.goto(served.url + "/#ask")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#ask-q", QUESTION)
+    page.press("#ask-q", "Enter")
+    page.wait_for_selector(".turn .badge")
+    turn = page.locator(".turn").first
+    assert turn.locator(".badge").first.inner_text() in ("DIRECT", "QUALIFIED")
+    assert "seven years" in turn.inner_text()
+    assert "Records Retention Act, § 103(b)" in turn.locator(".sources").inner_text()
+    turn.locator("summary", has_text="Verification").click()
+    assert "supported" in turn.locator(".verify").inner_text()
+
+    turn.locator(".feedback input").fill("cites the Act")
+    turn.locator(".feedback button", has_text="Not helpful").click()
+    page.wait_for_selector(".feedback [role=status]:has-text('saved')")
+    stored = call(served, "GET", "/api/admin/feedback").body
+    assert stored[0]["rating"] == "negative" and stored[0]["comment"] == "cites the Act"
+
+    page.fill("#ask-q", "what is the weather in Paris tomorrow?")
+    page.press("#ask-q", "Enter")
+    page.wait_for_selector(".turn:nth-of-type(2) .badge")
+    second = page.locator(".turn").nth(1)
+    assert second.locator(".badge").first.inner_text() == "ABSTAIN"
+    assert "No answer:" in second.inner_text()
+    page.screenshot(path=str(shots / "ask.png"), full_page=True)
+
+    # The answer's [1] opens the paragraph it cites.
+    turn.locator(".answer a").first.click()
+    page.wait_for_selector("#paragraph h3")
+    assert page.inner_text("#paragraph h3") == "Records Retention Act, § 103(b)"
+    conversations = call(served, "GET", "/api/conversations").body
+    assert conversations[0]["turns"] == 2
+    assert page.errors == []
+
+
+def test_check_a_claim_shows_the_verdict_and_its_sentence(served, page, shots):
+    page.goto(served.url + "/#check")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#check-claim", "Client money reconciliation records must be kept for two years.")
+    page.fill("#check-ref", "§ 103(b)")
+    page.click("#check-form button")
+    page.wait_for_selector("#check-result .badge")
+    assert page.inner_text("#check-result .badge") == "contradicted"
+    assert "seven years" in page.inner_text("#check-result blockquote")
+    page.screenshot(path=str(shots / "check.png"))
+    assert page.errors == []
+
+
+def test_snapshots_and_admin(served, page, shots):
+    call(served, "POST", "/api/ask", {"question": QUESTION})
+    page.goto(served.url + "/#snapshots")
+    page.wait_for_selector("#snapshot-rows tr")
+    assert "served" in page.inner_text("#snapshot-rows")
+    page.click("#diff-form button")
+    page.wait_for_selector("#diff-result li")
+    assert "chunks added: 0" in page.inner_text("#diff-result")
+    page.screenshot(path=str(shots / "snapshots.png"))
+    page.click("a[data-tab=admin]")
+    page.wait_for_selector("#traces details")
+    assert QUESTION in page.inner_text("#traces")
+    page.screenshot(path=str(shots / "admin.png"))
+    assert page.errors == []
+
+
+def test_readable_on_a_phone(served, browser, shots):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(served.url + "/#search")
+        page.wait_for_selector("body[data-ready]")
+        page.fill("#search-q", "records")
+        page.press("#search-q", "Enter")
+        page.wait_for_selector("#search-results li")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.goto(served.url + "/#documents/records-retention-act")
+        page.wait_for_selector("#doc-tree a")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(shots / "phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_the_page_asks_for_a_key_when_the_service_needs_one(built_root, tmp_path, page):
+    from tests.support.serve_process import add_key
+
+    store = tmp_path / "keys.db"
+    key = add_key(store, "erin")
+    server = start(built_root, store, "--require-keys")
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#key-form:not([hidden])")
+        page.fill("#key-input", key)
+        page.press("#key-input", "Enter")
+        page.wait_for_selector("#served:has-text('erin')")
+        assert page.is_hidden("#key-form")
+    finally:
+        server.stop()
