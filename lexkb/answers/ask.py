@@ -388,7 +388,9 @@ def _answer(
     results = index.search(
         searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
-    found = evidence(index, question, results.hits, settings.evidence)
+    # A follow-up is judged in its context: "and who must keep them?" alone names nothing in
+    # scope, while the question before it does.
+    found = evidence(index, searched, results.hits, settings.evidence)
     warnings = list(results.warnings)
     if found.mode == ABSTAIN:
         return _abstain(index, question, found.reason, found.explanation, warnings=warnings), True

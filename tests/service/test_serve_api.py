@@ -120,13 +120,17 @@ def test_conversations_belong_to_their_key(served, keys):
     assert first.status == 200, first.body
     assert first.body["mode"] in ("DIRECT", "QUALIFIED") and first.body["sources"]
     assert first.body["conversation_id"] == made["id"] and first.body["answer_id"]
+    # A follow-up that names nothing is read with the turn before it; asked alone, it abstains.
+    alone = call(served, "POST", "/api/ask", {"question": "and for how long?"}, key=alice).body
+    assert alone["mode"] == "ABSTAIN"
     follow = call(
         served, "POST", f"/api/conversations/{made['id']}/ask",
-        {"question": "and which rule do they override?"}, key=alice,
-    )  # fmt: skip
-    assert follow.status == 200
+        {"question": "and for how long?"}, key=alice,
+    ).body  # fmt: skip
+    assert follow["mode"] != "ABSTAIN" and "seven years" in follow["answer"]
+    assert "Records Retention Act, § 103(b)" in [s["citation"] for s in follow["sources"]]
     got = call(served, "GET", f"/api/conversations/{made['id']}", key=alice).body
-    assert [t["question"] for t in got["turns"]] == [QUESTION, "and which rule do they override?"]
+    assert [t["question"] for t in got["turns"]] == [QUESTION, "and for how long?"]
     assert got["turns"][0]["answer"]["sources"]
     assert made["id"] in {
         c["id"] for c in call(served, "GET", "/api/conversations", key=alice).body
