@@ -23,6 +23,7 @@ from lexkb.mcp.server import build_server
 from lexkb.serve.api import Service, add_error_handlers, router
 from lexkb.serve.gate import Gate, Policy
 from lexkb.serve.metrics import CONTENT_TYPE, Metrics
+from lexkb.serve.openapi import document
 from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.store import Store
 
@@ -62,6 +63,7 @@ def build_app(
         docs_url=None,
         redoc_url=None,
     )
+    api.openapi = lambda: document(api)  # type: ignore[method-assign]
     api.state.service = Service(current, store, RateLimit(asks_per_hour), metrics)
     api.include_router(router)
     add_error_handlers(api)

@@ -1,6 +1,7 @@
 """The JSON API's request bodies, typed and bounded as the MCP tools' arguments are (the same
-types from lexkb.mcp.schemas), and the shapes of what only the service returns. Every body
-refuses unknown fields, so a misspelt option is an error, not a silent default."""
+types from lexkb.mcp.schemas). Every body refuses unknown fields, so a misspelt option is an
+error, not a silent default. Responses are described by the JSON Schemas in lexkb/schemas
+(lexkb.serve.openapi)."""
 
 from __future__ import annotations
 
@@ -75,55 +76,3 @@ class VerifyEntitiesRequest(Body):
     ]
     source_ids: Many
     threshold: Share = 0.80
-
-
-class Conversation(BaseModel):
-    id: str
-    title: str
-    created_at: float
-    updated_at: float
-    turns: int | list[dict] = Field(description="the count in a listing; the turns in one")
-
-
-class Feedback(BaseModel):
-    id: str
-    answer_id: str
-    rating: Rating
-    comment: str
-    question: str
-    answer: str
-    confidence: float
-    source_count: int
-    created_at: float
-
-
-class AskResponse(BaseModel):
-    """The typed Answer (lexkb.answers.ask.Answer, docs/schemas/ask.schema.json) with the id
-    feedback names and the conversation it belongs to."""
-
-    model_config = ConfigDict(extra="allow")
-    answer_id: str
-    conversation_id: str | None
-    question: str
-    answer: str
-    mode: Literal["DIRECT", "QUALIFIED", "ABSTAIN"]
-    abstention_reason: str | None
-    confidence: float
-    sources: list[dict]
-    sentences: list[dict]
-    verification: dict
-    suggestions: list[str]
-    from_cache: bool
-    snapshot_version: str | None
-
-
-class Me(BaseModel):
-    key_name: str
-    admin: bool
-    asks_per_hour: int
-    asks_remaining: int
-    snapshot_version: str
-
-
-class Error(BaseModel):
-    error: str

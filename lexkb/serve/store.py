@@ -111,6 +111,18 @@ def _id() -> str:
     return secrets.token_hex(12)
 
 
+def _turn(
+    answer_id: str, conversation_id: str | None, question: str, trace: str, at: float
+) -> dict:
+    return {
+        "answer_id": answer_id,
+        "conversation_id": conversation_id,
+        "question": question,
+        "answer": json.loads(trace),
+        "at": at,
+    }
+
+
 def is_url(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
@@ -265,7 +277,13 @@ class Store:
     def create_conversation(self, owner: str, title: str) -> dict:
         now = time.time()
         title = " ".join(title.split())[:MAX_TITLE_CHARS] or "Conversation"
-        conversation = {"id": _id(), "title": title, "created_at": now, "updated_at": now}
+        conversation = {
+            "id": _id(),
+            "title": title,
+            "created_at": now,
+            "updated_at": now,
+            "turns": [],
+        }
         self._rows(
             "INSERT INTO conversations (id, owner, title, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -303,10 +321,7 @@ class Store:
             "title": rows[0][1],
             "created_at": rows[0][2],
             "updated_at": rows[0][3],
-            "turns": [
-                {"answer_id": t[0], "question": t[1], "answer": json.loads(t[2]), "at": t[3]}
-                for t in turns
-            ],
+            "turns": [_turn(t[0], conversation_id, t[1], t[2], t[3]) for t in turns],
         }
 
     def delete_conversation(self, owner: str, conversation_id: str) -> bool:
@@ -328,10 +343,12 @@ class Store:
         )
         return [{"question": r[0], "answer": r[1], "mode": r[2]} for r in rows]
 
-    def record_answer(self, owner: str, answer: dict, conversation_id: str | None = None) -> str:
-        """Keep an answer (the whole typed Answer, its trace) and return its id."""
+    def record_answer(self, owner: str, answer: dict, conversation_id: str | None = None) -> dict:
+        """Keep an answer (the whole typed Answer: its trace) and return it as a turn, with
+        the id feedback names."""
         answer_id = _id()
         now = time.time()
+        trace = json.dumps(answer, default=str)
         with self._transaction():
             self._rows(
                 "INSERT INTO answers (id, owner, conversation_id, question, answer, mode, "
@@ -347,7 +364,7 @@ class Store:
                     float(answer["confidence"]),
                     len(answer["sources"]),
                     answer.get("snapshot_version"),
-                    json.dumps(answer, default=str),
+                    trace,
                     now,
                 ),
             )
@@ -355,25 +372,16 @@ class Store:
                 self._rows(
                     "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
                 )
-        return answer_id
+        return _turn(answer_id, conversation_id, answer["question"], trace, now)
 
     def recent_answers(self, limit: int = 50) -> list[dict]:
         """The last answers of every owner, with their traces (the admin page)."""
         rows = self._rows(
-            "SELECT id, owner, conversation_id, trace, created_at FROM answers "
+            "SELECT id, owner, conversation_id, question, trace, created_at FROM answers "
             "ORDER BY created_at DESC LIMIT ?",
             (limit,),
         )
-        return [
-            {
-                "answer_id": r[0],
-                "owner": r[1],
-                "conversation_id": r[2],
-                "answer": json.loads(r[3]),
-                "at": r[4],
-            }
-            for r in rows
-        ]
+        return [{**_turn(r[0], r[2], r[3], r[4], r[5]), "owner": r[1]} for r in rows]
 
     # -- feedback -------------------------------------------------------------------------
 

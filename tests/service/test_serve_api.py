@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from tests.support.mcp_process import LEXKB, environment
 from tests.support.serve_process import Served, add_key, call, start
@@ -35,6 +38,78 @@ def served(built_root: Path, store: Path, keys: dict[str, str]) -> Iterator[Serv
     server = start(built_root, store, "--require-keys", LEXKB_MCP_MAX_BODY_BYTES="20000")
     yield server
     server.stop()
+
+
+def conforms(spec: dict, method: str, route: str, reply) -> None:
+    """`reply` is what the served OpenAPI document says `route` answers with its status."""
+    status = str(reply.status)
+    schema = spec["paths"][route][method]["responses"][status]["content"]["application/json"]
+    uri = "urn:lexkb:openapi"
+    registry = Registry().with_resource(
+        uri, Resource.from_contents(spec, default_specification=DRAFT202012)
+    )
+    reference = {"$ref": uri + schema["schema"]["$ref"]}
+    Draft202012Validator(reference, registry=registry).validate(reply.body)
+
+
+def test_every_response_is_the_shape_the_openapi_document_gives(served, keys):
+    spec = call(served, "GET", "/api/openapi.json").body
+    alice, admin = keys["alice"], keys["admin"]
+    hit = call(served, "POST", "/api/search", {"query": "records", "limit": 2}, key=alice)
+    conforms(spec, "post", "/api/search", hit)
+    chunk = hit.body["hits"][0]["chunk_id"]
+    made = call(served, "POST", "/api/conversations", {"title": "shape"}, key=alice)
+    turn = call(
+        served,
+        "POST",
+        f"/api/conversations/{made.body['id']}/ask",
+        {"question": QUESTION},
+        key=alice,
+    )
+    calls = [
+        ("get", "/api/get", call(served, "GET", f"/api/get?reference={chunk}", key=alice)),
+        ("post", "/api/hop", call(served, "POST", "/api/hop", {"start": chunk}, key=alice)),
+        ("get", "/api/documents", call(served, "GET", "/api/documents", key=alice)),
+        ("get", "/api/documents/{document}/tree",
+         call(served, "GET", "/api/documents/records-retention-act/tree", key=alice)),
+        ("get", "/api/snapshots", call(served, "GET", "/api/snapshots", key=alice)),
+        ("get", "/api/snapshots/diff",
+         call(served, "GET", "/api/snapshots/diff?old=CURRENT&new=CURRENT", key=alice)),
+        ("post", "/api/ask", call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice)),
+        ("post", "/api/conversations", made),
+        ("post", "/api/conversations/{conversation_id}/ask", turn),
+        ("get", "/api/conversations", call(served, "GET", "/api/conversations", key=alice)),
+        ("get", "/api/conversations/{conversation_id}",
+         call(served, "GET", f"/api/conversations/{made.body['id']}", key=alice)),
+        ("post", "/api/feedback", call(
+            served, "POST", "/api/feedback",
+            {"answer_id": turn.body["answer_id"], "rating": "positive"}, key=alice)),
+        ("post", "/api/verify/citations", call(
+            served, "POST", "/api/verify/citations",
+            {"citations": [{"claim": "Records are kept for seven years.", "ref": "§ 103(b)"}]},
+            key=alice)),
+        ("post", "/api/verify/entities", call(
+            served, "POST", "/api/verify/entities",
+            {"entities": ["seven years"], "source_ids": [chunk]}, key=alice)),
+        ("get", "/api/me", call(served, "GET", "/api/me", key=alice)),
+        ("get", "/api/admin/feedback", call(served, "GET", "/api/admin/feedback", key=admin)),
+        ("get", "/api/admin/answers", call(served, "GET", "/api/admin/answers", key=admin)),
+        ("delete", "/api/conversations/{conversation_id}",
+         call(served, "DELETE", f"/api/conversations/{made.body['id']}", key=alice)),
+        # Refusals have their shape too.
+        ("post", "/api/search", call(served, "POST", "/api/search", {"query": ""}, key=alice)),
+        ("get", "/api/conversations/{conversation_id}",
+         call(served, "GET", "/api/conversations/nope", key=alice)),
+        ("get", "/api/admin/feedback", call(served, "GET", "/api/admin/feedback", key=alice)),
+    ]  # fmt: skip
+    for method, route, reply in calls:
+        assert reply.status in (200, 403, 404, 422), (route, reply.status, reply.body)
+        conforms(spec, method, route, reply)
+    # Every route of the API is in this list.
+    documented = {(m, r) for r, ops in spec["paths"].items() for m in ops}
+    assert documented - {(m, r) for m, r, _ in calls} == {
+        ("get", "/api/documents/{document}/markdown")
+    }
 
 
 def test_keys_are_required_and_checked(served, keys):
@@ -118,15 +193,17 @@ def test_conversations_belong_to_their_key(served, keys):
         served, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION}, key=alice
     )
     assert first.status == 200, first.body
-    assert first.body["mode"] in ("DIRECT", "QUALIFIED") and first.body["sources"]
+    assert (
+        first.body["answer"]["mode"] in ("DIRECT", "QUALIFIED") and first.body["answer"]["sources"]
+    )
     assert first.body["conversation_id"] == made["id"] and first.body["answer_id"]
     # A follow-up that names nothing is read with the turn before it; asked alone, it abstains.
     alone = call(served, "POST", "/api/ask", {"question": "and for how long?"}, key=alice).body
-    assert alone["mode"] == "ABSTAIN"
+    assert alone["answer"]["mode"] == "ABSTAIN"
     follow = call(
         served, "POST", f"/api/conversations/{made['id']}/ask",
         {"question": "and for how long?"}, key=alice,
-    ).body  # fmt: skip
+    ).body["answer"]  # fmt: skip
     assert follow["mode"] != "ABSTAIN" and "seven years" in follow["answer"]
     assert "Records Retention Act, § 103(b)" in [s["citation"] for s in follow["sources"]]
     got = call(served, "GET", f"/api/conversations/{made['id']}", key=alice).body
@@ -155,7 +232,8 @@ def test_conversations_belong_to_their_key(served, keys):
 
 def test_feedback_is_stored_with_its_answer_and_admin_reads_it(served, keys):
     alice = keys["alice"]
-    answer = call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice).body
+    turn = call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice).body
+    answer = {**turn["answer"], "answer_id": turn["answer_id"]}
     given = call(
         served, "POST", "/api/feedback",
         {"answer_id": answer["answer_id"], "rating": "positive", "comment": "cited the Act"},

@@ -69,7 +69,7 @@ def test_keys_are_found_by_hash_and_revoked(store: Store):
 def test_conversations_and_feedback_stay_with_their_owner(store: Store):
     mine = store.create_conversation("alice", "  records\n retention ")
     assert mine["title"] == "records retention"
-    first = store.record_answer("alice", ANSWER, mine["id"])
+    first = store.record_answer("alice", ANSWER, mine["id"])["answer_id"]
     store.record_answer("alice", {**ANSWER, "question": "and for client money?"}, mine["id"])
     assert [t["question"] for t in store.turns("alice", mine["id"])] == [
         ANSWER["question"], "and for client money?",

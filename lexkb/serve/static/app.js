@@ -217,8 +217,8 @@ async function runAsk(event) {
     if (!state.conversation) {
       state.conversation = (await api("/api/conversations", { title: question.slice(0, 200) })).id;
     }
-    const answer = await api(`/api/conversations/${state.conversation}/ask`, { question });
-    showTurn(question, answer);
+    const turn = await api(`/api/conversations/${state.conversation}/ask`, { question });
+    showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
     $("ask-q").value = "";
     say("ask-status", "");
     loadMe();
