@@ -52,7 +52,10 @@ Reference = Annotated[
         examples=["Article 6(1)(a)", "Rule 4.3.1 of the Lexkb Rulebook", "LSA 230, para. A8"],
     ),
 ]
-Many = Annotated[list[str], Field(min_length=1, max_length=DEFAULT_LIMITS.max_list_items)]
+Many = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=DEFAULT_LIMITS.max_reference_chars)]],
+    Field(min_length=1, max_length=DEFAULT_LIMITS.max_list_items),
+]
 Hops = Annotated[int, Field(ge=1, le=DEFAULT_LIMITS.max_hops)]
 Hits = Annotated[int, Field(ge=1, le=MAX_HITS)]
 # A share of 0 to 1 inclusive (thresholds); decay is (0, 1], as lexkb.limits.fraction checks it.

@@ -105,7 +105,7 @@ def document_tree(document: str, request: Request) -> JSONResponse:
     from lexkb.export import to_tree
 
     index = service(request).index()
-    info, paragraphs = index.document_paragraphs(_bounded(document))
+    info, paragraphs = _document(index, document)
     return _sent(to_tree(info, paragraphs, index.version), index)
 
 
@@ -118,7 +118,7 @@ def document_markdown(document: str, request: Request) -> PlainTextResponse:
     from lexkb.export import to_markdown
 
     index = service(request).index()
-    info, paragraphs = index.document_paragraphs(_bounded(document))
+    info, paragraphs = _document(index, document)
     return PlainTextResponse(
         to_markdown(info, paragraphs, index.version),
         media_type="text/markdown; charset=utf-8",
@@ -150,7 +150,10 @@ def snapshots_diff(
 ) -> JSONResponse:
     from lexkb.core.store.diff import diff
 
-    return _sent(diff(_local_root(request), old, new))
+    try:
+        return _sent(diff(_local_root(request), old, new))
+    except SnapshotError as exc:  # a version that names no snapshot
+        raise HTTPException(404, str(exc)) from exc
 
 
 @router.post("/ask", summary="a cited, verified answer")
@@ -264,6 +267,14 @@ def _ask(request: Request, body: models.AskRequest, conversation_id: str | None)
     return _sent(served.store.record_answer(who, answer, conversation_id), index)
 
 
+def _document(index, document: str):
+    """A document's catalog entry and paragraphs; 404 when the index has no such document."""
+    try:
+        return index.document_paragraphs(_bounded(document))
+    except (KeyError, ValueError) as exc:
+        raise HTTPException(404, str(exc.args[0] if exc.args else exc)) from exc
+
+
 def _bounded(value: str) -> str:
     if not 0 < len(value) <= DEFAULT_LIMITS.max_reference_chars:
         raise QueryError(f"1 to {DEFAULT_LIMITS.max_reference_chars} characters, not {len(value)}")
@@ -286,7 +297,8 @@ def add_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"error": str(message)}, status_code=status)
 
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        # Its headers too: a 405 says which methods are allowed (Allow).
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()

@@ -1,9 +1,9 @@
 """One process, one port: MCP at /mcp, the JSON API at /api, the web page at /, and what
 operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that follows CURRENT.
 
-The MCP SDK's streamable HTTP app is the outer Starlette app (its lifespan runs the MCP session
-manager); the FastAPI app with the API and the page is mounted under it at "/", and the Gate
-(lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP server's bounds
+The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session
+manager); the FastAPI app with the API and the page takes every other path (`Split`), and the
+Gate (lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP server's bounds
 (lexkb.mcp.http: read deadline, body size, connections, sessions).
 """
 
@@ -28,7 +28,7 @@ from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.store import Store
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The page loads nothing from elsewhere and runs no inline script.
@@ -71,15 +71,29 @@ def build_app(
     api.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     server = build_server(root, current=current)
-    outer = server.streamable_http_app(
+    mcp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle,
         max_sessions=settings.max_sessions,
         transport_security=policy.access().security(),
     )
-    outer.mount("/", api)
-    return Gate(outer, policy, store, metrics, settings.max_body_bytes)
+    return Gate(Split(mcp, api), policy, store, metrics, settings.max_body_bytes)
+
+
+class Split:
+    """/mcp to the MCP app (which also takes the lifespan: it runs the MCP session manager),
+    every other path to the API app, whose router answers what matches nothing with JSON."""
+
+    def __init__(self, mcp: ASGIApp, api: ASGIApp) -> None:
+        self.mcp = mcp
+        self.api = api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan" or scope.get("path") == MCP_PATH:
+            await self.mcp(scope, receive, send)
+        else:
+            await self.api(scope, receive, send)
 
 
 def _add_operator_routes(
