@@ -31,14 +31,13 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATIC = Path(__file__).resolve().parent / "static"
-# The page loads nothing from elsewhere and runs no inline script.
+# The page loads nothing from elsewhere and runs no inline script (the Gate adds nosniff,
+# no-referrer and DENY framing to every reply).
 PAGE_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
     ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
 }
 
 

@@ -146,6 +146,7 @@ class Gate:
                 return
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message = {**message, "headers": [*message.get("headers", []), *_ALWAYS]}
             await send(message)
 
         try:
@@ -194,6 +195,12 @@ class Gate:
 
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="lexkb"'}
+# On every reply: no content sniffing, no referrer sent on, never framed by another site.
+_ALWAYS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
 
 
 async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -> None:
@@ -205,6 +212,7 @@ async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *_ALWAYS,
                 *((k.lower().encode(), v.encode()) for k, v in headers.items()),
             ],
         }

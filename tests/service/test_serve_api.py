@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -119,7 +120,10 @@ def test_keys_are_required_and_checked(served, keys):
     assert wrong.headers["www-authenticate"].startswith("Bearer")
     assert call(served, "GET", "/api/documents", key=keys["alice"]).status == 200
     # The page, health and the OpenAPI document need none.
-    assert call(served, "GET", "/").status == 200
+    page = call(served, "GET", "/")
+    assert page.status == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert wrong.headers["x-frame-options"] == "DENY"
     assert call(served, "GET", "/readyz").body["status"] == "ready"
     assert call(served, "GET", "/api/openapi.json").status == 200
 
@@ -363,6 +367,40 @@ def test_off_loopback_needs_allowed_hosts_and_origins(built_root, tmp_path):
     )  # fmt: skip
     assert done.returncode == 2
     assert "--allow-host" in done.stderr and "--allow-origin" in done.stderr
+
+
+def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
+    from pipelines.build import run_build
+    from tests.conftest import CORPUS
+
+    root = tmp_path / "root"
+    shutil.copytree(built_root / "snapshots", root / "snapshots")
+    shutil.copy(built_root / "CURRENT", root / "CURRENT")
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    (corpus / "notice.md").write_text(
+        "# Zephyrine Notice\n\n## 1 Scope\n\n1.1 A firm must file the zephyrine return "
+        "within 14 days.\n",
+        encoding="utf-8",
+    )
+    server = start(root, tmp_path / "s.db")
+    try:
+        before = call(server, "GET", "/api/me").body["snapshot_version"]
+        assert call(server, "POST", "/api/search", {"query": "zephyrine return"}).body["hits"] == []
+        run_build([corpus], root, embedder="none")
+        found = call(
+            server, "POST", "/api/search", {"query": "zephyrine return", "mode": "keyword"}
+        )
+        assert found.body["snapshot_version"] != before
+        assert found.body["hits"][0]["document_title"] == "Zephyrine Notice"
+        listed = call(server, "GET", "/api/snapshots").body
+        assert len(listed["snapshots"]) == 2 and listed["served"] != before
+        change = call(server, "GET", "/api/snapshots/diff?old=previous&new=CURRENT").body
+        assert change["summary"]["documents_added"] == 1
+        missing = call(server, "GET", "/api/snapshots/diff?old=20000101&new=CURRENT")
+        assert missing.status == 404 and missing.error
+    finally:
+        server.stop()
 
 
 def test_keys_are_stored_hashed_and_can_be_revoked(tmp_path, built_root):

@@ -101,3 +101,25 @@ def test_a_sqlite_store_is_private_and_stays_out_of_the_index(tmp_path: Path):
     (tmp_path / "link.db").symlink_to(tmp_path / "s.db")
     with pytest.raises(StoreError, match="not a regular file"):
         Store(tmp_path / "link.db")
+
+
+def test_the_service_on_postgresql_keeps_conversations_across_restarts(
+    postgres_url: str, built_root: Path
+):
+    from tests.support.serve_process import call, start
+
+    question = "How long must client money reconciliation records be kept?"
+    first = start(built_root, postgres_url)
+    try:
+        made = call(first, "POST", "/api/conversations", {"title": "on postgres"}).body
+        turn = call(first, "POST", f"/api/conversations/{made['id']}/ask", {"question": question})
+        assert turn.status == 200 and turn.body["answer"]["sources"]
+        assert call(first, "GET", "/readyz").body["store"] == "postgresql"
+    finally:
+        first.stop()
+    second = start(built_root, postgres_url)
+    try:
+        kept = call(second, "GET", f"/api/conversations/{made['id']}").body
+        assert [t["question"] for t in kept["turns"]] == [question]
+    finally:
+        second.stop()
