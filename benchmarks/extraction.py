@@ -12,6 +12,9 @@ returns its best spans (k=3) or "no answer".
 - no answer: precision and recall of "no answer" over the pairs whose category the contract
   lacks. extract answers when the best paragraph's relevance reaches `min_relevance`, or when
   the question asks for a title, the parties or the document's date and its head says them.
+- With and without the relevance model, same run: `extract(..., rerank=True)` (the model
+  reorders the first sentences, lexkb.answers.extract.reranked) next to `rerank=False`; seconds
+  per question for each (the search extract makes included).
 - Baseline, same run: the contract's sentence with the best BM25 score for the question (bm25s
   over that contract's sentences), which always answers.
 
@@ -26,6 +29,7 @@ import argparse
 import hashlib
 import re
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -103,15 +107,25 @@ def main() -> None:
     half = [k for k in sorted(documents) if tune_half(k) == args.fit]
     if args.contracts:
         half = half[: args.contracts]
-    rows = []  # (contract, category, has_gold, top relevance, lexkb spans, baseline sentence)
+    # (contract, category, has_gold, top relevance, lexkb spans with the model, baseline
+    # sentence, top confidence, head answered, lexkb spans without the model)
+    rows = []
     cache: dict = {}
+    seconds = {True: 0.0, False: 0.0}
     for key in half:
         document = documents[key]
         _, paragraphs = index.document_paragraphs(document)
         texts = paragraphs["content"].to_list()
         sentences = [t[a:b] for t in texts for a, b in split_sentences(t) if t[a:b].strip()] or [""]
         for category, question in questions.items():
-            result = extract(index, question, document=document, k=3, min_relevance=0.0)
+            results = {}
+            for rerank in (False, True):
+                started = time.perf_counter()
+                results[rerank] = extract(
+                    index, question, document=document, k=3, min_relevance=0.0, rerank=rerank
+                )
+                seconds[rerank] += time.perf_counter() - started
+            result = results[True]
             top = max((a.confidence for a in result.answers), default=0.0)
             relevance = index.search(
                 question, k=1, filters={"document": document}, min_relevance=0.0
@@ -120,14 +134,28 @@ def main() -> None:
             # What extract answers even under its threshold: a value read at the document's head.
             head = bool(head_values(index, kind_asked(question), document))
             rows.append((key, category, bool(gold.get((key, category))), best,
-                         [a.text for a in result.answers], bm25_best_sentence(question, sentences, cache, key), top, head))  # fmt: skip
+                         [a.text for a in result.answers], bm25_best_sentence(question, sentences, cache, key), top, head,
+                         [a.text for a in results[False].answers]))  # fmt: skip
     if args.fit:
+        print(f"tune half: {len(half)} contracts, {len(rows)} pairs")
+        print_found(rows, gold, seconds)
         print("min_relevance  no-answer P  R  F1  (tune half)")
         for t in THRESHOLDS:
             p, r, f = no_answer(rows, t)
             print(f"  {t:.2f}  {p:.3f}  {r:.3f}  {f:.3f}")
         return
-    report(rows, gold, MIN_RELEVANCE, args.kind, len(half))
+    report(rows, gold, MIN_RELEVANCE, args.kind, len(half), seconds)
+
+
+def print_found(rows, gold, seconds) -> None:
+    """found@1 and Recall@3 with the model and without it, and seconds per question."""
+    present = [r for r in rows if r[2]]
+    print("| extract | found@1 | Recall@3 | s / question |")
+    print("|---|---|---|---|")
+    for name, at, rerank in (("with the model", 4, True), ("without the model", 8, False)):
+        found1 = [bool(r[at]) and matches(r[at][0], gold[(r[0], r[1])]) for r in present]
+        recall3 = [any(matches(s, gold[(r[0], r[1])]) for s in r[at][:3]) for r in present]
+        print(f"| {name} | {np.mean(found1):.3f} | {np.mean(recall3):.3f} | {seconds[rerank] / len(rows):.3f} |")  # fmt: skip
 
 
 def no_answer(rows, threshold: float) -> tuple[float, float, float]:
@@ -140,7 +168,7 @@ def no_answer(rows, threshold: float) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
-def report(rows, gold, threshold: float, kind: str, contracts: int) -> None:
+def report(rows, gold, threshold: float, kind: str, contracts: int, seconds) -> None:
     present = [r for r in rows if r[2]]
     answered = [r for r in present if r[3] >= threshold or r[7]]
     found1 = [bool(r[4]) and matches(r[4][0], gold[(r[0], r[1])]) for r in present]
@@ -151,18 +179,22 @@ def report(rows, gold, threshold: float, kind: str, contracts: int) -> None:
     print(
         f"CUAD {kind}, held-out half: {contracts} contracts, {len(rows)} pairs, {len(present)} with a clause"
     )
-    print("| measure | lexkb extract | BM25 best sentence |")
-    print("|---|---|---|")
-    print(f"| found@1 (token F1 >= {FOUND_F1}) | {np.mean(found1):.3f} | {np.mean(baseline):.3f} |")
-    print(f"| Recall@3 | {np.mean(recall3):.3f} | - |")
-    print(f"| found@1 where lexkb answers | {np.mean(found1_answered):.3f} ({len(answered)}) | - |")
+    without1 = [bool(r[8]) and matches(r[8][0], gold[(r[0], r[1])]) for r in present]
+    without3 = [any(matches(s, gold[(r[0], r[1])]) for s in r[8][:3]) for r in present]
+    without_answered = [bool(r[8]) and matches(r[8][0], gold[(r[0], r[1])]) for r in answered]
+    print("| measure | lexkb extract, with the model | without the model | BM25 best sentence |")
+    print("|---|---|---|---|")
+    print(f"| found@1 (token F1 >= {FOUND_F1}) | {np.mean(found1):.3f} | {np.mean(without1):.3f} | {np.mean(baseline):.3f} |")  # fmt: skip
+    print(f"| Recall@3 | {np.mean(recall3):.3f} | {np.mean(without3):.3f} | - |")
+    print(f"| found@1 where lexkb answers | {np.mean(found1_answered):.3f} ({len(answered)}) | {np.mean(without_answered):.3f} | - |")  # fmt: skip
     print(
-        f"| no-answer precision / recall / F1 (min_relevance {threshold}) | {p:.3f} / {r_:.3f} / {f:.3f} | never abstains |"
+        f"| no-answer precision / recall / F1 (min_relevance {threshold}) | {p:.3f} / {r_:.3f} / {f:.3f} | the same | never abstains |"
     )
+    print(f"| seconds per question (extract) | {seconds[True] / len(rows):.3f} | {seconds[False] / len(rows):.3f} | - |")  # fmt: skip
     by_category: dict[str, list[bool]] = defaultdict(list)
     for row, hit in zip(present, found1, strict=True):
         by_category[row[1]].append(hit)
-    print("\nfound@1 by category (pairs):")
+    print("\nfound@1 by category (pairs), with the model:")
     for category, hits in sorted(by_category.items(), key=lambda kv: -np.mean(kv[1])):
         print(f"  {np.mean(hits):.2f} ({len(hits)})  {category}")
 
