@@ -5,8 +5,8 @@ document, or hits the caller passes). Each sentence scores by its local-model co
 question plus the IDF-weighted share of the question's terms it holds; a paragraph's best
 sentence is its answer. Headings and fragments are not candidates, and a lead-in ending with ":"
 comes with its list, since "... apply in the following cases:" answers nothing alone. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
-times the sentence's share of the best sentence score in that search: it ranks answers and is
-not itself calibrated.
+times the sentence's share of the best sentence score in that search; it is not itself
+calibrated, and answers come in the order of their sentence scores.
 
 No answer is returned when the best paragraph's relevance is under `min_relevance`: a document
 that does not address the question still has a "most similar" sentence.
@@ -181,7 +181,9 @@ def extract(
         _span(hit, a, b, score, (hit.relevance or 0.0) * max(score, 0.0) / lead, "sentence")
         for hit, a, b, score in ranked
     ]
-    answers.sort(key=lambda s: -s.confidence)
+    # In the order of the sentence scores, not of confidence: a sentence that says what is asked
+    # outranks one in a paragraph the search put higher (CUAD tune half, 30 contracts: found@1
+    # 0.476 -> 0.517, Recall@3 0.604 -> 0.635).
     reason = "best sentences of the best paragraphs"
     if rerank:
         answers = reranked(question, answers)
