@@ -19,10 +19,11 @@ gets the best sentence, then the date that sentence writes.
 With `rerank`, the relevance model (lexkb.core.judge.shipped.answers) reads the question with
 each of the first RERANK_SENTENCES answers, which are then ordered by its chance blended with
 their order here (lexkb.rerank.blend, SEARCH_WEIGHT to that order), and each carries the chance
-as `answers`. It is off by default: on CUAD's tune half (30 contracts) no setting of it raised
-found@1 by more than two or three of 414 pairs, the model alone lowered it (0.476 -> 0.372 over
-the first ten), and it costs about 20 ms a sentence on two CPU cores; the model learnt from
-regulatory questions, and CUAD's are clause descriptions (benchmarks/extraction.py prints both).
+as `answers`. It is off by default: on CUAD's tune half (30 contracts, 414 pairs) the model
+alone lowered found@1 (0.476 -> 0.372 over the first ten), and with answers in sentence-score
+order every blend or product with relevance tried lowered it too (0.517 -> 0.47-0.51); held-out
+0.474 with it, 0.502 without. The model learnt from regulatory questions, CUAD's are clause
+descriptions (benchmarks/extraction.py prints both; BENCHMARKS.md, issue 37).
 """
 
 from __future__ import annotations
