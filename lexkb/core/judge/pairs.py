@@ -15,9 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-# Pairs per onnxruntime call, grouped by length so that padding costs little.
-BATCH = 32
-
 
 class PairModelError(RuntimeError):
     """The model file is missing, damaged or not the one shipped."""
@@ -62,25 +59,21 @@ class PairModel:
                 self._load()
         assert self._session is not None and self._tokenizer is not None
         encoded = self._tokenizer.encode_batch([(a, b) for a, b in pairs])
-        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i].ids))
-        out: np.ndarray | None = None
-        for start in range(0, len(order), BATCH):
-            index = order[start : start + BATCH]
-            width = max(len(encoded[i].ids) for i in index)
-            ids = np.zeros((len(index), width), np.int64)
-            segments = np.zeros_like(ids)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(index):
-                n = len(encoded[i].ids)
-                ids[row, :n] = encoded[i].ids
-                segments[row, :n] = encoded[i].type_ids
-                mask[row, :n] = 1
-            (logits,) = self._session.run(None, {"ids": ids, "segments": segments, "mask": mask})
-            if out is None:
-                out = np.zeros((len(pairs), logits.shape[1]), np.float32)
-            if logits.shape[1] == 1:  # one logit: the chance of the positive class
-                out[index] = 1.0 / (1.0 + np.exp(-logits))
-            else:
-                shifted = np.exp(logits - logits.max(1, keepdims=True))
-                out[index] = shifted / shifted.sum(1, keepdims=True)
-        return out if out is not None else np.zeros((0, 0), np.float32)
+        # One pair per call. The int8 graph quantises its activations with one scale per
+        # tensor, so in a batch each pair's numbers would depend on the others (and on the
+        # padding): a claim checked with four others read 0.13 entailment, alone 0.23. Alone,
+        # a pair always gets the same chance, and without padding it is also faster (30
+        # passages of ObliQA: 0.18 s against 0.92 s in batches of 32).
+        rows = []
+        for pair in encoded:
+            ids = np.array([pair.ids], np.int64)
+            feeds = {"ids": ids, "segments": np.array([pair.type_ids], np.int64)}
+            (logits,) = self._session.run(None, {**feeds, "mask": np.ones_like(ids)})
+            rows.append(logits[0])
+        if not rows:
+            return np.zeros((0, 0), np.float32)
+        logits = np.array(rows, np.float32)
+        if logits.shape[1] == 1:  # one logit: the chance of the positive class
+            return 1.0 / (1.0 + np.exp(-logits))
+        shifted = np.exp(logits - logits.max(1, keepdims=True))
+        return shifted / shifted.sum(1, keepdims=True)
