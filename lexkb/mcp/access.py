@@ -71,6 +71,17 @@ def origin_pattern(value: str) -> str:
     return value.rstrip("/")
 
 
+def with_loopback(
+    host: str, hosts: Sequence[str], origins: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The Host and Origin patterns of a server bound to the loopback address `host`: the
+    loopback names, the address itself, then those the operator named."""
+    bound = host if host.startswith("[") or ":" not in host else f"[{host}]"
+    allowed_hosts = [*LOOPBACK_HOSTS, f"{bound}:*", *hosts]
+    allowed_origins = [*LOOPBACK_ORIGINS, f"http://{bound}:*", *origins]
+    return tuple(dict.fromkeys(allowed_hosts)), tuple(dict.fromkeys(allowed_origins))
+
+
 @dataclass(frozen=True)
 class Access:
     """The Host and Origin patterns allowed, and the bearer token required (None: none)."""
@@ -107,10 +118,7 @@ def access_for(
             "spaces (for example from `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
         )
     if is_loopback(host):
-        bound = host if host.startswith("[") or ":" not in host else f"[{host}]"
-        hosts = [*LOOPBACK_HOSTS, f"{bound}:*", *hosts]
-        origins = [*LOOPBACK_ORIGINS, f"http://{bound}:*", *origins]
-        return Access(tuple(dict.fromkeys(hosts)), tuple(dict.fromkeys(origins)), token)
+        return Access(*with_loopback(host, hosts, origins), token)
     missing = [
         name
         for name, given in (

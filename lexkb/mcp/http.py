@@ -130,13 +130,19 @@ def serve_http(
     server: MCPServer, host: str, port: int, access: Access, settings: HttpSettings
 ) -> None:
     """Serve `server` at http://host:port/mcp until stopped."""
+    run_bounded(app_for(server, host, access, settings), host, port, settings)
+
+
+def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> None:
+    """Run `app` under uvicorn with `settings`' bounds (read deadline, connections) until
+    stopped; `lexkb serve` runs its app this way too."""
     import uvicorn
 
     protocol = type(
         "ReadDeadlineProtocol", (ReadDeadlineProtocol,), {"read_timeout": settings.read_timeout}
     )
     config = uvicorn.Config(
-        app_for(server, host, access, settings),
+        app,
         host=host.strip("[]"),
         port=port,
         http=protocol,

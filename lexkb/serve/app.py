@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 
 from lexkb.current import CurrentIndex
 from lexkb.mcp.http import PATH as MCP_PATH
-from lexkb.mcp.http import SHUTDOWN_GRACE_SECONDS, HttpSettings, ReadDeadlineProtocol
+from lexkb.mcp.http import HttpSettings, run_bounded
 from lexkb.mcp.server import build_server
 from lexkb.serve.api import Service, add_error_handlers, router
 from lexkb.serve.gate import Gate, Policy
@@ -139,24 +139,8 @@ def serve(
     """Serve until stopped, under the MCP server's HTTP bounds (LEXKB_MCP_* settings)."""
     import sys
 
-    import uvicorn
-
     settings = HttpSettings.from_env()
     app = build_app(root, store, policy, settings, asks_per_hour)
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     print(f"lexkb serve: http://{shown}:{port}/ (store: {store.where})", file=sys.stderr)
-    protocol = type(
-        "ReadDeadlineProtocol", (ReadDeadlineProtocol,), {"read_timeout": settings.read_timeout}
-    )
-    config = uvicorn.Config(
-        app,
-        host=host.strip("[]"),
-        port=port,
-        http=protocol,
-        ws="none",
-        lifespan="on",
-        limit_concurrency=settings.max_connections,
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-        log_level="warning",
-    )
-    uvicorn.Server(config).run()
+    run_bounded(app, host, port, settings)

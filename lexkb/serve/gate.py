@@ -24,14 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lexkb.mcp.access import (
-    LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS,
-    Access,
-    host_patterns,
-    is_loopback,
-    origin_pattern,
-)
+from lexkb.mcp.access import Access, host_patterns, is_loopback, origin_pattern, with_loopback
 from lexkb.serve.store import LOCAL_OWNER, Store
 
 if TYPE_CHECKING:
@@ -68,10 +61,7 @@ def policy_for(
     hosts = [pattern for value in allow_hosts for pattern in host_patterns(value)]
     origins = [origin_pattern(value) for value in allow_origins]
     if is_loopback(host):
-        bound = host if host.startswith("[") or ":" not in host else f"[{host}]"
-        hosts = [*LOOPBACK_HOSTS, f"{bound}:*", *hosts]
-        origins = [*LOOPBACK_ORIGINS, f"http://{bound}:*", *origins]
-        return Policy(tuple(dict.fromkeys(hosts)), tuple(dict.fromkeys(origins)), require_keys)
+        return Policy(*with_loopback(host, hosts, origins), require_keys)
     missing = [n for n, v in (("--allow-host", hosts), ("--allow-origin", origins)) if not v]
     if missing:
         raise ValueError(

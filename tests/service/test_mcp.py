@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +17,8 @@ from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 from referencing import Registry, Resource
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import REPO
+from tests.support.next_snapshot import root_and_grown_corpus
 
 LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
 TOOLS = {
@@ -230,16 +230,7 @@ def test_http_transport_serves_the_same_tools(built_root):
 def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
     from pipelines.build import run_build
 
-    root = tmp_path / "root"
-    shutil.copytree(built_root / "snapshots", root / "snapshots")
-    shutil.copy(built_root / "CURRENT", root / "CURRENT")
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus)
-    (corpus / "notice.md").write_text(
-        "# Zephyrine Notice\n\n## 1 Scope\n\n1.1 A firm must file the zephyrine return "
-        "within 14 days.\n",
-        encoding="utf-8",
-    )
+    root, corpus = root_and_grown_corpus(built_root, tmp_path)
 
     async def session() -> None:
         async with Client(stdio(root)) as client:

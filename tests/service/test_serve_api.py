@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from tests.support.mcp_process import LEXKB, environment
+from tests.support.next_snapshot import root_and_grown_corpus
 from tests.support.serve_process import Served, add_key, call, start
 
 QUESTION = "How long must client money reconciliation records be kept?"
@@ -371,18 +371,8 @@ def test_off_loopback_needs_allowed_hosts_and_origins(built_root, tmp_path):
 
 def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
     from pipelines.build import run_build
-    from tests.conftest import CORPUS
 
-    root = tmp_path / "root"
-    shutil.copytree(built_root / "snapshots", root / "snapshots")
-    shutil.copy(built_root / "CURRENT", root / "CURRENT")
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus)
-    (corpus / "notice.md").write_text(
-        "# Zephyrine Notice\n\n## 1 Scope\n\n1.1 A firm must file the zephyrine return "
-        "within 14 days.\n",
-        encoding="utf-8",
-    )
+    root, corpus = root_and_grown_corpus(built_root, tmp_path)
     server = start(root, tmp_path / "s.db")
     try:
         before = call(server, "GET", "/api/me").body["snapshot_version"]
