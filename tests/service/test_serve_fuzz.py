@@ -31,7 +31,7 @@ def test_generated_requests_get_declared_replies(built_root: Path, tmp_path: Pat
             [str(REPO / ".venv/bin/schemathesis"), "run", f"{server.url}/api/openapi.json",
              "--checks", CHECKS, "--max-examples", "15", "--seed", "7", "--no-color",
              "-H", f"Authorization: Bearer {key}"],
-            capture_output=True, text=True, timeout=600,
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,  # its report folder
         )  # fmt: skip
     finally:
         server.stop()
