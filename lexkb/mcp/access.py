@@ -71,6 +71,13 @@ def origin_pattern(value: str) -> str:
     return value.rstrip("/")
 
 
+def named(allow_hosts: Sequence[str], allow_origins: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The Host and Origin patterns of the operator's --allow-host and --allow-origin values,
+    each checked (ValueError when malformed)."""
+    hosts = [pattern for value in allow_hosts for pattern in host_patterns(value)]
+    return hosts, [origin_pattern(value) for value in allow_origins]
+
+
 def with_loopback(
     host: str, hosts: Sequence[str], origins: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -109,8 +116,7 @@ def access_for(
 ) -> Access:
     """What the server bound to `host` lets in; raises ValueError, saying what is missing,
     for a non-loopback host without allowed hosts, allowed origins and a token."""
-    hosts = [pattern for value in allow_hosts for pattern in host_patterns(value)]
-    origins = [origin_pattern(value) for value in allow_origins]
+    hosts, origins = named(allow_hosts, allow_origins)
     token = environ.get(TOKEN_ENV) or None
     if token is not None and (len(token) < MIN_TOKEN_CHARS or token != token.strip()):
         raise ValueError(

@@ -250,7 +250,7 @@ def _ask(request: Request, body: models.AskRequest, conversation_id: str | None)
     served, who = service(request), owner(request)
     turns = None
     if conversation_id is not None:
-        if served.store.conversation(who, conversation_id) is None:
+        if not served.store.owns(who, conversation_id):
             raise _not_found("conversation")
         turns = served.store.turns(who, conversation_id)
     wait = served.asks.take(who)

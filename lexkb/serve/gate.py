@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lexkb.mcp.access import Access, host_patterns, is_loopback, origin_pattern, with_loopback
+from lexkb.mcp.access import Access, is_loopback, named, with_loopback
 from lexkb.serve.store import LOCAL_OWNER, Store
 
 if TYPE_CHECKING:
@@ -58,8 +58,7 @@ def policy_for(
 ) -> Policy:
     """The policy for a service bound to `host`; ValueError, saying what is missing, off
     loopback without allowed hosts and origins."""
-    hosts = [pattern for value in allow_hosts for pattern in host_patterns(value)]
-    origins = [origin_pattern(value) for value in allow_origins]
+    hosts, origins = named(allow_hosts, allow_origins)
     if is_loopback(host):
         return Policy(*with_loopback(host, hosts, origins), require_keys)
     missing = [n for n, v in (("--allow-host", hosts), ("--allow-origin", origins)) if not v]

@@ -86,6 +86,7 @@ class Metrics:
             "lexkb_snapshot_info", "the snapshot served (1 for its version)", ["version"],
             registry=r,
         )  # fmt: skip
+        self._served: str | None = None
         self.rate_limited = Counter(
             "lexkb_rate_limited", "asks refused by the rate limit", registry=r
         )
@@ -107,8 +108,11 @@ class Metrics:
             self.verification.labels(sentence.get("verdict") or "unknown").inc()
 
     def serving(self, version: str) -> None:
-        self.snapshot.clear()
-        self.snapshot.labels(version).set(1)
+        """Called on every request: the gauge changes only when the snapshot does."""
+        if version != self._served:
+            self._served = version
+            self.snapshot.clear()
+            self.snapshot.labels(version).set(1)
 
     def text(self) -> bytes:
         return generate_latest(self.registry)

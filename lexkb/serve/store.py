@@ -111,6 +111,11 @@ def _id() -> str:
     return secrets.token_hex(12)
 
 
+def _key(row: Sequence[Any]) -> Key:
+    """A Key from (id, name, admin, created_at, revoked_at)."""
+    return Key(row[0], row[1], bool(row[2]), row[3], row[4])
+
+
 def _turn(
     answer_id: str, conversation_id: str | None, question: str, trace: str, at: float
 ) -> dict:
@@ -252,7 +257,7 @@ class Store:
         rows = self._rows(
             "SELECT id, name, admin, created_at, revoked_at FROM api_keys ORDER BY created_at"
         )
-        return [Key(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
+        return [_key(r) for r in rows]
 
     def revoke_key(self, name: str) -> Key:
         found = [k for k in self.api_keys() if k.name == name and k.revoked_at is None]
@@ -270,7 +275,7 @@ class Store:
             "WHERE key_hash = ? AND revoked_at IS NULL",
             (key_hash(secret),),
         )
-        return Key(rows[0][0], rows[0][1], bool(rows[0][2]), rows[0][3], None) if rows else None
+        return _key(rows[0]) if rows else None
 
     # -- conversations and answers ---------------------------------------------------------
 
@@ -324,11 +329,17 @@ class Store:
             "turns": [_turn(t[0], conversation_id, t[1], t[2], t[3]) for t in turns],
         }
 
+    def owns(self, owner: str, conversation_id: str) -> bool:
+        """Is `conversation_id` one of `owner`'s conversations?"""
+        return bool(
+            self._rows(
+                "SELECT 1 FROM conversations WHERE id = ? AND owner = ?", (conversation_id, owner)
+            )
+        )
+
     def delete_conversation(self, owner: str, conversation_id: str) -> bool:
         with self._transaction():
-            if not self._rows(
-                "SELECT 1 FROM conversations WHERE id = ? AND owner = ?", (conversation_id, owner)
-            ):
+            if not self.owns(owner, conversation_id):
                 return False
             self._rows("DELETE FROM answers WHERE conversation_id = ?", (conversation_id,))
             self._rows("DELETE FROM conversations WHERE id = ?", (conversation_id,))
