@@ -49,7 +49,7 @@ from relevance import fit_logistic  # noqa: E402
 
 from lexkb import Index, relevance  # noqa: E402
 from lexkb.answers import scope  # noqa: E402
-from lexkb.answers.evidence import ABSTAIN, DIRECT, evidence  # noqa: E402
+from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, evidence  # noqa: E402
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"
 
@@ -133,6 +133,30 @@ def judge(index: Index, queries: list[str]) -> list[tuple]:
     return found
 
 
+OVERRULE = (0.5, 0.8, 0.9, 0.95, 1.01)
+# The two reasons the table decides again; any other ABSTAIN stands.
+_READ_HERE = {"out_of_scope", "not_answered_by_sources"}
+
+
+def overruled(judged: list[tuple], floors: tuple[float, ...]) -> dict[tuple[float, float], float]:
+    """The share of `judged` ABSTAIN would decline if an out-of-scope reading stood only where
+    the relevance model's best chance is under X, and not_answered_by_sources were read at
+    floor f. X = 1.01 is the scope model as it is."""
+    shares = {}
+    settings = EvidenceSettings()
+    for x in OVERRULE:
+        for f in floors:
+            declined = 0
+            for e, *_ in judged:
+                chance = e.top_answers if e.top_answers is not None else 1.0
+                other = e.mode == ABSTAIN and e.reason not in _READ_HERE
+                declined += bool(
+                    other or (e.scope < settings.min_scope and chance < x) or chance < f
+                )
+            shares[(x, f)] = declined / len(judged)
+    return shares
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", default=str(REPO / "benchmarks/out/obliqa/index"))
@@ -165,6 +189,7 @@ def main() -> None:
     }
     floors = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
     declined: dict[str, list[float]] = {}
+    grid: dict[str, dict[tuple[float, float], float]] = {}
     print(f"cosine baseline threshold (10% of tune abstain): {cos_floor:.3f}\n")
     print("| set | n | lexkb ABSTAIN | DIRECT | relevance floor | cosine threshold |")
     print("|---|---|---|---|---|---|")
@@ -175,6 +200,7 @@ def main() -> None:
         reasons[name] = Counter(e.reason for e, _, _, _ in judged if e.mode == ABSTAIN)
         chances = np.array([e.top_answers or 0.0 for e, _, _, _ in judged])
         declined[name] = [float(np.mean(chances < f)) for f in floors]
+        grid[name] = overruled(judged, floors)
         floor = np.mean([r < relevance.RELEVANCE_FLOOR for _, r, _, _ in judged])
         cosine = np.mean([c < cos_floor for _, _, c, _ in judged])
         print(
@@ -204,6 +230,16 @@ def main() -> None:
     print("|---|" + "---|" * len(floors))
     for name, shares in declined.items():
         print(f"| {name} | " + " | ".join(f"{x:.3f}" for x in shares) + " |")
+    print(
+        "\nABSTAIN with the scope model overruled where the best chance reaches X (rows) and "
+        "the floor f (columns); other reasons as decided (an estimate: an overruled question "
+        "is not checked again for them)"
+    )
+    for name, shares in grid.items():
+        print(f"\n{name}\n| X | " + " | ".join(f"f {f}" for f in floors) + " |")
+        print("|---|" + "---|" * len(floors))
+        for x in OVERRULE:
+            print(f"| {x} | " + " | ".join(f"{shares[(x, f)]:.3f}" for f in floors) + " |")
     print()
     for line in reasons.pop("_recall", {}):
         print(line)

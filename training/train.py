@@ -7,11 +7,16 @@
 Both are cross-encoders from all-MiniLM-L6-v2 (training/minilm.py): "first [SEP] second",
 mean-pooled, a linear head. `nli` says Entailment, Contradiction or NotMentioned (cross-entropy,
 each class weighed by the inverse square root of its share: Contradiction is rare); `rel` gives
-one logit, the chance that the passage answers the question (binary cross-entropy).
+one logit, the chance that the passage answers the question (binary cross-entropy). When the
+file holds clause rows (training/cuad_examples.py), `rel` also learns a second head on the same
+encoder: a paragraph read alone -> one chance per CUAD category (binary cross-entropy, each
+positive weighed by the square root of the negatives per positive, at most 10), its batches
+shuffled among the pairs'. `cuad_valid` and the clause rows' `valid` split (tune-half contracts
+never trained on) are measured after each epoch.
 
 All six layers train; the word embeddings stay as they are (the vocabulary's rows that training
 never meets should not drift from the rows it does), so what a run writes is the rest of the
-weights, in float16, in parts of at most 15 MB (`weights.pt.0`, ...: training/nli_export.py
+weights, in float16, in parts of at most 15 MB (`weights.pt.0`, ...: training/export.py
 joins them with the base's word embeddings). Runs on a GPU when there is one (bfloat16
 autocast), else on the CPU, slowly. The split `valid` (held-out train NDAs) and the evaluation
 splits are measured after each epoch; the weights of each epoch overwrite the last, so a run
@@ -38,7 +43,11 @@ from training.nli_data import LABELS, macro_f1
 BATCH = 32
 PART_BYTES = 15_000_000
 MAX_TOKENS = {"nli": 512, "rel": 256}
-EVALUATED = {"nli": ("valid", "dev_pairs", "dev_nda", "xref_dev"), "rel": ("obliqa_eval",)}
+EVALUATED = {
+    "nli": ("valid", "dev_pairs", "dev_nda", "xref_dev"),
+    "rel": ("obliqa_eval", "cuad_valid"),
+}
+CLAUSE_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 FROZEN = ("embeddings.words.weight",)
 
 
@@ -55,6 +64,19 @@ def read_examples(path: Path, task: str) -> dict[str, list[dict]]:
 def encode(tok: Tokenizer, rows: list[dict]) -> list[np.ndarray]:
     encoded = tok.encode_batch([(r["first"], r["second"]) for r in rows])
     return [np.array([e.ids, e.type_ids], np.int64) for e in encoded]
+
+
+def encode_alone(tok: Tokenizer, rows: list[dict]) -> list[np.ndarray]:
+    """Texts read alone (the clause head's input): one segment, cut to the same length."""
+    encoded = tok.encode_batch([r["first"] for r in rows])
+    return [np.array([e.ids, e.type_ids], np.int64) for e in encoded]
+
+
+def multi_hot(rows: list[dict], labels: int) -> torch.Tensor:
+    target = torch.zeros(len(rows), labels)
+    for n, row in enumerate(rows):
+        target[n, row["label"]] = 1.0
+    return target
 
 
 def batches(lengths: list[int], size: int, rng: random.Random | None) -> list[list[int]]:
@@ -81,16 +103,43 @@ def padded(items: list[np.ndarray], index: list[int], device: torch.device):
 
 
 @torch.no_grad()
-def scores_of(model, items, device, task) -> np.ndarray:
-    """Class probabilities (nli) or the chance of answering (rel), in the order of `items`."""
+def scores_of(model, items, device, task, output: int = 0) -> np.ndarray:
+    """Class probabilities (nli), the chance of answering (rel), or each clause category's
+    chance (rel's second output, `output=1`), in the order of `items`."""
     model.eval()
-    out = np.zeros((len(items), len(LABELS) if task == "nli" else 1), np.float32)
+    out: np.ndarray | None = None
     for index in batches([x.shape[1] for x in items], 128, None):
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-            logits = model(*padded(items, index, device)).float()
+            logits = model(*padded(items, index, device))
+        if isinstance(logits, tuple):
+            logits = logits[output]
+        logits = logits.float()
         probabilities = logits.softmax(-1) if task == "nli" else logits.sigmoid()
+        if out is None:
+            out = np.zeros((len(items), probabilities.shape[1]), np.float32)
         out[index] = probabilities.cpu().numpy()
+    assert out is not None
     return out
+
+
+def clause_report(rows: list[dict], probabilities: np.ndarray) -> dict[str, float]:
+    """Paragraph-level macro-F1 over the categories with a marked paragraph: at 0.5, and with
+    each category's best threshold (an upper bound, read on the split itself)."""
+    gold = multi_hot(rows, probabilities.shape[1]).numpy().astype(bool)
+    present = np.flatnonzero(gold.any(0))
+
+    def f1(column: int, threshold: float) -> float:
+        chosen = probabilities[:, column] >= threshold
+        hits = float(np.sum(chosen & gold[:, column]))
+        return 2 * hits / max(1.0, float(chosen.sum() + gold[:, column].sum()))
+
+    at_half = [f1(c, 0.5) for c in present]
+    best = [max(f1(c, t) for t in CLAUSE_THRESHOLDS) for c in present]
+    return {
+        "categories": int(present.size),
+        "macro_f1@0.5": round(float(np.mean(at_half)), 4),
+        "macro_f1 best": round(float(np.mean(best)), 4),
+    }
 
 
 def nda_report(rows: list[dict], probabilities: np.ndarray) -> dict[str, float]:
@@ -127,12 +176,13 @@ def ranking_report(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
             (row["rank"], float(score), row["label"], row["gold"])
         )
 
-    def measure(key) -> tuple[float, float]:
-        recall, average = [], []
+    def measure(key) -> tuple[float, ...]:
+        recall, average, first = [], [], []
         for items in by_question.values():
             ranked = sorted(items, key=key)[:10]
             gold = items[0][3]
             hits = [label for _, _, label, _ in ranked]
+            first.append(hits[0])
             recall.append(sum(hits) / gold)
             found, total = 0, 0.0
             for rank, hit in enumerate(hits, start=1):
@@ -140,11 +190,18 @@ def ranking_report(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
                     found += 1
                     total += found / rank
             average.append(total / min(gold, 10))
-        return round(float(np.mean(recall)), 4), round(float(np.mean(average)), 4)
+        return tuple(round(float(np.mean(values)), 4) for values in (recall, average, first))
 
     bm25 = measure(lambda item: item[0])
     model = measure(lambda item: -item[1])
-    return {"bm25 R@10": bm25[0], "bm25 MAP@10": bm25[1], "R@10": model[0], "MAP@10": model[1]}
+    return {
+        "bm25 R@10": bm25[0],
+        "bm25 MAP@10": bm25[1],
+        "bm25 P@1": bm25[2],
+        "R@10": model[0],
+        "MAP@10": model[1],
+        "P@1": model[2],
+    }
 
 
 def save_weights(model: PairClassifier, out: Path) -> None:
@@ -192,39 +249,52 @@ def main() -> None:
         log.flush()
 
     splits = read_examples(args.examples, args.task)
+    # rel also learns the clause head when the file holds clause rows (training/cuad_examples.py)
+    clause_rows = read_examples(args.examples, "clause") if args.task == "rel" else {}
+    names = clause_rows.pop("names", [{"names": []}])[0]["names"]
     if args.limit:
         splits = {name: rows[: args.limit] for name, rows in splits.items()}
+        clause_rows = {name: rows[: args.limit] for name, rows in clause_rows.items()}
     tok = Tokenizer.from_file(str(args.tokenizer))
     tok.no_padding()
     tok.enable_truncation(MAX_TOKENS[args.task], strategy="only_second")
+    alone = Tokenizer.from_file(str(args.tokenizer))
+    alone.no_padding()
+    alone.enable_truncation(MAX_TOKENS[args.task])
     started = time.perf_counter()
     encoded = {name: encode(tok, rows) for name, rows in splits.items()}
+    clause_items = {name: encode_alone(alone, rows) for name, rows in clause_rows.items()}
     note(
         {
             "task": args.task,
             "device": str(device),
             "sizes": {k: len(v) for k, v in splits.items()},
+            "clause_sizes": {k: len(v) for k, v in clause_rows.items()},
             "tokenized_s": round(time.perf_counter() - started, 1),
         }
     )
 
     classes = len(LABELS) if args.task == "nli" else 1
-    model = PairClassifier(classes)
+    model = PairClassifier(classes, clause_labels=len(names) if clause_items else 0)
     load_minilm(model, args.base)
     model.to(device)
     model.embeddings.words.weight.requires_grad = False
+    heads = [p for n, p in model.named_parameters() if n.startswith(("head", "clauses"))]
     encoder = [
-        p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("head")
+        p
+        for n, p in model.named_parameters()
+        if p.requires_grad and not n.startswith(("head", "clauses"))
     ]
     optimizer = torch.optim.AdamW(
-        [
-            {"params": encoder, "lr": args.lr},
-            {"params": list(model.head.parameters()), "lr": args.lr * 20},
-        ],
+        [{"params": encoder, "lr": args.lr}, {"params": heads, "lr": args.lr * 20}],
         weight_decay=0.01,
     )
     train, gold = encoded["train"], torch.tensor([r["label"] for r in splits["train"]])
-    steps = args.epochs * ((len(train) + BATCH - 1) // BATCH)
+    clause_train = clause_items.get("train", [])
+    clause_gold = multi_hot(clause_rows.get("train", []), len(names))
+    steps = args.epochs * (
+        (len(train) + BATCH - 1) // BATCH + (len(clause_train) + BATCH - 1) // BATCH
+    )
     warmup = max(1, steps // 16)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
@@ -242,14 +312,31 @@ def main() -> None:
         def loss_of(logits, labels):
             return criterion(logits[:, 0].float(), labels.float())
 
+    # A category's marked paragraphs are few: each positive weighs the square root of the
+    # negatives per positive (at most 10), so rare categories are not learnt as "never".
+    positives = clause_gold.sum(0)
+    negatives = len(clause_gold) - positives
+    clause_criterion = torch.nn.BCEWithLogitsLoss(
+        pos_weight=(negatives / positives.clamp(min=1)).sqrt().clamp(1, 10).to(device)
+    )
+
     for epoch in range(args.epochs):
         model.train()
         begun, total = time.perf_counter(), 0.0
-        groups = batches([x.shape[1] for x in train], BATCH, rng)
-        for step, index in enumerate(groups):
+        groups = [("pair", index) for index in batches([x.shape[1] for x in train], BATCH, rng)]
+        groups += [
+            ("alone", index) for index in batches([x.shape[1] for x in clause_train], BATCH, rng)
+        ]
+        rng.shuffle(groups)
+        for step, (kind, index) in enumerate(groups):
+            items = train if kind == "pair" else clause_train
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-                logits = model(*padded(train, index, device))
-            loss = loss_of(logits, gold[index].to(device))
+                logits = model(*padded(items, index, device))
+            if kind == "pair":
+                logits = logits[0] if isinstance(logits, tuple) else logits
+                loss = loss_of(logits, gold[index].to(device))
+            else:
+                loss = clause_criterion(logits[1].float(), clause_gold[index].to(device))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -273,7 +360,7 @@ def main() -> None:
             labels = [r["label"] for r in splits[name]]
             if name == "dev_nda":
                 record[name] = nda_report(splits[name], probabilities)
-            elif name == "obliqa_eval":
+            elif name in ("obliqa_eval", "cuad_valid"):
                 record[name] = ranking_report(splits[name], probabilities)
             elif name == "xref_dev":  # true paraphrases: the share read as entailed at 0.5
                 record[name] = {"entailed": round(float(np.mean(probabilities[:, 0] >= 0.5)), 4)}
@@ -283,6 +370,9 @@ def main() -> None:
                     "macro_f1": round(macro, 4),
                     "per_class": [round(s, 4) for s in per_class],
                 }
+        if "valid" in clause_items:
+            probabilities = scores_of(model, clause_items["valid"], device, args.task, output=1)
+            record["clause_valid"] = clause_report(clause_rows["valid"], probabilities)
         save_weights(model, args.out)
         record["saved"] = True
         note(record)

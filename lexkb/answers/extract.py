@@ -16,14 +16,14 @@ with that value as the document's head writes it (`kind` "title", "party", "date
 lexkb.answers.typed; needs `document`), then with sentences. A question asking for another date
 gets the best sentence, then the date that sentence writes.
 
-With `rerank`, the relevance model (lexkb.core.judge.shipped.answers) reads the question with
-each of the first RERANK_SENTENCES answers, which are then ordered by its chance blended with
-their order here (lexkb.rerank.blend, SEARCH_WEIGHT to that order), and each carries the chance
-as `answers`. It is off by default: on CUAD's tune half (30 contracts, 414 pairs) the model
-alone lowered found@1 (0.476 -> 0.372 over the first ten), and with answers in sentence-score
-order every blend or product with relevance tried lowered it too (0.517 -> 0.47-0.51); held-out
-0.474 with it, 0.502 without. The model learnt from regulatory questions, CUAD's are clause
-descriptions (benchmarks/extraction.py prints both; BENCHMARKS.md, issue 37).
+With `rerank` (the default), the relevance model (lexkb.core.judge.shipped.answers) reads the
+question with each answer's paragraph, and the answers are ordered by its chance blended with
+their order here (lexkb.rerank.blend); each carries its paragraph's chance as `answers`. The
+model learnt CUAD's clause descriptions on the tune half's contracts: on the held-out half it
+lifts found@1 from 0.502 to 0.562 and Recall@3 from 0.616 to 0.678, for about 60 ms a
+question (BENCHMARKS.md, issue 37, stop 36). The first model, which knew no contract
+questions, read the answers' sentences and lowered found@1 (0.474); `rerank=False` keeps the
+sentence order alone.
 """
 
 from __future__ import annotations
@@ -55,10 +55,6 @@ DATE_SENTENCES = 3
 OPENING_CHUNKS = 12
 # What a document's head says of itself ranks above any sentence.
 HEAD_CONFIDENCE = 1.0
-# With `rerank`: the answers the relevance model reads, and the weight their order here keeps
-# against its chance (CUAD tune half: 3, 5 or 10 answers, weights 0 to 0.9; 5 and 0.6 best).
-RERANK_SENTENCES = 5
-SEARCH_WEIGHT = 0.6
 
 
 @dataclass(frozen=True)
@@ -146,7 +142,7 @@ def extract(
     hits: Sequence[object] | None = None,
     k: int = 3,
     min_relevance: float = MIN_RELEVANCE,
-    rerank: bool = False,
+    rerank: bool = True,
 ) -> Extraction:
     """The `k` best answer spans to `question`: from `hits` when given, else from a search of
     `document` (name, key or code) or of the whole index; with `rerank`, the first sentences
@@ -187,7 +183,7 @@ def extract(
     # 0.476 -> 0.517, Recall@3 0.604 -> 0.635).
     reason = "best sentences of the best paragraphs"
     if rerank:
-        answers = reranked(question, answers)
+        answers = reranked(question, answers, {hit.chunk_id: hit.text for hit in found})
         reason = f"{reason}, reordered by the relevance model"
     if head:
         reason = f"the {head[0].kind} asked for, as written at the document's head, then {reason}"
@@ -201,15 +197,18 @@ def extract(
     return Extraction(question, answers[:k], False, reason, warnings, index.version)
 
 
-def reranked(question: str, spans: list[Span]) -> list[Span]:
-    """`spans` with the first RERANK_SENTENCES ordered by the relevance model's chance that each
-    answers `question`, blended with their order as given (lexkb.rerank.blend): the model knows
-    what answers a question, the order what shares its words and sense. Each span read carries
-    its chance as `answers`; its confidence is unchanged."""
-    read, rest = spans[:RERANK_SENTENCES], spans[RERANK_SENTENCES:]
-    chances = answer_chances(question, [s.text for s in read])
-    order = blend(chances, SEARCH_WEIGHT)
-    return [replace(read[i], answers=round(float(chances[i]), 4)) for i in order] + rest
+def reranked(question: str, spans: list[Span], paragraphs: dict[str, str]) -> list[Span]:
+    """`spans` (one per paragraph) ordered by the relevance model's chance that each one's
+    paragraph (`paragraphs`, by chunk id) answers `question`, blended with their order as given
+    (lexkb.rerank.blend): the model learnt to read a question with a paragraph, CUAD's clause
+    descriptions among its questions; the order knows which sentence shares the question's
+    words and sense. Each span carries its paragraph's chance as `answers`; its confidence is
+    unchanged."""
+    if not spans:
+        return spans
+    chances = answer_chances(question, [paragraphs[s.chunk_id] for s in spans])
+    order = blend(chances)
+    return [replace(spans[i], answers=round(float(chances[i]), 4)) for i in order]
 
 
 def head_values(index, kind: str | None, document: str | None) -> list[Span]:

@@ -51,28 +51,36 @@ class PairModel:
         tokenizer.enable_truncation(self.max_tokens, strategy="only_second")
         self._tokenizer = tokenizer
 
-    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """(len(pairs), classes) probabilities, in the order of `pairs`; a model with one
-        output gives (len(pairs), 1) chances of its positive class."""
+    def _ready(self) -> None:
         with self._lock:
             if self._session is None:
                 self._load()
-        assert self._session is not None and self._tokenizer is not None
-        encoded = self._tokenizer.encode_batch([(a, b) for a, b in pairs])
-        # One pair per call. The int8 graph quantises its activations with one scale per
-        # tensor, so in a batch each pair's numbers would depend on the others (and on the
-        # padding): a claim checked with four others read 0.13 entailment, alone 0.23. Alone,
-        # a pair always gets the same chance, and without padding it is also faster (30
-        # passages of ObliQA: 0.18 s against 0.92 s in batches of 32).
+
+    def _read(self, encoded) -> np.ndarray:
+        """The `logits` output (a graph exported with the clause head has a second one), one
+        encoding per call. The int8 graph quantises its
+        activations with one scale per tensor, so in a batch each pair's numbers would depend
+        on the others (and on the padding): a claim checked with four others read 0.13
+        entailment, alone 0.23. Alone, a pair always gets the same numbers, and without
+        padding it is also faster (30 passages of ObliQA: 0.18 s against 0.92 s in batches of
+        32)."""
+        assert self._session is not None
         rows = []
-        for pair in encoded:
-            ids = np.array([pair.ids], np.int64)
-            feeds = {"ids": ids, "segments": np.array([pair.type_ids], np.int64)}
-            (logits,) = self._session.run(None, {**feeds, "mask": np.ones_like(ids)})
+        for item in encoded:
+            ids = np.array([item.ids], np.int64)
+            feeds = {"ids": ids, "segments": np.array([item.type_ids], np.int64)}
+            (logits,) = self._session.run(["logits"], {**feeds, "mask": np.ones_like(ids)})
             rows.append(logits[0])
-        if not rows:
+        return np.array(rows, np.float32)
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(len(pairs), classes) probabilities, in the order of `pairs`; a model with one
+        output gives (len(pairs), 1) chances of its positive class."""
+        self._ready()
+        assert self._tokenizer is not None
+        logits = self._read(self._tokenizer.encode_batch([(a, b) for a, b in pairs]))
+        if not len(logits):
             return np.zeros((0, 0), np.float32)
-        logits = np.array(rows, np.float32)
         if logits.shape[1] == 1:  # one logit: the chance of the positive class
             return 1.0 / (1.0 + np.exp(-logits))
         shifted = np.exp(logits - logits.max(1, keepdims=True))

@@ -5,7 +5,9 @@ stated here (and in its card, `models/*.md`).
   ContractNLI's train split, each hypothesis read against a span, several spans together, and
   the spans of a whole NDA nearest it (training/examples.py). Reads up to 512 tokens.
 - relevance: (question, passage) -> the chance the passage answers the question. Trained on
-  ObliQA dev's tune half and XRefRAG train (ADGM and UK PRA). Reads up to 256 tokens.
+  ObliQA dev's tune half, XRefRAG train (ADGM and UK PRA) and CUAD's tune half (its clause
+  descriptions asked of contracts' paragraphs), with contract questions against rulebooks as
+  negatives. Reads up to 256 tokens.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from lexkb.core.judge.pairs import PairModel
 
 MODELS = Path(__file__).resolve().parent / "models"
 SUPPORT_SHA256 = "90cbaed02193daaf6c03723350deb513f38d3963f3fa1ea3e3cf1f8daa03b416"
-RELEVANCE_SHA256 = "f40c7e8398c1bbb3e9f4681bd5e15f157f112eadd6871d84fdb0176cdb031d97"
+RELEVANCE_SHA256 = "476cf48591257824a9224df31ea73c7555c49fedda28b3f80b3557433888b4d9"
 
 
 class SupportClass(IntEnum):
