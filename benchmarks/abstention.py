@@ -148,8 +148,11 @@ def overruled(judged: list[tuple], floors: tuple[float, ...]) -> dict[tuple[floa
         for f in floors:
             declined = 0
             for e, *_ in judged:
-                chance = e.top_answers if e.top_answers is not None else 1.0
                 other = e.mode == ABSTAIN and e.reason not in _READ_HERE
+                if e.top_answers is None:  # a statement: the scope model alone, as it is
+                    declined += bool(other or e.scope < settings.min_scope)
+                    continue
+                chance = e.top_answers
                 declined += bool(
                     other or (e.scope < settings.min_scope and chance < x) or chance < f
                 )
@@ -190,6 +193,7 @@ def main() -> None:
     floors = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
     declined: dict[str, list[float]] = {}
     grid: dict[str, dict[tuple[float, float], float]] = {}
+    asked: dict[str, int] = {}
     print(f"cosine baseline threshold (10% of tune abstain): {cos_floor:.3f}\n")
     print("| set | n | lexkb ABSTAIN | DIRECT | relevance floor | cosine threshold |")
     print("|---|---|---|---|---|---|")
@@ -198,8 +202,10 @@ def main() -> None:
         judged = judge(index, queries)
         modes = [e.mode for e, _, _, _ in judged]
         reasons[name] = Counter(e.reason for e, _, _, _ in judged if e.mode == ABSTAIN)
-        chances = np.array([e.top_answers or 0.0 for e, _, _, _ in judged])
-        declined[name] = [float(np.mean(chances < f)) for f in floors]
+        # Only a question is read by the relevance model (a statement's top_answers is None)
+        chances = np.array([e.top_answers for e, _, _, _ in judged if e.top_answers is not None])
+        declined[name] = [float(np.mean(chances < f)) if chances.size else 0.0 for f in floors]
+        asked[name] = int(chances.size)
         grid[name] = overruled(judged, floors)
         floor = np.mean([r < relevance.RELEVANCE_FLOOR for _, r, _, _ in judged])
         cosine = np.mean([c < cos_floor for _, _, c, _ in judged])
@@ -226,10 +232,11 @@ def main() -> None:
                     f"  Recall@5 on {label} questions: {np.mean(recall):.3f} ({len(rows)})"
                 )
                 reasons.setdefault("_recall", Counter())[recall_line] += 1
-    print("\n| set | " + " | ".join(f"best chance < {f}" for f in floors) + " |")
-    print("|---|" + "---|" * len(floors))
+    print("\nQuestions only (statements are not read by the relevance model):")
+    print("| set | questions | " + " | ".join(f"best chance < {f}" for f in floors) + " |")
+    print("|---|---|" + "---|" * len(floors))
     for name, shares in declined.items():
-        print(f"| {name} | " + " | ".join(f"{x:.3f}" for x in shares) + " |")
+        print(f"| {name} | {asked[name]} | " + " | ".join(f"{x:.3f}" for x in shares) + " |")
     print(
         "\nABSTAIN with the scope model overruled where the best chance reaches X (rows) and "
         "the floor f (columns); other reasons as decided (an estimate: an overruled question "
