@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from classify import evaluate, keyword_baseline, macro  # noqa: E402
 from clause_head_fit import overlaps  # noqa: E402
-from cuad_data import categories, clauses, contract_key, descriptions, squeeze  # noqa: E402
+from cuad_data import categories, contract_key, descriptions, marked_by_contract, squeeze  # noqa: E402
 
 from training.cuad_examples import digest, split_of  # noqa: E402
 
@@ -39,9 +39,7 @@ def contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
     paragraphs each marked clause overlaps (as benchmarks/classify.py reads them)."""
     from lexkb import Index
 
-    marked: dict[str, dict[str, list[str]]] = {}
-    for clause in clauses(data):
-        marked.setdefault(clause.contract, {}).setdefault(clause.category, []).append(clause.text)
+    marked = marked_by_contract(data)
     index = Index.open(root)
     found = []
     for document in index.documents():

@@ -74,6 +74,14 @@ def clauses(data: Path, min_chars: int = 0) -> list[Clause]:
     return found
 
 
+def marked_by_contract(data: Path) -> dict[str, dict[str, list[str]]]:
+    """contract_key -> category -> the texts of its marked clauses (`clauses`)."""
+    marked: dict[str, dict[str, list[str]]] = {}
+    for clause in clauses(data):
+        marked.setdefault(clause.contract, {}).setdefault(clause.category, []).append(clause.text)
+    return marked
+
+
 def files(data: Path, kind: str) -> dict[str, Path]:
     """contract_key -> file, for `kind` "txt" or "pdf"."""
     return {contract_key(p.name): p for p in sorted((data / "cuad" / kind).iterdir())}

@@ -30,7 +30,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from clause_head_fit import overlaps  # noqa: E402
-from cuad_data import categories, clauses, contract_key, descriptions, squeeze  # noqa: E402
+from cuad_data import (  # noqa: E402
+    categories,
+    clauses,
+    contract_key,
+    descriptions,
+    marked_by_contract,
+    squeeze,
+)
 
 SEED = 7
 POSITIVES = 4
@@ -58,9 +65,7 @@ def contracts(root: Path, data: Path) -> list[dict]:
     from lexkb import Index
 
     names = categories(data)
-    marked: dict[str, dict[str, list[str]]] = {}
-    for clause in clauses(data):
-        marked.setdefault(clause.contract, {}).setdefault(clause.category, []).append(clause.text)
+    marked = marked_by_contract(data)
     index = Index.open(root)
     found = []
     for document in index.documents():
