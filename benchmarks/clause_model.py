@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -59,8 +60,9 @@ def contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
     return sorted(found, key=lambda c: c["key"])
 
 
-def chances(model: Path, texts: list[str]) -> np.ndarray:
-    """(texts x categories) from the graph's `clauses` output, each text read alone."""
+def clause_reader(model: Path) -> Callable[[list[str]], np.ndarray]:
+    """A function of texts -> (texts x categories) from the graph's `clauses` output, each text
+    read alone; the graph and tokenizer are loaded once, here."""
     import onnxruntime
     from tokenizers import Tokenizer
 
@@ -70,12 +72,16 @@ def chances(model: Path, texts: list[str]) -> np.ndarray:
     tokenizer = Tokenizer.from_file(str(local_model_files()[1]))
     tokenizer.no_padding()
     tokenizer.enable_truncation(256)
-    rows = []
-    for item in tokenizer.encode_batch(texts):
-        ids = np.array([item.ids], np.int64)
-        feeds = {"ids": ids, "segments": np.zeros_like(ids), "mask": np.ones_like(ids)}
-        rows.append(session.run(["clauses"], feeds)[0][0])
-    return 1.0 / (1.0 + np.exp(-np.array(rows, np.float32)))
+
+    def chances(texts: list[str]) -> np.ndarray:
+        rows = []
+        for item in tokenizer.encode_batch(texts):
+            ids = np.array([item.ids], np.int64)
+            feeds = {"ids": ids, "segments": np.zeros_like(ids), "mask": np.ones_like(ids)}
+            rows.append(session.run(["clauses"], feeds)[0][0])
+        return 1.0 / (1.0 + np.exp(-np.array(rows, np.float32)))
+
+    return chances
 
 
 def main() -> None:
@@ -90,7 +96,8 @@ def main() -> None:
     names = list(described)
     columns = [categories(args.data).index(name) for name in names]
     found = contracts(args.root, args.data, names)
-    read = {c["key"]: chances(args.model, c["texts"])[:, columns] for c in found}
+    chances = clause_reader(args.model)
+    read = {c["key"]: chances(c["texts"])[:, columns] for c in found}
     valid = [c for c in found if digest(c["key"]) % 2 == 0]
     held = [c for c in found if digest(c["key"]) % 2 == 1]
     labels = {name: [name] for name in names}
