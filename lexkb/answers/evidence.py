@@ -3,7 +3,9 @@
 The answer mode is DIRECT (answer from the sources), QUALIFIED (answer, saying what is weak) or
 ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judged from:
 
-- scope: lexkb.answers.scope, the chance the question is about what this index holds;
+- scope: lexkb.answers.scope, the chance the question is about what this index holds (an
+  out-of-scope reading is overruled where the relevance model is near certain that a paragraph
+  found answers: lexkb.answers.answered);
 - relevance: calibrated per hit (lexkb.relevance): the best hit's, the mean of the first five,
   and the number of strong hits;
 - authority: Σ level x relevance / Σ relevance over the strong hits, with each document's level
@@ -25,16 +27,17 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
 from lexkb.answers import scope
+from lexkb.answers.answered import (
+    SCOPE_OVERRULE,
+    best_chance,
+    scope_overruled,
+)
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.source_hits import as_hits
-from lexkb.core.judge.pairs import PairModelError
-from lexkb.core.judge.shipped import answers
 from lexkb.core.text.tokenize import tokenize
 from lexkb.results import Hit
 
 DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
-# Hits given without the relevance model's chances get them for the first ANSWER_DEPTH.
-ANSWER_DEPTH = 10
 REASONS = (
     "no_relevant_evidence",
     "low_similarity",
@@ -49,7 +52,10 @@ REASONS = (
 
 @dataclass(frozen=True)
 class EvidenceSettings:
-    min_scope: float = 0.6  # below: ABSTAIN out_of_scope
+    min_scope: float = 0.6  # below: ABSTAIN out_of_scope, unless overruled (next)
+    # A question the relevance model reads as answered by a paragraph found, at this chance or
+    # more, is not declined as out of scope (lexkb.answers.answered; 1.0 or more: never).
+    scope_overrule: float = SCOPE_OVERRULE
     direct_scope: float = 0.8  # DIRECT needs at least this
     min_relevance: float = 0.15  # best hit below: ABSTAIN low_similarity
     strong_relevance: float = 0.25  # a hit at least this relevant is strong evidence
@@ -123,36 +129,6 @@ def authority_of(hits: list[Hit], settings: EvidenceSettings) -> float | None:
     return weighted / total if total else None
 
 
-def is_question(query: str) -> bool:
-    """A question, not a phrase to look up: it ends with "?" or opens with a question word or an
-    auxiliary ("how long must ...", "does the rule ..."). Only a question can go unanswered."""
-    words = query.strip().casefold().split()
-    return query.strip().endswith("?") or bool(words) and words[0] in _QUESTION_WORDS
-
-
-_QUESTION_WORDS = frozenset(
-    ("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
-     "were", "does", "do", "did", "can", "could", "must", "may", "might", "should", "shall",
-     "will", "would", "has", "have")
-)  # fmt: skip
-
-
-def _answered(query: str, hits: list[Hit]) -> float | None:
-    """The best chance that one of the first ANSWER_DEPTH hits answers `query`: read from hits
-    a reranked search gave, else asked of the relevance model now. None for a query that is not
-    a question, and where the model cannot be used (its file missing or not the one shipped);
-    the other signals then decide alone."""
-    if not hits or not is_question(query):
-        return None
-    chances = [h.answers for h in hits if h.answers is not None]
-    if chances:
-        return max(chances)
-    try:
-        return float(answers(query, [h.text for h in hits[:ANSWER_DEPTH]]).max())
-    except PairModelError:
-        return None
-
-
 def evidence(
     index,
     query: str,
@@ -167,7 +143,7 @@ def evidence(
     if hits is None:
         hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
     hits = as_hits(hits)
-    answered = _answered(query, hits)
+    answered = best_chance(query, hits)
     if not any(h.answers is not None for h in hits):  # a reranked order stands as given
         hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
     probability, signals = scope.in_scope(index, query, hits)
@@ -198,7 +174,8 @@ def evidence(
                 ABSTAIN, "out_of_scope", "none of the question's words occur in the index"
             )
         return result(ABSTAIN, "no_relevant_evidence", "no paragraph of the index matches")
-    if probability < settings.min_scope:
+    overruled = scope_overruled(probability, settings.min_scope, answered, settings.scope_overrule)
+    if probability < settings.min_scope and not overruled:
         why = [f"scope {probability:.2f} < {settings.min_scope}"]
         if signals.unknown_terms:
             why.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
@@ -233,7 +210,9 @@ def evidence(
             ABSTAIN, "conflicting_evidence", "the two best paragraphs conflict on the same subject"
         )
     weak = []
-    if probability < settings.direct_scope:
+    if overruled:
+        weak.append(overruled)
+    elif probability < settings.direct_scope:
         weak.append(f"scope {probability:.2f} < {settings.direct_scope}")
     if top < settings.direct_relevance:
         weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")

@@ -5,7 +5,9 @@ every verdict the support model decides says so."""
 from __future__ import annotations
 
 from lexkb.answers import verify_citations
-from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence, is_question
+from lexkb.answers.answered import is_question
+from lexkb.answers.evidence import ABSTAIN, QUALIFIED, EvidenceSettings, evidence
+from lexkb.answers.guardrails import GuardrailSettings, check_question
 
 QUESTION = "How long must client money reconciliation records be kept?"
 
@@ -35,6 +37,25 @@ def test_a_question_no_hit_answers_is_declined_with_that_reason(index):
     strict = EvidenceSettings(min_answers=0.99)
     phrase = evidence(index, "retention of client money reconciliation records", settings=strict)
     assert phrase.reason != "not_answered_by_sources" and phrase.top_answers is None
+
+
+def test_a_paragraph_that_answers_overrules_an_out_of_scope_reading(index):
+    # A scope floor no question reaches: every question reads as out of scope, and only the
+    # relevance model's near certainty that a paragraph answers keeps one in.
+    strict = EvidenceSettings(min_scope=0.9999)
+    kept = evidence(index, QUESTION, settings=strict)
+    assert kept.mode == QUALIFIED and kept.top_answers >= strict.scope_overrule
+    assert "overruled" in kept.explanation and f"{kept.scope:.2f}" in kept.explanation
+    never = EvidenceSettings(min_scope=0.9999, scope_overrule=1.01)
+    assert evidence(index, QUESTION, settings=never).reason == "out_of_scope"
+    unanswered = "When must client money be returned to a client after the account closes?"
+    declined = evidence(index, unanswered, settings=strict)
+    assert declined.reason == "out_of_scope" and declined.top_answers < strict.scope_overrule
+    # check_question (guardrails) judges scope the same way
+    allowed = check_question(index, QUESTION, GuardrailSettings(min_scope=0.9999))
+    assert allowed.allowed and "overruled" in allowed.reason
+    refused = check_question(index, unanswered, GuardrailSettings(min_scope=0.9999))
+    assert not refused.allowed and refused.question_type == "out_of_scope"
 
 
 def test_what_a_question_is():
