@@ -119,12 +119,7 @@ def asked_reader(root: Path, questions: list[str], depth: int) -> Callable[[dict
     return chances
 
 
-def by_threshold_own(by_threshold: dict, own: np.ndarray, names: list[str], name: str) -> float:
-    """The F1 of `name` on the valid contracts at its own threshold."""
-    return by_threshold[float(own[names.index(name)])].get(name, (0.0, 0.0, 0.0))[2]
-
-
-def with_heads(args, names, valid, held, labels, read, own, asked_valid) -> None:
+def with_heads(args, names, held, labels, read, own, asked_valid) -> None:
     """The heads fitted on the tune half (as benchmarks/classify.py fits them), and per category
     the better of the two by what each showed on contracts it did not fit on."""
     from clause_head_fit import fitted, load_contracts
@@ -134,11 +129,8 @@ def with_heads(args, names, valid, held, labels, read, own, asked_valid) -> None
     heads, thresholds = fitted(tune, names)
     scored = {key: heads(every[key]) >= thresholds for key in every}
     heads_oof = {n: max(heads.out_of_fold.get(n, (0.0, 0.0))) for n in names}
-    use_asked = np.array([asked_valid[n] > heads_oof[n] for n in names])
-    chosen = {
-        key: np.where(use_asked, read[key] >= own, scored[key])
-        for key in (c["key"] for c in valid + held)
-    }
+    use_asked = np.array([asked_valid.get(n, (0, 0, 0.0))[2] > heads_oof[n] for n in names])
+    chosen = {c["key"]: np.where(use_asked, read[c["key"]] >= own, scored[c["key"]]) for c in held}
     print(f"| heads fitted on the tune half | | {macro(evaluate(held, labels, lambda c: scored[c['key']])):.3f} |")  # fmt: skip
     print(f"| per category, asked or heads ({int(use_asked.sum())} asked) | | {macro(evaluate(held, labels, lambda c: chosen[c['key']])):.3f} |")  # fmt: skip
     print("asked for: " + ", ".join(n for n, a in zip(names, use_asked, strict=True) if a))
@@ -197,8 +189,8 @@ def main() -> None:
     plain = evaluate(held, labels, lambda c: keyword_baseline(c, described))
     print(f"| keyword baseline | | {macro(plain):.3f} |")
     if args.with_heads:
-        asked_valid = {n: by_threshold_own(by_threshold, own, names, n) for n in names}
-        with_heads(args, names, valid, held, labels, read, own, asked_valid)
+        asked_valid = evaluate(valid, labels, lambda c: read[c["key"]] >= own)
+        with_heads(args, names, held, labels, read, own, asked_valid)
     result = evaluate(held, labels, lambda c: read[c["key"]] >= own)
     print("\nheld-out, thresholds per category: | category | P | R | F1 |")
     for name in sorted(result, key=lambda n: -result[n][2]):

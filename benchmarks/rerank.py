@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from obliqa import gold_of, held_out, load_questions, metrics, passage_key  # noqa: E402
 
 from lexkb import Index  # noqa: E402
-from lexkb.core.judge.pairs import PairModel  # noqa: E402
-from lexkb.core.judge.shipped import MODELS, RELEVANCE_SHA256, as_question  # noqa: E402
+from lexkb.core.judge.shipped import as_question, relevance_model  # noqa: E402
 from lexkb.rerank import RERANK_DEPTH, SEARCH_WEIGHT, blend  # noqa: E402
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
@@ -46,7 +45,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256, help="of question and passage")
     parser.add_argument("--depth", type=int, default=RERANK_DEPTH, help="hits reranked")
     args = parser.parse_args()
-    model = PairModel(MODELS / "relevance.onnx", RELEVANCE_SHA256, max_tokens=args.max_tokens)
+    model = relevance_model(args.max_tokens)
     model.probabilities([("A first read loads the model?", "It is not timed.")])
     index = Index.open(args.index)
     questions = load_questions(args.data)[: args.limit]

@@ -27,11 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
 from lexkb.answers import scope
-from lexkb.answers.answered import (
-    SCOPE_OVERRULE,
-    best_chance,
-    scope_overruled,
-)
+from lexkb.answers.answered import SCOPE_OVERRULE, best_chance, scope_overruled
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.source_hits import as_hits
 from lexkb.core.text.tokenize import tokenize

@@ -145,8 +145,8 @@ def extract(
     rerank: bool = True,
 ) -> Extraction:
     """The `k` best answer spans to `question`: from `hits` when given, else from a search of
-    `document` (name, key or code) or of the whole index; with `rerank`, the first sentences
-    reordered by the relevance model (reranked)."""
+    `document` (name, key or code) or of the whole index; with `rerank` (the default), the
+    answers reordered by the relevance model's reading of their paragraphs (reranked)."""
     limits = index.limits
     question = check.text(question, "question", limits.max_query_chars)
     k = check.count(k, "k", 1, limits.max_k)

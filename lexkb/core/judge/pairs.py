@@ -58,12 +58,11 @@ class PairModel:
 
     def _read(self, encoded) -> np.ndarray:
         """The `logits` output (a graph exported with the clause head has a second one), one
-        encoding per call. The int8 graph quantises its
-        activations with one scale per tensor, so in a batch each pair's numbers would depend
-        on the others (and on the padding): a claim checked with four others read 0.13
-        entailment, alone 0.23. Alone, a pair always gets the same numbers, and without
-        padding it is also faster (30 passages of ObliQA: 0.18 s against 0.92 s in batches of
-        32)."""
+        encoding per call. The int8 graph quantises its activations with one scale per tensor,
+        so in a batch each pair's numbers would depend on the others (and on the padding): a
+        claim checked with four others read 0.13 entailment, alone 0.23. Alone, a pair always
+        gets the same numbers, and without padding it is also faster (30 passages of ObliQA:
+        0.18 s against 0.92 s in batches of 32)."""
         assert self._session is not None
         rows = []
         for item in encoded:

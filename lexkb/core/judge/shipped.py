@@ -39,8 +39,10 @@ def support_model() -> PairModel:
 
 
 @cache
-def relevance_model() -> PairModel:
-    return PairModel(MODELS / "relevance.onnx", RELEVANCE_SHA256, max_tokens=256)
+def relevance_model(max_tokens: int = 256) -> PairModel:
+    """The relevance model; `max_tokens` other than 256 is for measuring what reading less
+    costs (benchmarks/rerank.py)."""
+    return PairModel(MODELS / "relevance.onnx", RELEVANCE_SHA256, max_tokens=max_tokens)
 
 
 def support(claim: str, passages: list[str]) -> np.ndarray:
