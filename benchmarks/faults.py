@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/faults.py [--work benchmarks/out/faults] [--copies 3]
         [--long-line-mb 10] [--concurrency-seconds 90] [--deadline 2]
-        [--parts hostile,fuzz,concurrency,outbound,fairness]
+        [--serve-requests 20000] [--parts hostile,fuzz,concurrency,outbound,fairness,serve]
 
 1. A hostile corpus: `--copies` copies of tests/support/hostile.py's folder (every fault kind, each copy
    with its own random bytes and good documents holding known sentences), built with
@@ -23,6 +23,11 @@
 5. MCP fairness (benchmarks/mcp_fairness.py): p50 and p99 of `search` over MCP on the sample
    index alone, and while 40 `ask` calls hang on an LLM endpoint that never answers; target:
    the p99 with the hung asks within 2x of the p99 alone.
+6. What one client without a key can make `lexkb serve` hold (on the sample index at var/index,
+   built there when missing): its RSS before and after `--serve-requests` requests, each to a
+   distinct unknown path with a foreign Host (all 421), and /metrics' size, series of
+   `lexkb_requests_total` and time after; then 12 connections each sending a 64 MB header at
+   once: their replies, the RSS grown, and the slowest /healthz meanwhile.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -335,6 +341,110 @@ def outbound(deadline: float) -> list[str]:
     return rows
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def _replies(port: int, data: bytes) -> str:
+    """Send `data` on a new connection from a thread while reading here until the server
+    closes it (30 s at most); the reply's status line."""
+    import contextlib
+    import socket
+    import threading
+
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.settimeout(30)
+
+    def send() -> None:
+        with contextlib.suppress(OSError):  # refused and closed before it was all sent
+            connection.sendall(data)
+
+    threading.Thread(target=send, daemon=True).start()
+    reply = b""
+    with contextlib.suppress(OSError):  # a reset after the reply was read
+        while chunk := connection.recv(65536):
+            reply += chunk
+    connection.close()
+    return reply.split(b"\r\n", 1)[0].decode("latin-1") or "(closed without a reply)"
+
+
+def serve_bounds(work: Path, requests: int) -> dict:
+    """The serve section (see the module's docstring)."""
+    import http.client
+    import threading
+    from collections import Counter
+
+    from tests.support.serve_process import call, start
+
+    index = REPO / "var" / "index"
+    if not (index / "CURRENT").exists():
+        subprocess.run([LEXKB, "build", str(REPO / "examples" / "corpus"), "--out", str(index),
+                        "--quiet"], check=True, capture_output=True)  # fmt: skip
+    store = work / "serve-bounds.db"
+    store.unlink(missing_ok=True)
+    served = start(index, store)
+    try:
+        pid = served.process.pid
+        for _ in range(20):
+            call(served, "GET", "/healthz")
+        call(served, "GET", "/metrics")
+        rss_before = _rss_mb(pid)
+        statuses: Counter[int] = Counter()
+        started = time.perf_counter()
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=60)
+        for n in range(requests):
+            connection.request("GET", f"/{n}-{'A' * 56}", headers={"Host": "evil.example"})
+            response = connection.getresponse()
+            response.read()
+            statuses[response.status] += 1
+        connection.close()
+        sent_seconds = time.perf_counter() - started
+        rss_after = _rss_mb(pid)
+        started = time.perf_counter()
+        metrics = call(served, "GET", "/metrics").body
+        metrics_seconds = time.perf_counter() - started
+        series = sum(line.startswith("lexkb_requests_total{") for line in metrics.splitlines())
+        head = b"GET /healthz HTTP/1.1\r\nHost: evil.example\r\nX-Big: " + b"a" * (64 << 20)
+        head += b"\r\n\r\n"
+        heads_before = _rss_mb(pid)
+        replies: list[str] = []
+        senders = [threading.Thread(target=lambda: replies.append(_replies(served.port, head)))
+                   for _ in range(12)]  # fmt: skip
+        started = time.perf_counter()
+        for sender in senders:
+            sender.start()
+        slowest = 0.0
+        while any(sender.is_alive() for sender in senders):
+            asked = time.perf_counter()
+            call(served, "GET", "/healthz")
+            slowest = max(slowest, time.perf_counter() - asked)
+            time.sleep(0.05)
+        heads_seconds = time.perf_counter() - started
+        heads_after = _rss_mb(pid)
+    finally:
+        served.stop()
+    return {
+        "requests": requests,
+        "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "requests_seconds": round(sent_seconds, 1),
+        "rss_before_mb": rss_before,
+        "rss_after_mb": rss_after,
+        "rss_grown_mb": round(rss_after - rss_before, 1),
+        "metrics_bytes": len(metrics.encode()),
+        "metrics_seconds": round(metrics_seconds, 3),
+        "request_series": series,
+        "route_labels": len(set(re.findall(r'route="([^"]*)"', metrics))),
+        "huge_heads": "12 x 64 MB",
+        "huge_head_replies": dict(Counter(replies)),
+        "huge_heads_seconds": round(heads_seconds, 2),
+        "huge_heads_rss_grown_mb": round(heads_after - heads_before, 1),
+        "slowest_healthz_meanwhile_s": round(slowest, 3),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "faults")
@@ -342,7 +452,9 @@ def main() -> int:
     parser.add_argument("--long-line-mb", type=float, default=10.0)
     parser.add_argument("--concurrency-seconds", type=float, default=90.0)
     parser.add_argument("--deadline", type=float, default=2.0, help="outbound calls' deadline")
-    parser.add_argument("--parts", default="hostile,fuzz,concurrency,outbound,fairness",
+    parser.add_argument("--serve-requests", type=int, default=20_000,
+                        help="requests to unknown paths in the serve section")  # fmt: skip
+    parser.add_argument("--parts", default="hostile,fuzz,concurrency,outbound,fairness,serve",
                         help="the sections to run, comma-separated")  # fmt: skip
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -364,6 +476,9 @@ def main() -> int:
 
         print("\n## MCP fairness\n")
         print(json.dumps(fairness(sample_index()), indent=1))
+    if "serve" in parts:
+        print("\n## What one client can make lexkb serve hold\n")
+        print(json.dumps(serve_bounds(args.work, args.serve_requests), indent=1))
     return 0
 
 

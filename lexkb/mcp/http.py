@@ -15,11 +15,21 @@ settings, each of which an operator can change through the environment:
 - LEXKB_MCP_SESSION_IDLE (seconds, default 600): a session with no request for this long is
   closed; its id then answers 404 and the client starts a new one.
 - LEXKB_MCP_MAX_CONNECTIONS (default 200): past this many open connections, requests get 503.
+- LEXKB_MCP_MAX_HEADER_BYTES (default 64 KiB): a request whose request line and headers
+  together pass this many bytes gets 431 and its connection is closed, before more is read into
+  memory. uvicorn's httptools parser has no such bound: it kept a 64 MB header (4.5 s of
+  copying, during which the event loop answered nobody, not even /healthz) before any check
+  of the app's could refuse the request, and 200 such connections could hold about 10 GB.
+
+What a connection holds while its head arrives is then at most this bound plus one read from
+the socket (256 KiB): the bytes after a request that ends in the middle of a read are parsed
+before they can be counted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,6 +48,14 @@ MAX_BODY_ENV = "LEXKB_MCP_MAX_BODY_BYTES"
 MAX_SESSIONS_ENV = "LEXKB_MCP_MAX_SESSIONS"
 SESSION_IDLE_ENV = "LEXKB_MCP_SESSION_IDLE"
 MAX_CONNECTIONS_ENV = "LEXKB_MCP_MAX_CONNECTIONS"
+MAX_HEADER_ENV = "LEXKB_MCP_MAX_HEADER_BYTES"
+# A request's head (request line and headers) up to this many bytes: browsers and HTTP
+# clients send a few KiB, and 64 KiB is above the 8-16 KiB that nginx and Apache accept.
+MAX_HEADER_BYTES = 64 * 1024
+# After a 431, how long the rest of what the client sends is read and dropped before the
+# connection closes: closing with unread bytes would reset it, and the client might lose the
+# 431 before reading it.
+REFUSED_LINGER_SECONDS = 1.0
 # On SIGTERM, how long requests in flight may finish before they are cancelled.
 SHUTDOWN_GRACE_SECONDS = 5
 
@@ -51,6 +69,7 @@ class HttpSettings:
     max_sessions: int = 100
     session_idle: float = 600.0
     max_connections: int = 200
+    max_header_bytes: int = MAX_HEADER_BYTES
 
     @classmethod
     def from_env(cls) -> HttpSettings:
@@ -61,6 +80,7 @@ class HttpSettings:
             max_sessions=env.count(MAX_SESSIONS_ENV, default.max_sessions),
             session_idle=env.seconds(SESSION_IDLE_ENV, default.session_idle),
             max_connections=env.count(MAX_CONNECTIONS_ENV, default.max_connections),
+            max_header_bytes=env.count(MAX_HEADER_ENV, default.max_header_bytes),
         )
 
 
@@ -73,13 +93,25 @@ def address(http: str) -> tuple[str, int]:
 
 
 class ReadDeadlineProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol with a deadline on reading each request: from the
-    connection's opening or a request's first byte until its last, at most `read_timeout`
-    seconds, then the connection is closed (uvicorn itself waits forever for headers, and for
-    a body as long as the app does)."""
+    """uvicorn's HTTP/1.1 protocol with two bounds on reading each request.
+
+    - A deadline: from the connection's opening or a request's first byte until its last, at
+      most `read_timeout` seconds, then the connection is closed (uvicorn itself waits forever
+      for headers, and for a body as long as the app does).
+    - A size for its head: the bytes fed to the parser from the end of one request (or the
+      connection's opening) until its next request's headers are complete are counted, and
+      the parser is never fed more than `max_header_bytes` of them; one more byte and the
+      client gets 431 (`_refuse_head`). httptools keeps a header's name and value in memory,
+      grown by copying, until the whole header has arrived, so the bound must hold before the
+      bytes reach it: a check in the app or in `on_header` comes too late.
+    """
 
     read_timeout: ClassVar[float] = HttpSettings.read_timeout
+    max_header_bytes: ClassVar[int] = MAX_HEADER_BYTES
     _deadline: asyncio.TimerHandle | None = None
+    _head_bytes: int = 0
+    _in_head: bool = True
+    _refused: bool = False
 
     def _arm(self) -> None:
         if self._deadline is None:
@@ -99,17 +131,64 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._arm()
 
+    def data_received(self, data: bytes) -> None:
+        """Feed the parser, in pieces while a head is being read, so that no head passes the
+        bound; what arrives after a 431 is dropped."""
+        if self._refused:
+            return
+        while data and self._in_head:
+            room = self.max_header_bytes - self._head_bytes
+            if room <= 0:
+                self._refuse_head()
+                return
+            piece, data = data[:room], data[room:]
+            self._head_bytes += len(piece)
+            super().data_received(piece)
+            if self.transport.is_closing():
+                return
+        if data:
+            super().data_received(data)
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._arm()
 
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
     def on_message_complete(self) -> None:
         self._disarm()
+        self._in_head, self._head_bytes = True, 0
         super().on_message_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def _refuse_head(self) -> None:
+        """431 with the bound, then no more reading into the parser: the connection's write
+        side is shut, what the client still sends is dropped, and the connection closes
+        REFUSED_LINGER_SECONDS later. A reply still being written for an earlier, pipelined
+        request cannot be followed by a 431 in order, so then the connection just closes."""
+        self._refused = True
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.close()
+            return
+        body = json.dumps(
+            {"error": f"the request line and headers are over {self.max_header_bytes} bytes"}
+        ).encode()
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+            b"content-type: application/json\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n"
+            b"x-content-type-options: nosniff\r\n"
+            b"connection: close\r\n\r\n" + body
+        )
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self._disarm()
+        self._deadline = self.loop.call_later(REFUSED_LINGER_SECONDS, self._expire)
 
 
 def app_for(server: MCPServer, host: str, access: Access, settings: HttpSettings) -> ASGIApp:
@@ -134,13 +213,12 @@ def serve_http(
 
 
 def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> None:
-    """Run `app` under uvicorn with `settings`' bounds (read deadline, connections) until
-    stopped; `lexkb serve` runs its app this way too."""
+    """Run `app` under uvicorn with `settings`' bounds (read deadline, head size,
+    connections) until stopped; `lexkb serve` runs its app this way too."""
     import uvicorn
 
-    protocol = type(
-        "ReadDeadlineProtocol", (ReadDeadlineProtocol,), {"read_timeout": settings.read_timeout}
-    )
+    bounds = {"read_timeout": settings.read_timeout, "max_header_bytes": settings.max_header_bytes}
+    protocol = type("ReadDeadlineProtocol", (ReadDeadlineProtocol,), bounds)
     config = uvicorn.Config(
         app,
         host=host.strip("[]"),

@@ -4,7 +4,7 @@ operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that foll
 The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session
 manager); the FastAPI app with the API and the page takes every other path (`Split`), and the
 Gate (lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP server's bounds
-(lexkb.mcp.http: read deadline, body size, connections, sessions).
+(lexkb.mcp.http: read deadline, head and body size, connections, sessions).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from lexkb.mcp.http import HttpSettings, run_bounded
 from lexkb.mcp.server import build_server
 from lexkb.serve.api import Service, add_error_handlers, router
 from lexkb.serve.gate import Gate, Policy
-from lexkb.serve.metrics import CONTENT_TYPE, Metrics
+from lexkb.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
 from lexkb.serve.openapi import document
 from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.store import Store
@@ -77,7 +77,8 @@ def build_app(
         max_sessions=settings.max_sessions,
         transport_security=policy.access().security(),
     )
-    return Gate(Split(mcp, api), policy, store, metrics, settings.max_body_bytes)
+    routes = RouteLabels(api.routes, [MCP_PATH])
+    return Gate(Split(mcp, api), policy, store, metrics, settings.max_body_bytes, routes)
 
 
 class Split:

@@ -30,7 +30,7 @@ from lexkb.serve.store import LOCAL_OWNER, Store
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from lexkb.serve.metrics import Metrics
+    from lexkb.serve.metrics import Metrics, RouteLabels
 
 OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/openapi.json", "/favicon.ico")
 OPEN_PREFIXES = ("/static/",)
@@ -84,29 +84,25 @@ def matches(value: str, patterns: Sequence[str]) -> bool:
     return False
 
 
-def route_of(path: str) -> str:
-    """A bounded label for metrics: ids in a path are not labels."""
-    if path.startswith("/api/conversations/"):
-        return "/api/conversations/{id}" + ("/ask" if path.endswith("/ask") else "")
-    if path.startswith("/api/documents/"):
-        tail = path.rsplit("/", 1)[-1]
-        return f"/api/documents/{{document}}/{tail}" if tail in ("tree", "markdown") else path
-    if path.startswith("/static/"):
-        return "/static"
-    return path if len(path) <= 64 else path[:64]
-
-
 class Gate:
-    """ASGI middleware: Host, Origin, key and body checks, and each request's metrics."""
+    """ASGI middleware: Host, Origin, key and body checks, and each request's metrics, counted
+    under `routes`' label for its path (a refused request too: its status says it was)."""
 
     def __init__(
-        self, app: ASGIApp, policy: Policy, store: Store, metrics: Metrics, max_body_bytes: int
+        self,
+        app: ASGIApp,
+        policy: Policy,
+        store: Store,
+        metrics: Metrics,
+        max_body_bytes: int,
+        routes: RouteLabels,
     ) -> None:
         self.app = app
         self.policy = policy
         self.store = store
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -152,7 +148,8 @@ class Gate:
                 status = 413
                 await _json(send, 413, f"the body is over {self.max_body_bytes} bytes", {})
         finally:
-            self.metrics.request(route_of(scope["path"]), status, time.perf_counter() - started)
+            route = self.routes(scope["path"])
+            self.metrics.request(route, status, time.perf_counter() - started)
 
     def _refusal(self, scope: Scope) -> tuple[int, str, dict[str, str]] | None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
