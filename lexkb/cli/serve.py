@@ -40,15 +40,23 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to bind")
     serve.add_argument(
-        "--allow-host", action="append", default=[], help="off loopback: a Host value clients send"
+        "--allow-host",
+        action="append",
+        default=[],
+        help="a Host value clients send (behind a proxy: its public name; any name other "
+        "than a loopback one turns keys on)",
     )
     serve.add_argument(
-        "--allow-origin", action="append", default=[], help="off loopback: a browser origin"
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="a browser origin other than the service's own (scheme://host[:port])",
     )
     serve.add_argument(
         "--require-keys",
         action="store_true",
-        help="on loopback too, every API request needs a key (off loopback it always does)",
+        help="on loopback too, every API request needs a key (off loopback, or with a "
+        "non-loopback --allow-host, it always does)",
     )
     serve.add_argument("--asks-per-hour", type=int, default=100, help="per key")
     _store_option(serve)
@@ -69,6 +77,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     revoke.add_argument("name")
     for p in (add, listed, revoke):
         _store_option(p)
+        # The index the store must lie outside of, as `serve` checks (also taken before
+        # `keys`: lexkb serve --index ROOT keys add NAME).
+        p.add_argument("--index", default=argparse.SUPPRESS, help="index root (refused around)")
         p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(func=cmd_keys)
 
@@ -82,8 +93,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ValueError(f"--port takes 1 to 65535, not {args.port}")
     if args.asks_per_hour < 1:
         raise ValueError("--asks-per-hour takes a whole number of at least 1")
-    policy = policy_for(args.host, args.allow_host, args.allow_origin, args.require_keys)
+    policy = policy_for(args.host, args.port, args.allow_host, args.allow_origin, args.require_keys)
     store = Store(args.store, index_root=args.index)
+    if policy.keys_reason:
+        print(f"lexkb serve: {policy.keys_reason}", file=sys.stderr)
     if policy.require_keys and not any(k.revoked_at is None for k in store.api_keys()):
         print(
             "lexkb serve: no API key yet; add one with `lexkb serve keys add NAME`",
@@ -96,7 +109,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_keys(args: argparse.Namespace) -> int:
     from lexkb.serve.store import Store
 
-    store = Store(args.store)
+    # Refused inside the index root, as `serve` refuses it: a key store written there would
+    # go into the index (and `serve` would then not open it).
+    store = Store(args.store, index_root=args.index)
     if args.keys_action == "add":
         key, secret = store.add_key(args.name, admin=args.admin)
         if args.json:

@@ -227,6 +227,10 @@ def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> N
         ws="none",
         lifespan="on",
         limit_concurrency=settings.max_connections,
+        # X-Forwarded-For and -Proto are not read into the client's address and scheme:
+        # nothing here decides by address, and a client's own headers cannot then pass for a
+        # proxy's (lexkb serve refuses keyless requests that carry them: lexkb.serve.gate).
+        proxy_headers=False,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         log_level="warning",
     )

@@ -18,7 +18,7 @@ JSON-RPC error) and lexkb.mcp.http (who may connect: lexkb.mcp.access).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -58,23 +58,41 @@ def cited_answer(question: str) -> str:
     )
 
 
+# A tool that a service hosting this server runs itself (lexkb serve runs `ask` so that it
+# counts against the caller's hourly allowance and is recorded, as /api/ask is): called in the
+# tool's worker thread with the HTTP request's `state` (who is calling, as the service's gate
+# set it; empty over stdio) and the validated arguments, in place of the table's function.
+Hosted = Callable[[Mapping[str, Any], dict[str, Any]], Any]
+
+
+class Refused(Exception):
+    """A call a hosting service declines (over its limit, say): the client gets the message
+    as a tool error, and the server goes on."""
+
+
 def handler(
-    tool: Tool, current: CurrentIndex, pools: Pools
+    tool: Tool, current: CurrentIndex, pools: Pools, hosted: Hosted | None = None
 ) -> Callable[..., Awaitable[dict[str, Any]]]:
     """`tool` as the SDK registers it: an async function of the tool's arguments alone (its
     signature is the tool function's without `index`, so the schema is read from it) that
-    runs one call on the current snapshot in a worker thread of the tool's pool."""
+    runs one call on the current snapshot in a worker thread of the tool's pool, or through
+    `hosted` when the hosting service runs the tool itself (then the SDK also hands it the
+    request's context, `ctx`, which the published schema leaves out)."""
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.exceptions import ToolError
 
     limiter = pools.for_tool(tool.outbound)
 
-    def run(arguments: dict[str, Any]) -> Any:
+    def run(arguments: dict[str, Any], state: Mapping[str, Any]) -> Any:
+        if hosted is not None:
+            return hosted(state, arguments)
         return tool.function(current.get(), **arguments)
 
-    async def call(**arguments: Any) -> dict[str, Any]:
+    async def call(ctx: Context | None = None, **arguments: Any) -> dict[str, Any]:
+        state = _request_state(ctx)
         try:
-            result = await anyio.to_thread.run_sync(run, arguments, limiter=limiter)
-        except (check.QueryError, ValueError, KeyError, SnapshotError) as exc:
+            result = await anyio.to_thread.run_sync(run, arguments, state, limiter=limiter)
+        except (check.QueryError, ValueError, KeyError, SnapshotError, Refused) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
         payload = result.to_dict() if hasattr(result, "to_dict") else result
@@ -84,6 +102,13 @@ def handler(
 
     signature = inspect.signature(tool.function, eval_str=True)
     arguments = list(signature.parameters.values())[1:]
+    if hosted is not None:
+        # Found by its annotation (the SDK reads __annotations__ for it), injected per call.
+        context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+        arguments.append(context)
+        call.__annotations__ = {"ctx": Context, "return": dict[str, Any]}
+    else:
+        call.__annotations__ = {"return": dict[str, Any]}
     call.__name__ = call.__qualname__ = tool.name
     call.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=arguments, return_annotation=dict[str, Any]
@@ -91,14 +116,30 @@ def handler(
     return call
 
 
+def _request_state(ctx: Any) -> Mapping[str, Any]:
+    """The HTTP request's ASGI `state` (what the service's gate wrote: who is calling), or
+    nothing when the call did not come over HTTP or no context was given."""
+    if ctx is None:
+        return {}
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # no request in progress
+        return {}
+    scope = getattr(request, "scope", None)
+    state = scope.get("state") if isinstance(scope, Mapping) else None
+    return state if isinstance(state, Mapping) else {}
+
+
 def build_server(
     root: str,
     limits: check.QueryLimits = check.DEFAULT_LIMITS,
     pools: Pools | None = None,
     current: CurrentIndex | None = None,
+    hosted: Mapping[str, Hosted] | None = None,
 ) -> MCPServer:
     """The MCP server for the index at `root` (opened now, so a bad root fails at start), or
-    on `current` when a service that serves more than MCP already follows it."""
+    on `current` when a service that serves more than MCP already follows it; the tools named
+    in `hosted` run through the service's own function (see Hosted)."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
@@ -106,9 +147,13 @@ def build_server(
     pools = pools or Pools.sized()
     current = current or CurrentIndex(root, limits)
     server = MCPServer("lexkb", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    hosted = hosted or {}
+    unknown = set(hosted) - {tool.name for tool in TOOLS}
+    if unknown:
+        raise ValueError(f"no such tools to host: {sorted(unknown)}")
     for tool in TOOLS:
         server.add_tool(
-            handler(tool, current, pools),
+            handler(tool, current, pools, hosted.get(tool.name)),
             name=tool.name,
             description=tool.description,
             structured_output=True,

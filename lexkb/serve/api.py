@@ -11,6 +11,8 @@ than the search on a small index). A refusal is JSON with the reason: 400 for a 
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,17 +28,27 @@ from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
 from lexkb.limits import DEFAULT_LIMITS, QueryError
 from lexkb.mcp import tools
-from lexkb.mcp.schemas import chosen
+from lexkb.mcp.schemas import SearchFilters, chosen
+from lexkb.mcp.server import Refused
 from lexkb.serve import models
 from lexkb.serve.metrics import Metrics
 from lexkb.serve.ratelimit import RateLimit
 from lexkb.serve.store import Store
 
+log = logging.getLogger("lexkb.serve")
 LISTED = 100  # conversations, feedback and traces per listing
 RefQuery = Annotated[
     str,
     Query(min_length=1, max_length=DEFAULT_LIMITS.max_reference_chars, examples=["Article 6(1)"]),
 ]
+
+
+class OverLimit(Refused):
+    """An ask past the key's hourly allowance; `wait` is the Retry-After in seconds."""
+
+    def __init__(self, per_window: int, wait: int) -> None:
+        super().__init__(f"over {per_window} asks an hour: retry in {wait} s")
+        self.wait = wait
 
 
 @dataclass
@@ -52,6 +64,40 @@ class Service:
         index = self.current.get()
         self.metrics.serving(index.version)
         return index
+
+    def ask(
+        self,
+        who: str,
+        question: str,
+        filters: SearchFilters | None,
+        turns: list[dict] | None = None,
+        conversation_id: str | None = None,
+    ) -> tuple[dict, str]:
+        """One ask for `who`, whichever door it came through (/api/ask, a conversation, or
+        MCP's `ask` tool): one hourly allowance and one record for all, so that no door asks
+        for free or unseen. Counted only when answered (an ask refused for a bad filter, or
+        one that failed, is given back); recorded with its trace, and returned as the stored
+        turn (with the `answer_id` feedback names) and the version of the snapshot that
+        answered. OverLimit past the allowance."""
+        with self.asks.spending(who) as wait:
+            if wait:
+                self.metrics.rate_limited.inc()
+                raise OverLimit(self.asks.per_window, wait)
+            index = self.index()
+            found = ask_question(index, question, filters=chosen(filters), turns=turns)
+            answer = found.to_dict()
+        self.metrics.answer(answer)
+        return self.store.record_answer(who, answer, conversation_id), index.version
+
+    def mcp_ask(self, state: Mapping[str, Any], arguments: dict[str, Any]) -> dict:
+        """MCP's `ask` under `lexkb serve` (lexkb.mcp.server.Hosted): the caller is the key
+        the Gate found for the request; the reply is the tool's own, the Answer as ask.json
+        gives it (which admits no other field: its record's id is on the admin page)."""
+        who = state.get("owner")
+        if not who:  # the Gate names an owner for every /mcp request; never ask as no one
+            raise Refused("this request carries no API key")
+        turn, _ = self.ask(who, arguments["question"], arguments.get("filters"))
+        return turn["answer"]
 
 
 def service(request: Request) -> Service:
@@ -148,12 +194,24 @@ def snapshots_diff(
     old: Annotated[str, Query(max_length=100)] = "previous",
     new: Annotated[str, Query(max_length=100)] = "CURRENT",
 ) -> JSONResponse:
+    from lexkb.core.store import index_root
     from lexkb.core.store.diff import diff
 
+    root = _local_root(request)
+    # Versions are resolved here with the root named "the index root": the reply is a key
+    # holder's, and where the index lies on the server's disk is the operator's to know.
+    known, current = index_root.versions(root), index_root.current_version(root)
     try:
-        return _sent(diff(_local_root(request), old, new))
+        old, new = (
+            index_root.pick_version(v, known, current, "the index root") for v in (old, new)
+        )
     except SnapshotError as exc:  # a version that names no snapshot
         raise HTTPException(404, str(exc)) from exc
+    try:
+        return _sent(diff(root, old, new))
+    except (SnapshotError, OSError) as exc:  # a snapshot that cannot be read: say which only
+        log.warning("snapshots diff %s %s: %s", old, new, exc)
+        raise HTTPException(404, f"snapshot {old} or {new} cannot be read") from exc
 
 
 @router.post("/ask", summary="a cited, verified answer")
@@ -253,18 +311,13 @@ def _ask(request: Request, body: models.AskRequest, conversation_id: str | None)
         if not served.store.owns(who, conversation_id):
             raise _not_found("conversation")
         turns = served.store.turns(who, conversation_id)
-    wait = served.asks.take(who)
-    if wait:
-        served.metrics.rate_limited.inc()
+    try:
+        turn, version = served.ask(who, body.question, body.filters, turns, conversation_id)
+    except OverLimit as exc:
         return JSONResponse(
-            {"error": f"over {served.asks.per_window} asks an hour: retry in {wait} s"},
-            status_code=429,
-            headers={"Retry-After": str(wait)},
+            {"error": str(exc)}, status_code=429, headers={"Retry-After": str(exc.wait)}
         )
-    index = served.index()
-    answer = ask_question(index, body.question, filters=chosen(body.filters), turns=turns).to_dict()
-    served.metrics.answer(answer)
-    return _sent(served.store.record_answer(who, answer, conversation_id), index)
+    return JSONResponse(turn, headers={"X-Lexkb-Snapshot": version})
 
 
 def _document(index, document: str):

@@ -9,6 +9,7 @@ Gate (lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP se
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +29,9 @@ from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.store import Store
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+log = logging.getLogger("lexkb.serve")
 STATIC = Path(__file__).resolve().parent / "static"
 # The page loads nothing from elsewhere and runs no inline script (the Gate adds nosniff,
 # no-referrer and DENY framing to every reply).
@@ -63,13 +65,16 @@ def build_app(
         redoc_url=None,
     )
     api.openapi = lambda: document(api)  # type: ignore[method-assign]
-    api.state.service = Service(current, store, RateLimit(asks_per_hour), metrics)
+    service = Service(current, store, RateLimit(asks_per_hour), metrics)
+    api.state.service = service
     api.include_router(router)
     add_error_handlers(api)
     _add_operator_routes(api, current, store, metrics)
-    api.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # The page's files carry the page's headers: /static/index.html is the same page as /.
+    api.mount("/static", WithHeaders(StaticFiles(directory=STATIC), PAGE_HEADERS), name="static")
 
-    server = build_server(root, current=current)
+    # MCP's `ask` is the API's ask: the same key's hourly allowance, recorded the same way.
+    server = build_server(root, current=current, hosted={"ask": service.mcp_ask})
     mcp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         max_request_body_size=settings.max_body_bytes,
@@ -79,6 +84,22 @@ def build_app(
     )
     routes = RouteLabels(api.routes, [MCP_PATH])
     return Gate(Split(mcp, api), policy, store, metrics, settings.max_body_bytes, routes)
+
+
+class WithHeaders:
+    """An ASGI app whose every reply also carries `headers` (the page's CSP on its files)."""
+
+    def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 class Split:
@@ -109,18 +130,25 @@ def _add_operator_routes(
 
     @api.get("/readyz", include_in_schema=False)
     def readyz() -> JSONResponse:
-        """Ready when the store answers and a snapshot is served."""
+        """Ready when the store answers and a snapshot is served. Anyone may ask, so the
+        reply names no file or folder (the store's path, the index root): the reasons are
+        fixed sentences, and what failed in detail goes to the server's log."""
         try:
             version = current.get().version
-        except Exception as exc:  # what the operator needs to read is the reason
-            return JSONResponse({"status": "not ready", "reason": str(exc)}, status_code=503)
+        except Exception as exc:
+            log.warning("readyz: no snapshot can be served: %s", exc)
+            return JSONResponse(
+                {"status": "not ready", "reason": "no snapshot can be served (see the log)"},
+                status_code=503,
+            )
         if not store.ping():
             return JSONResponse(
                 {"status": "not ready", "reason": "the store does not answer"}, status_code=503
             )
-        body = {"status": "ready", "snapshot_version": version, "store": store.where}
+        body = {"status": "ready", "snapshot_version": version, "store": store.kind}
         if current.last_error:
-            body["warning"] = current.last_error
+            log.warning("readyz: following CURRENT failed: %s", current.last_error)
+            body["warning"] = "following CURRENT failed; the last snapshot opened is served"
         return JSONResponse(body)
 
     @api.get("/metrics", include_in_schema=False)

@@ -1,14 +1,23 @@
 """Who may use the service, checked before any route runs: the Host and Origin a request
 carries, the API key it presents, and how large its body may be.
 
-- Host and Origin: on a loopback address, loopback names only (a web page elsewhere cannot
-  reach the service through a name that resolves to 127.0.0.1); on any other address, only
-  the values the operator names (--allow-host, --allow-origin), and the service refuses to
-  start without them (`policy_for`). Wrong Host: 421; wrong Origin: 403.
-- Keys: `Authorization: Bearer lk_...`, looked up by hash in the store. On loopback, a
-  request without one is the single local user (who is also admin) unless the operator asked
-  for keys (--require-keys); off loopback every request to the API, MCP and /metrics needs a
-  live key. A key that is wrong or revoked is refused (401), never read as no key.
+- Host: on a loopback address, loopback names (a web page elsewhere cannot reach the service
+  through a name that resolves to 127.0.0.1) and those named by --allow-host; on any other
+  address, only those, and the service refuses to start without them (`policy_for`). Wrong
+  Host: 421.
+- Origin: the service's own (http://NAME:PORT for each name it answers on its loopback port)
+  and those named by --allow-origin, never another port's: a page served by some other local
+  program is another site. Off loopback, only those named, which are then required. Wrong
+  Origin: 403.
+- Keys: `Authorization: Bearer lk_...`, looked up by hash in the store. A live key is needed
+  for the API, MCP and /metrics, except in single-user mode, where a request without one is
+  the single local user (who is also admin). Single-user mode needs all of: a loopback
+  address, no --require-keys, and no --allow-host naming a host other than a loopback one
+  (naming one means clients reach the service through a proxy, under a public name; then
+  every request needs a key, whatever the address). Even then, a keyless request that carries
+  a proxy's forwarding header (Forwarded, X-Forwarded-*, X-Real-IP, Via) came from elsewhere
+  and is refused (401): a proxy that forwards `Host: 127.0.0.1` would otherwise pass for the
+  local user. A key that is wrong or revoked is refused (401), never read as no key.
 - Bodies: past `max_body_bytes` a request gets 413, before its body is read when
   Content-Length says so and as soon as it passes the bound otherwise.
 
@@ -37,13 +46,20 @@ OPEN_PREFIXES = ("/static/",)
 ADMIN_PREFIXES = ("/api/admin/", "/metrics")
 
 
+# Headers a reverse proxy adds: a request carrying one did not start on this machine.
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
+                      "x-real-ip", "via")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Policy:
-    """The Host and Origin patterns allowed, and whether every request needs a key."""
+    """The Host and Origin patterns allowed, whether every request needs a key, and why it
+    does when the operator did not ask for it (`keys_reason`, said at start)."""
 
     hosts: tuple[str, ...]
     origins: tuple[str, ...]
     require_keys: bool
+    keys_reason: str = ""
 
     def access(self) -> Access:
         """The same Host and Origin rules for the MCP transport's own check."""
@@ -52,15 +68,25 @@ class Policy:
 
 def policy_for(
     host: str,
+    port: int,
     allow_hosts: Sequence[str] = (),
     allow_origins: Sequence[str] = (),
     require_keys: bool = False,
 ) -> Policy:
-    """The policy for a service bound to `host`; ValueError, saying what is missing, off
-    loopback without allowed hosts and origins."""
+    """The policy for a service bound to `host`:`port`; ValueError, saying what is missing,
+    off loopback without allowed hosts and origins."""
     hosts, origins = named(allow_hosts, allow_origins)
     if is_loopback(host):
-        return Policy(*with_loopback(host, hosts, origins), require_keys)
+        allowed_hosts, _ = with_loopback(host, hosts, ())
+        allowed_origins = tuple(dict.fromkeys([*own_origins(host, port), *origins]))
+        public = [value for value in allow_hosts if not is_loopback(host_name(value))]
+        reason = ""
+        if public and not require_keys:
+            reason = (
+                f"--allow-host {public[0]} is not a loopback name (clients come through a "
+                "proxy), so every request needs an API key"
+            )
+        return Policy(allowed_hosts, allowed_origins, require_keys or bool(public), reason)
     missing = [n for n, v in (("--allow-host", hosts), ("--allow-origin", origins)) if not v]
     if missing:
         raise ValueError(
@@ -69,6 +95,23 @@ def policy_for(
             f"request needs an API key (lexkb serve keys add NAME); missing: {', '.join(missing)}"
         )
     return Policy(tuple(hosts), tuple(origins), True)
+
+
+def host_name(value: str) -> str:
+    """The name or address of an --allow-host value, without its port ("[::1]:8000" ->
+    "[::1]", "lexkb.example:443" -> "lexkb.example")."""
+    if value.startswith("["):
+        return value[: value.index("]") + 1] if "]" in value else value
+    return value.rpartition(":")[0] if value.count(":") == 1 else value
+
+
+def own_origins(host: str, port: int) -> list[str]:
+    """The origins of the service's own page on loopback: http://NAME:PORT for each loopback
+    name it answers to (a browser leaves the port out when it is 80)."""
+    bound = host if host.startswith("[") or ":" not in host else f"[{host}]"
+    names = dict.fromkeys(["127.0.0.1", "localhost", "[::1]", bound])
+    origins = [f"http://{name}:{port}" for name in names]
+    return origins + [f"http://{name}" for name in names] if port == 80 else origins
 
 
 def matches(value: str, patterns: Sequence[str]) -> bool:
@@ -173,6 +216,8 @@ class Gate:
             scope["state"].update(owner=key.id, key_name=key.name, admin=key.admin)
         elif self.policy.require_keys:
             return 401, "this service needs Authorization: Bearer <API key>", _CHALLENGE
+        elif any(name in headers for name in FORWARDING_HEADERS):
+            return 401, _PROXIED, _CHALLENGE
         else:
             scope["state"].update(owner=LOCAL_OWNER, key_name=LOCAL_OWNER, admin=True)
         if path.startswith(ADMIN_PREFIXES) and not scope["state"]["admin"]:
@@ -181,6 +226,11 @@ class Gate:
 
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="lexkb"'}
+_PROXIED = (
+    "this request came through a proxy (it carries a forwarding header), and only a request "
+    "made on this machine may go without a key: send Authorization: Bearer <API key>, and "
+    "run lexkb serve behind a proxy with --require-keys"
+)
 # On every reply: no content sniffing, no referrer sent on, never framed by another site.
 _ALWAYS = [
     (b"x-content-type-options", b"nosniff"),

@@ -4,7 +4,8 @@ design has), answered past it with 429 and Retry-After.
 The window is kept in memory: a restart forgives the hour in progress, which errs toward the
 user, and counting in the database would add a write to every ask. Search, get and the other
 lookups are not counted: they cost milliseconds, where an ask runs retrieval, verification and
-perhaps an LLM.
+perhaps an LLM. Only an ask that is answered counts: one refused (a bad filter) or one that
+failed is given back (`spending`), since the user got nothing for it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import math
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 ASKS_PER_HOUR = 100
 WINDOW_SECONDS = 3600.0
@@ -39,6 +42,26 @@ class RateLimit:
                 return max(1, math.ceil(events[0] + self.window - now))
             events.append(now)
             return 0
+
+    def give_back(self, owner: str, at: float) -> None:
+        """Forget the event counted for `owner` at `at` (one that came to nothing)."""
+        with self._lock:
+            events = self._events.get(owner)
+            if events is not None and at in events:
+                events.remove(at)
+
+    @contextmanager
+    def spending(self, owner: str) -> Iterator[int]:
+        """`take` for the block's work: yields its answer (0: go on; else Retry-After), and
+        gives the event back when the block raises, so a refused or failed ask costs nothing."""
+        now = time.monotonic()
+        wait = self.take(owner, now)
+        try:
+            yield wait
+        except BaseException:
+            if not wait:
+                self.give_back(owner, now)
+            raise
 
     def remaining(self, owner: str, now: float | None = None) -> int:
         now = time.monotonic() if now is None else now

@@ -162,7 +162,7 @@ class Store:
                     "a PostgreSQL store needs psycopg: pip install 'lexkb[postgres]'"
                 ) from exc
             self._db: Any = psycopg.connect(str(target), autocommit=True)
-            self.where = "postgresql"
+            self.where = self.kind = "postgresql"
         else:
             path = sqlite_path(target, index_root)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,6 +175,7 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self.where = str(path)
+            self.kind = "sqlite"
         self.migrate()
 
     # -- plumbing -------------------------------------------------------------------------

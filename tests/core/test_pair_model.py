@@ -121,3 +121,39 @@ def test_the_relevance_model_prefers_the_passage_that_answers():
         ],
     )
     assert chances[0] > 0.5 > chances[1]
+
+
+def test_a_first_text_that_fills_the_room_is_cut_too(tmp_path):
+    """`only_second` alone raised when the first text left the second no room (a question of
+    about 1,300 characters failed every ask): the first is cut to leave the second half of
+    the room, or all it needs; below that, the encoding is `only_second`'s, as trained."""
+    from tokenizers import Tokenizer
+
+    from lexkb.core.embed.embedders import local_model_files
+
+    path = tmp_path / "counting.onnx"
+    model = PairModel(path, _counting_model(path), max_tokens=16)  # room: 16 - 3 = 13
+    both_long, long_first = model.encode([("word " * 40, "word " * 40), ("word " * 40, "two")])
+    assert len(both_long.ids) == 16 and both_long.type_ids.count(1) == 6 + 1  # half, [SEP]
+    assert len(long_first.ids) == 16 and long_first.type_ids.count(1) == 1 + 1  # all of it
+    assert long_first.tokens[-2:] == ["two", "[SEP]"]
+    assert np.isfinite(model.probabilities([("word " * 40, "word " * 40)])).all()
+
+    trained = Tokenizer.from_file(str(local_model_files()[1]))
+    trained.no_padding()
+    trained.enable_truncation(16, strategy="only_second")
+    for pair in [("a claim", "word " * 200), ("word " * 7, "word " * 40), ("x", "y")]:
+        (ours,) = model.encode([pair])
+        theirs = trained.encode(*pair)
+        assert (ours.ids, ours.type_ids) == (theirs.ids, theirs.type_ids), pair
+
+
+def test_the_longest_accepted_texts_are_read_by_the_shipped_models():
+    from lexkb.core.judge.shipped import answers, support
+
+    passage = "(b) Records of each client money reconciliation must be kept for seven years."
+    question = "How long must a firm keep the records of each client money reconciliation? " * 30
+    chances = answers(question[:2000], [passage, passage * 40])
+    assert chances.shape == (2,) and np.isfinite(chances).all()
+    read = support("a " * 999, [passage, passage * 40])
+    assert read.shape == (2, 3) and np.allclose(read.sum(1), 1.0)

