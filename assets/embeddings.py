@@ -28,7 +28,14 @@ def chunk_embeddings(
     out = work.path / TABLE_DIR
     chunks = pl.read_parquet(
         out / "chunks.parquet",
-        columns=["chunk_id", "chunk_level", "content", "content_hash", "parent_chunk_id"],
+        columns=[
+            "chunk_id",
+            "chunk_level",
+            "content",
+            "content_hash",
+            "parent_chunk_id",
+            "section_path",
+        ],  # fmt: skip
     )
     model = embedder.build()
     if model is None:

@@ -25,8 +25,10 @@ from lexkb.core.vocabulary import SearchMode
 from lexkb.dense import UNSCORED, Dense
 from lexkb.filters import chunk_mask
 from lexkb.graph import CitationGraph
+from lexkb.headings import HEADING_WEIGHT, Headings
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword
+from lexkb.naming import named_documents
 from lexkb.rerank import RERANK_DEPTH
 from lexkb.rerank import rerank as reorder
 from lexkb.results import SearchResults
@@ -55,6 +57,8 @@ class Searcher:
         self.hit = hits.hit
         self.text = hits.text
         self.version = hits.version
+        self.document_of_row = tables.chunks["document_id"].to_numpy()
+        self._headings: Headings | None = None
 
     def search(
         self,
@@ -105,19 +109,26 @@ class Searcher:
             keyword, covered = self.keyword.scores(terms, coverage=True)
             keyword[dropped] = 0.0
         cosine = candidates = None
+        # Ranking reads the heading path as a field beside the words (lexkb.headings); the
+        # relevance features read the words alone, as they were fitted.
+        ranked = None
+        if keyword is not None:
+            heading = self.headings.scores(terms.tokens)
+            heading[dropped] = 0.0
+            ranked = keyword + np.float32(HEADING_WEIGHT) * heading
         if used == SearchMode.KEYWORD:
-            scores = keyword
+            scores = ranked
         else:
-            keyword_best = None if keyword is None else fusion.best(keyword, fusion.FUSION_DEPTH)
+            keyword_best = None if ranked is None else fusion.best(ranked, fusion.FUSION_DEPTH)
             cosine, scored = self.dense.search_cosine(query, keep, keyword_best)
             # Shifted by 2: positive wherever kept, as `fusion.top` expects.
             dense = cosine + 2.0
             dense[dropped] = 0.0
             if used == SearchMode.HYBRID:
-                scores, candidates = fusion.fuse(keyword, dense, keyword_best, scored)
+                scores, candidates = fusion.fuse(ranked, dense, keyword_best, scored)
             else:
                 scores, candidates = dense, scored
-        order = fusion.top(scores, k, candidates)
+        order = fusion.top(self._named_first(query, scores, filters), k, candidates)
         via: dict[int, int] = {}
         if expand:
             scores = scores.copy()
@@ -162,6 +173,31 @@ class Searcher:
                 hit = replace(hit, expanded_from=self.tables.chunks["chunk_id"][via[row]])
             hits.append(hit)
         return SearchResults(query, used, hits, warnings, self.version)
+
+    @property
+    def headings(self) -> Headings:
+        """The heading-path field, built on the first search."""
+        if self._headings is None:
+            self._headings = Headings(self.tables.chunks)
+        return self._headings
+
+    def _named_first(
+        self, query: str, scores: np.ndarray, filters: Mapping[str, object] | None
+    ) -> np.ndarray:
+        """The scores to rank by: where the query names documents (lexkb.naming) and no filter
+        chose one, every matching row of theirs ranks ahead of every other row, in its own
+        order. Scores reported stay the search's own."""
+        if filters and filters.get("document"):
+            return scores
+        named = named_documents(query, self.tables.aliases)
+        if not named:
+            return scores
+        rows = np.isin(self.document_of_row, named) & (scores > 0)
+        if not rows.any():
+            return scores
+        ranked = scores.copy()
+        ranked[rows] += float(scores.max())
+        return ranked
 
     def _definition_first(
         self, query: str, order: np.ndarray, keep: np.ndarray, k: int

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from lexkb.core.store import snapshot as snap
-from lexkb.core.text.refs import document_names, title_code, title_name
+from lexkb.core.text.refs import citation_name, document_names, title_code
 from lexkb.core.vocabulary import ChunkLevel
 
 
@@ -26,9 +26,10 @@ class Tables:
     def __init__(self, snapshot: snap.Snapshot) -> None:
         self.documents = pl.read_parquet(snapshot.table_path("documents"))
         # A hit names its document as a footnote would: by the name a long official title gives
-        # the act ("General Data Protection Regulation"), else by the title.
+        # the act ("General Data Protection Regulation") or it is known by ("DORA"), else by
+        # the title (lexkb.core.text.refs.citation_name).
         titles = {
-            doc_id: title_name(title) or title
+            doc_id: citation_name(title) or title
             for doc_id, title in zip(
                 self.documents["document_id"], self.documents["title"], strict=True
             )

@@ -13,6 +13,13 @@ with lines or parts is read once, whole, in windows of the model's 256 tokens, a
 and parts take the pooled states of their own tokens instead of being embedded again: the same
 retrieval, and the model reads each token once (benchmarks/line_vectors.py).
 
+A paragraph under a heading also gets a vector of itself read below its heading path
+(lexkb.core.text.context), kept as line HEADING_LINE: a paragraph rarely says what it is about
+and its heading does ("11 Penalties"), so a question in a person's words finds it by either
+vector, the best of which scores it. Read into the paragraph's own vector instead, the heading
+cost ObliQA hybrid Recall@10 0.803 -> 0.761 (sibling paragraphs under one heading became alike);
+as a vector beside it, BENCHMARKS.md "People's questions" has the figures.
+
 A section chunk is not embedded: its vector is the normalised mean of its paragraphs' vectors.
 The embedder reads 256 tokens, so a section's own vector saw only its start; the mean finds the
 right ObliQA section more often (held-out Recall@10 0.734 against 0.642,
@@ -28,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from lexkb.core.embed.embedders import Embedder
+from lexkb.core.text.context import CONTEXT_VERSION, indexed_text
 from transforms.ids import sha256_text
 from transforms.vector_cache import VectorCache
 
@@ -35,6 +43,8 @@ from transforms.vector_cache import VectorCache
 MIN_LINE_CHARS = 20
 # Texts embedded between two progress reports.
 PROGRESS_SLICE = 512
+# The line number of a paragraph's vector read below its heading path (lines count from 1).
+HEADING_LINE = 0
 
 CHUNK_VECTORS = {"chunk_id": pl.String, "model": pl.String, "vector": pl.List(pl.Float32)}
 LINE_VECTORS = {"chunk_id": pl.String, "line": pl.Int32, "vector": pl.List(pl.Float32)}
@@ -120,9 +130,17 @@ def embed_chunks(
     ).iter_rows():
         parts_of.setdefault(parent, []).append((chunk_id, content))
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
-    for chunk_id, content, digest in paragraphs.select(
-        "chunk_id", "content", "content_hash"
+    if "section_path" not in paragraphs.columns:
+        paragraphs = paragraphs.with_columns(pl.lit(None, pl.List(pl.String)).alias("section_path"))
+    for chunk_id, content, digest, path in paragraphs.select(
+        "chunk_id", "content", "content_hash", "section_path"
     ).iter_rows():
+        # The paragraph read below its heading path, as a vector of its own (HEADING_LINE).
+        headed = indexed_text(content, path, "paragraph")
+        if headed != content:
+            own = sha256_text(headed)
+            text_of[own] = headed
+            lines.append((chunk_id, HEADING_LINE, [own]))
         spans, keys = [], []
         for number, (a, b) in enumerate(line_spans(content), start=1):
             own = sha256_text(content[a:b])
@@ -242,4 +260,5 @@ def embedder_record(model: Embedder, dimension: int) -> dict:
         "normalized": True,
         "line_vectors": spans,
         "part_vectors": spans,
+        "heading_vectors": CONTEXT_VERSION,
     }

@@ -1,17 +1,16 @@
 """answered: does a paragraph found answer the question? The relevance model's best chance.
 
 Two judges read a question against an index. The scope model (lexkb.answers.scope) asks whether
-the question is about what the index holds, from signals of the whole search; the relevance
-model (lexkb.core.judge) reads the question with each paragraph and says how likely it is that
-the paragraph answers it. The scope model keys on words, so it declines answerable questions
-worded unlike the corpus (26 of the 40 held-out answerable ObliQA questions `evidence` declined
-at stop 36 were its); where the relevance model is near certain that a paragraph answers, that
-reading overrules an out-of-scope one.
-SCOPE_OVERRULE is the lowest value (on a grid of 0.005) at which no unanswerable tune question
-is overruled: neither the neighbouring subjects written to choose it
-(benchmarks/questions/neighbouring_tune.txt, which neither model was fitted on), nor the
-out-of-scope tune questions and CUAD's tune negatives. It rescues 1 of XRefRAG's 92 ADGM dev
-questions, which neither model saw (BENCHMARKS.md, "Stop 37").
+the question is about what the index holds, from the words of the question and the whole
+search: how many of its phrases the index says, and whether its capitalised terms are the
+index's own. It was fitted to ObliQA, whose questions repeat their passages' phrases, and a
+person's own words look foreign to it: on six real documents asked in people's words it declined
+47 of 70 answerable questions (BENCHMARKS.md, "People's questions"). The relevance model
+(lexkb.core.judge) reads the question with each paragraph found and says how likely it is that
+the paragraph answers it. So a question is declined when no paragraph found answers it
+(`declined`); the scope model only says why: out of scope when it also reads the question as
+foreign, else not answered by the sources. A statement, which the relevance model does not
+read, is judged by the scope model alone.
 """
 
 from __future__ import annotations
@@ -24,8 +23,15 @@ from lexkb.results import Hit
 
 # Hits given without the relevance model's chances get them for the first ANSWER_DEPTH.
 ANSWER_DEPTH = 10
-# The best chance at which an out-of-scope reading is overruled (1.0 or more: never).
-SCOPE_OVERRULE = 0.995
+OUT_OF_SCOPE, NOT_ANSWERED = "out_of_scope", "not_answered_by_sources"
+# Below this best chance a question is declined: the highest value of a grid that keeps 85% of
+# the 220 answerable questions written here in people's words over fourteen documents
+# (benchmarks/questions/people/, benchmarks/realqa.py --questions; it declines 22% of their 60
+# unanswerable ones: the model barely tells them apart, BENCHMARKS.md "People's questions").
+# At this chance or more for the first hit an answer may be DIRECT: the lowest value at which
+# no unanswerable one of them was (79% of those DIRECT cite the right unit first).
+MIN_ANSWERS = 0.005
+DIRECT_ANSWERS = 0.95
 
 _QUESTION_WORDS = frozenset(
     ("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
@@ -43,29 +49,33 @@ def is_question(query: str) -> bool:
 
 def best_chance(query: str, hits: Sequence[Hit]) -> float | None:
     """The best chance that one of the first ANSWER_DEPTH hits answers `query`: read from hits
-    a reranked search gave, else asked of the relevance model now. None for a query that is not
-    a question, and where the model cannot be used (its file missing or not the one shipped);
-    the other signals then decide alone."""
+    a reranked search gave, else asked of the relevance model now and kept on each of those hits
+    as `answers`. None for a query that is not a question, and where the model cannot be used
+    (its file missing or not the one shipped); the other signals then decide alone."""
     if not hits or not is_question(query):
         return None
     chances = [h.answers for h in hits if h.answers is not None]
     if chances:
         return max(chances)
+    read = hits[:ANSWER_DEPTH]
     try:
-        return float(answers(query, [h.text for h in hits[:ANSWER_DEPTH]]).max())
+        found = answers(query, [h.text for h in read])
     except PairModelError:
         return None
+    for hit, chance in zip(read, found.tolist(), strict=True):
+        hit.answers = round(float(chance), 4)
+    return float(found.max())
 
 
-def scope_overruled(
-    scope: float, min_scope: float, chance: float | None, threshold: float = SCOPE_OVERRULE
+def declined(
+    scope: float, min_scope: float, chance: float | None, min_answers: float
 ) -> str | None:
-    """Why an out-of-scope reading (`scope` under `min_scope`) is overruled, in words: where the
-    relevance model's best chance (`chance`, from best_chance) reaches `threshold`. None where
-    it is not overruled, and where the scope model did not read the question as out of scope."""
-    if scope >= min_scope or chance is None or chance < threshold:
+    """Why a question is declined, or None. With the relevance model's best chance (`chance`,
+    from best_chance): declined when it is under `min_answers`, as OUT_OF_SCOPE where the scope
+    model also reads the question as foreign (`scope` under `min_scope`), else NOT_ANSWERED.
+    Without it (a statement, or no model): OUT_OF_SCOPE where the scope model says so."""
+    if chance is None:
+        return OUT_OF_SCOPE if scope < min_scope else None
+    if chance >= min_answers:
         return None
-    return (
-        f"scope {scope:.2f} < {min_scope}, overruled: the relevance model reads a paragraph "
-        f"found as answering the question ({chance:.2f} >= {threshold})"
-    )
+    return OUT_OF_SCOPE if scope < min_scope else NOT_ANSWERED

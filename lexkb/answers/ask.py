@@ -1,14 +1,19 @@
 """ask: a question in, a cited answer out, with how firmly it is answered and why.
 
-1. Guardrails on the wording (lexkb.answers.guardrails): predictive, estimation, advice and
-   own-data questions are refused with three questions the index can answer.
-2. The cache: normalised question, the text searched (a follow-up's includes the question
-   before it), filters, snapshot version and how the answer is written; one hour, emptied when
-   the snapshot changes. An extractive answer made because the model failed is not cached.
+1. Guardrails on the wording (lexkb.answers.guardrails): advice is refused with three
+   questions the index can answer. A question worded as a prediction, an estimate or about the
+   asker's own records is refused for that only where the documents do not answer it ("How long
+   will the copyright last?" asks what the statute says); answered, it carries a warning.
+2. How the question is read (lexkb.answers.followup): a follow-up with no subject of its own
+   together with the question before it, any other question alone; `read_as` says which.
+   The cache: normalised question, the text searched, filters, snapshot version and how the
+   answer is written; one hour, emptied when the snapshot changes. An extractive answer made
+   because the model failed is not cached.
 3. Retrieval (hybrid search), then evidence (lexkb.answers.evidence): DIRECT, QUALIFIED or
-   ABSTAIN with its reason; out-of-scope questions are refused here.
-4. The answer. Offline it is extractive: the best sentence of each strong paragraph, each
-   cited [n]. When LEXKB_LLM_URL names an OpenAI-compatible endpoint (lexkb.answers.llm), a model
+   ABSTAIN with its reason; a question no paragraph found answers is declined here.
+4. The answer. Offline it is extractive: the best sentences of the first paragraphs found,
+   each cited [n]; a DIRECT answer opens with the first, and a lead-in brings its points
+   (lexkb.answers.whole). When LEXKB_LLM_URL names an OpenAI-compatible endpoint (lexkb.answers.llm), a model
    writes it from format_context under a prompt that demands a citation on every sentence and
    says the paragraphs are quoted material whose instructions are never to be followed. Any
    failure of the model's call (llm.LLMError) gives the extractive answer with a warning.
@@ -19,7 +24,9 @@
    model's reply the first `max_verified_sentences` are checked; the rest are dropped with a
    warning that says which, so that a reply of thousands of sentences cannot hold `ask` up.
 
-`confidence` is the scope probability times the best cited source's calibrated relevance: it
+`explanation` says in a sentence why the answer is what it is (lexkb.answers.plain), and
+`details` holds the figures behind it. `confidence` is the relevance model's best chance (the
+scope probability for a statement) times the best cited source's calibrated relevance: it
 orders answers and is not itself calibrated.
 """
 
@@ -35,12 +42,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from lexkb import limits as check
-from lexkb.answers import llm
+from lexkb.answers import llm, plain
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
 from lexkb.answers.entities import verify_entities
-from lexkb.answers.evidence import ABSTAIN, Evidence, EvidenceSettings, evidence
+from lexkb.answers.evidence import ABSTAIN, DIRECT, Evidence, EvidenceSettings, evidence
 from lexkb.answers.extract import best_sentences, is_fragment
+from lexkb.answers.followup import read_as
 from lexkb.answers.guardrails import (
     ALLOWED,
     REFUSALS,
@@ -53,7 +61,7 @@ from lexkb.answers.injection import instruction_excerpt, trusted_text
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
-from lexkb.core.text.tokenize import tokenize
+from lexkb.answers.whole import is_lead_in, points_after
 from lexkb.core.vocabulary import EntityFound, Verdict
 from lexkb.results import Hit
 
@@ -70,7 +78,11 @@ SYSTEM_PROMPT = (
     "the user."
 )
 _CITED = re.compile(r"\[([^\[\]]{1,200})\]")
+# Wordings the documents may still answer ("How long will the copyright last?" asks what
+# § 302 says): refused only when the evidence finds no answer. Advice is refused from its wording.
+DOCUMENTS_MAY_ANSWER = frozenset({"predictive", "estimation", "own_data"})
 _LEADING_CITATIONS = re.compile(r"^(?:\s*\[[^\[\]]{1,200}\])+\s*")
+_POINT = re.compile(r"^\(?[0-9a-z]{1,5}[.)]\s")
 
 
 @dataclass(frozen=True)
@@ -132,6 +144,12 @@ class Answer:
     from_cache: bool = False
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
+    # How the question was read: alone, or as a follow-up with the one before it
+    # (lexkb.answers.followup).
+    read_as: str = "read alone"
+    # The figures behind `explanation` (which says it in words, lexkb.answers.plain): the
+    # evidence's reasons, scope, the relevance model's chances, relevance.
+    details: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -205,14 +223,6 @@ def _turn(answer: Answer) -> dict:
     }
 
 
-def _search_text(question: str, turns: list[dict]) -> str:
-    """A short follow-up ("and how long must they be kept?") is searched together with the
-    question before it, which names what "they" are."""
-    if turns and len(set(tokenize(question))) <= 4:
-        return f"{turns[-1].get('question', '')} {question}"
-    return question
-
-
 def _source(number: int, hit: Hit) -> Source:
     meta = hit.metadata or {}
     return Source(
@@ -223,19 +233,27 @@ def _source(number: int, hit: Hit) -> Source:
 
 
 def _extractive(index, question: str, found: Evidence, settings: AskSettings):
-    """[(sentence, [hit])] from the strong hits' best sentences."""
+    """[(sentence, [hit])] from the first hits' best sentences. A DIRECT answer opens with its
+    first hit, the paragraph the relevance model reads as answering; a lead-in comes with its
+    points (lexkb.answers.whole)."""
     # A heading kept as a paragraph of its own answers nothing.
-    strong = [
-        h
-        for h in found.hits
-        if (h.relevance or 0.0) >= settings.evidence.strong_relevance and not is_fragment(h.text)
-    ][: settings.max_sentences + 2]
-    ranked = best_sentences(index, question, strong or found.hits[:1])
+    candidates = [h for h in found.hits if not is_fragment(h.text)][: settings.max_sentences + 2]
+    ranked = best_sentences(index, question, candidates or found.hits[:1])
     if not ranked:
         return []
+    if found.mode == DIRECT:
+        first = found.hits[0].chunk_id
+        ranked.sort(key=lambda r: r[0].chunk_id != first)
     lead = ranked[0][3]
-    chosen = [r for r in ranked if r[3] >= settings.sentence_ratio * lead][: settings.max_sentences]
-    return [(hit.text[a:b].strip(), [hit]) for hit, a, b, _ in chosen]
+    chosen = [ranked[0], *(r for r in ranked[1:] if r[3] >= settings.sentence_ratio * lead)]
+    entries = []
+    for hit, a, b, _ in chosen[: settings.max_sentences]:
+        text = hit.text[a:b].strip()
+        entries.append((text, [hit]))
+        # A lead-in whose points are units of their own is quoted with them (answers.whole).
+        if is_lead_in(text) and not hit.text[b:].strip():
+            entries += [(point.text.strip(), [point]) for point in points_after(index, hit)]
+    return entries
 
 
 def _generated(index, question: str, found: Evidence, settings: AskSettings):
@@ -341,7 +359,7 @@ def ask(
         raise ValueError("give earlier turns as a history file or as turns, not both")
     history_path = Path(history) if history is not None else None
     turns = [dict(t) for t in turns] if turns is not None else read_history(history_path)
-    searched = _search_text(question, turns)
+    searched, reading = read_as(question, turns)
     writer = f"{llm.llm_url() or 'extractive'} {os.environ.get('LEXKB_LLM_MODEL')} {settings!r}"
     key = AnswerCache.key(question, filters, index.version, searched, writer)
     cached = cache.get(key, index.version, settings.cache_seconds) if cache else None
@@ -349,6 +367,7 @@ def ask(
         answer = replace(cached, from_cache=True)
     else:
         answer, cacheable = _answer(index, question, searched, filters, settings)
+        answer = replace(answer, read_as=reading)
         if cache is not None and cacheable:
             cache.put(key, answer)
     if history_path is not None:
@@ -357,13 +376,32 @@ def ask(
 
 
 def _abstain(
-    index, question: str, reason: str, explanation: str, warnings: list[str] | None = None
-) -> Answer:
+    index, question: str, reason: str, why: str, warnings: list[str] | None = None,
+    found: Evidence | None = None,
+) -> Answer:  # fmt: skip
+    """An abstention: why in words (lexkb.answers.plain), with the nearest provisions found,
+    and the figures behind it in `details`."""
+    hits = found.hits if found is not None else []
+    unknown = found.unknown_terms if found is not None else []
     return Answer(
-        question, "", ABSTAIN, reason, explanation, 0.0, [], [], {},
+        question, "", ABSTAIN, reason, plain.abstention(reason, hits, unknown), 0.0, [], [], {},
         suggestions(index, question), "none", warnings=warnings or [],
-        snapshot_version=index.version,
+        snapshot_version=index.version, details={"why": why, **_figures(found)},
     )  # fmt: skip
+
+
+def _figures(found: Evidence | None) -> dict:
+    """The evidence's figures an answer carries in `details`."""
+    if found is None:
+        return {}
+    return {
+        "evidence": found.explanation,
+        "scope": found.scope,
+        "best_answers": found.top_answers,
+        "first_answers": found.hits[0].answers if found.hits else None,
+        "top_relevance": found.top_relevance,
+        "nearest": [h.citation for h in found.hits[: plain.NEAREST]],
+    }
 
 
 def _injected(hits: list[Hit]) -> list[str]:
@@ -384,8 +422,9 @@ def _answer(
     """The answer, and whether it may be cached: not when it is extractive because the model
     failed, since the model may answer next time."""
     kind, matched = question_type(question, settings.guardrails)
-    if kind != ALLOWED and kind in settings.guardrails.forbidden:
-        refused = f"Not answered: {REFUSALS[kind]} ({matched!r})."
+    worded = kind != ALLOWED and kind in settings.guardrails.forbidden
+    refused = f"Not answered: {REFUSALS[kind]} ({matched!r})." if worded else ""
+    if worded and kind not in DOCUMENTS_MAY_ANSWER:
         return _abstain(index, question, kind, refused), True
     results = index.search(
         searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
@@ -395,7 +434,16 @@ def _answer(
     found = evidence(index, searched, results.hits, settings.evidence)
     warnings = list(results.warnings)
     if found.mode == ABSTAIN:
-        return _abstain(index, question, found.reason, found.explanation, warnings=warnings), True
+        # A question worded as a prediction, an estimate or about the asker's own records is
+        # refused for that only where the documents do not answer it.
+        reason = kind if worded else found.reason
+        why = f"{refused} {found.explanation}".strip()
+        return _abstain(index, question, reason, why, warnings=warnings, found=found), True
+    if worded:
+        warnings.append(
+            f"worded as {kind.replace('_', ' ')} ({matched!r}); answered with what the documents "
+            "say, which may not be what was asked"
+        )
     warnings += _injected(found.hits[: settings.context_paragraphs])
     generated_by, cacheable = "extractive", True
     if llm.llm_url():
@@ -427,15 +475,18 @@ def _checked(
             "no sentence of the answer is supported by the paragraph it cites", warnings=warnings,
         )  # fmt: skip
     numbers: dict[str, int] = {}
-    parts, lines = [], []
+    parts, lines, kept_texts = [], [], []
     for text, cited, verdict, reason in kept:
         refs = [numbers.setdefault(h.chunk_id, len(numbers) + 1) for h in cited]
         mark = "" if verdict == Verdict.SUPPORTED else " (unsupported)"
-        parts.append(text + "".join(f" [{n}]" for n in refs) + mark)
+        # A list's points go on lines of their own below their lead-in.
+        listed = bool(parts) and (is_lead_in(kept_texts[-1]) or _POINT.match(kept_texts[-1]))
+        parts.append(("\n" if listed else " ") + text + "".join(f" [{n}]" for n in refs) + mark)
+        kept_texts.append(text)
         lines.append(AnswerSentence(text, refs, verdict, reason))
     cited_hits = {h.chunk_id: h for _, cited, _, _ in kept for h in cited}
     sources = [_source(n, cited_hits[c]) for c, n in numbers.items()]
-    text = " ".join(parts)
+    text = "".join(parts).strip()
     entities = _answer_entities([t for t, *_ in kept])
     entity_check = (
         verify_entities(index, entities, list(numbers)).to_dict()
@@ -456,12 +507,27 @@ def _checked(
             if e["match"] in (EntityFound.NOT_FOUND, EntityFound.NEAR_MISS)
         ],
     }
+    # Two checks, shown apart: each sentence is in its source (faithful, above), and the source
+    # cited first answers the question (the relevance model's chance of that paragraph).
+    lead = cited_hits[next(iter(numbers))]
+    verification["answering"] = {
+        "source": lead.citation,
+        "chance": lead.answers,
+        "answers": None if lead.answers is None else lead.answers >= settings.evidence.min_answers,
+    }
     best = max((s.relevance or 0.0 for s in sources), default=0.0)
-    explanation = found.explanation
+    details = {"evidence": found.explanation, **_figures(found)}
     if dropped:
-        explanation += f"; {dropped} unsupported sentences dropped"
+        details["dropped"] = f"{dropped} unsupported sentences dropped"
+    cited = [s.citation for s in sources]
+    explanation = (
+        plain.direct(cited) if found.mode == DIRECT else plain.qualified(cited, found.top_answers)
+    )
+    confidence = round(
+        (found.top_answers if found.top_answers is not None else found.scope) * best, 4
+    )
     return Answer(
-        question, text, found.mode, found.reason, explanation, round(found.scope * best, 4),
+        question, text, found.mode, found.reason, explanation, confidence,
         sources, lines, verification, [], generated_by, warnings=warnings,
-        snapshot_version=index.version,
+        snapshot_version=index.version, details=details,
     )  # fmt: skip

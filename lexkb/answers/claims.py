@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from lexkb import limits as check
-from lexkb.answers.contradictions import statement_conflicts
+from lexkb.answers.contradictions import polarity_conflict, statement_conflicts
 from lexkb.answers.document_verdict import document_verdict
 from lexkb.answers.injection import instruction_excerpt, trusted_text
 from lexkb.answers.model_reading import (
@@ -181,6 +181,20 @@ def judge(claim: str, hit: Hit, model: bool = True) -> dict:
                         else f"the paragraph states another {kind}"
                     )
                     + f": {words[1]!r} where the claim says {words[0]!r}",
+                }
+    for c in claim_statement:
+        for s in sentences:
+            if words := polarity_conflict(c, s):
+                return {
+                    **readings,
+                    "verdict": Verdict.CONTRADICTED,
+                    "support": 0.0,
+                    "sentence": s,
+                    "words": words,
+                    "conflict": "polarity",
+                    "decided_by": Decider.RULE,
+                    "reason": f"the paragraph affirms what the claim denies, or denies what it "
+                    f"affirms: {words[1]!r} where the claim says {words[0]!r}",
                 }
     missing = _unstated(claim, text, hit)
     if isinstance(reading, Reading):

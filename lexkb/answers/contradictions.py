@@ -20,6 +20,7 @@ another.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -29,6 +30,7 @@ from lexkb.answers.injection import trusted_text
 from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
 from lexkb.answers.source_hits import source_hits
 from lexkb.answers.statements import OPPOSED, Statement, overlap, statements, topic_terms
+from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import Decider
 
 # Chosen so that sentences about the same duty meet and sentences that merely share a word or
@@ -103,6 +105,60 @@ def statement_conflicts(a: Statement, b: Statement) -> list[tuple[str, list[str]
             found.append((q.kind, [q.text, others[0].text]))
             break
     return found
+
+
+_NEGATION = re.compile(r"\b(?:no|not|never|cannot|nor|neither)\b|n['’]t\b", re.I)
+# "not less than seven years", "no later than", "not exceeding": a bound on a quantity, which
+# the quantity rules compare; no denial.
+_BOUND = re.compile(
+    r"\s*(?:less|more|fewer|later|earlier|sooner|longer|shorter|greater|exceeding|over|under|"
+    r"above|below)\b",
+    re.I,
+)
+_WORD = re.compile(r"[A-Za-z]+")
+_LEADING = frozenset(("a", "an", "the", "be", "been", "being", "to", "any", "have", "has", "so"))
+
+
+def _negated(text: str) -> tuple[set[str], set[str]]:
+    """(terms a negation governs, all terms) of `text`, as tokenize stems them: the first word
+    of substance after each negation ("it is no defence" negates "defenc", "shall not be
+    kept" "kept"), bounds on quantities aside."""
+    negated: set[str] = set()
+    for found in _NEGATION.finditer(text):
+        if _BOUND.match(text, found.end()):
+            continue
+        for word in _WORD.findall(text[found.end() : found.end() + 60]):
+            if word.casefold() not in _LEADING:
+                negated.update(tokenize(word))
+                break
+    return negated, set(tokenize(text))
+
+
+def polarity_conflict(claim: Statement, sentence: Statement) -> list[str] | None:
+    """A claim that denies what a sentence on the same subject affirms, or affirms what it
+    denies: "It is no defence for C that it had adequate procedures" against "it is a defence
+    for C to prove that C had in place adequate procedures". The words in conflict (the claim's
+    and the sentence's), or None. Read for a claim against its source only: between two
+    paragraphs an exception reads the same way, and is no contradiction."""
+    if overlap(claim.topic, sentence.topic) < TOPIC_OVERLAP:
+        return None
+    claim_negated, claim_terms = _negated(claim.text)
+    text_negated, text_terms = _negated(sentence.text)
+    flipped = (claim_negated - text_negated) & text_terms & claim.topic
+    flipped |= (text_negated - claim_negated) & claim_terms & sentence.topic
+    if not flipped:
+        return None
+    term = sorted(flipped)[0]
+    return [_phrase(claim.text, term), _phrase(sentence.text, term)]
+
+
+def _phrase(text: str, term: str) -> str:
+    """The words of `text` around the first word that stems to `term`."""
+    words = text.split()
+    for at, word in enumerate(words):
+        if term in tokenize(word):
+            return " ".join(words[max(0, at - 2) : at + 1])
+    return term
 
 
 def _pair_conflicts(first: str, first_text: str, second: str, second_text: str) -> list[Conflict]:

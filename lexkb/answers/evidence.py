@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
 from lexkb.answers import scope
-from lexkb.answers.answered import SCOPE_OVERRULE, best_chance, scope_overruled
+from lexkb.answers.answered import DIRECT_ANSWERS, MIN_ANSWERS, best_chance, declined
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.source_hits import as_hits
 from lexkb.core.text.tokenize import tokenize
@@ -48,11 +48,11 @@ REASONS = (
 
 @dataclass(frozen=True)
 class EvidenceSettings:
-    min_scope: float = 0.6  # below: ABSTAIN out_of_scope, unless overruled (next)
-    # A question the relevance model reads as answered by a paragraph found, at this chance or
-    # more, is not declined as out of scope (lexkb.answers.answered; 1.0 or more: never).
-    scope_overrule: float = SCOPE_OVERRULE
-    direct_scope: float = 0.8  # DIRECT needs at least this
+    # Below: the question reads as foreign to the index. It names why a question is declined
+    # (out_of_scope rather than not_answered_by_sources); only a statement, which the relevance
+    # model does not read, is declined by it alone (lexkb.answers.answered.declined).
+    min_scope: float = 0.6
+    direct_scope: float = 0.8  # DIRECT needs at least this, or direct_answers (below)
     min_relevance: float = 0.15  # best hit below: ABSTAIN low_similarity
     strong_relevance: float = 0.25  # a hit at least this relevant is strong evidence
     min_strong: int = 1  # fewer strong hits: ABSTAIN insufficient_chunks
@@ -60,11 +60,13 @@ class EvidenceSettings:
     min_authority: float = 0.0  # authority below: ABSTAIN low_authority (0 never abstains)
     direct_authority: float = 0.5  # DIRECT needs authority at least this, when it is known
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
-    # A question whose best hit's chance of answering (the relevance model) is below:
-    # ABSTAIN not_answered_by_sources. 0.1, as first designed: the first model scored short
-    # paragraphs low (0.086 for one that answers) and the floor was lowered to 0.02 for it; the
-    # second reads that paragraph at 0.999 (BENCHMARKS.md, "Abstention", stop 36).
-    min_answers: float = 0.1
+    # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN
+    # (lexkb.answers.answered.declined). Chosen on people's questions written here over
+    # fourteen documents (benchmarks/realqa.py --questions): the highest value of a grid that keeps
+    # 85% of their answerable questions (BENCHMARKS.md, "People's questions").
+    min_answers: float = MIN_ANSWERS
+    # DIRECT needs the first hit, the paragraph an answer cites first, to answer at this chance.
+    direct_answers: float = DIRECT_ANSWERS
     authority_levels: Mapping[str, float] = field(
         default_factory=lambda: {
             "primary": 1.0,
@@ -139,9 +141,8 @@ def evidence(
     if hits is None:
         hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
     hits = as_hits(hits)
+    # The search's order stands: its first hit is the paragraph an answer cites first.
     answered = best_chance(query, hits)
-    if not any(h.answers is not None for h in hits):  # a reranked order stands as given
-        hits.sort(key=lambda h: h.relevance or 0.0, reverse=True)
     probability, signals = scope.in_scope(index, query, hits)
     relevances = [h.relevance or 0.0 for h in hits]
     top = relevances[0] if relevances else 0.0
@@ -170,31 +171,31 @@ def evidence(
                 ABSTAIN, "out_of_scope", "none of the question's words occur in the index"
             )
         return result(ABSTAIN, "no_relevant_evidence", "no paragraph of the index matches")
-    overruled = scope_overruled(probability, settings.min_scope, answered, settings.scope_overrule)
-    if probability < settings.min_scope and not overruled:
-        why = [f"scope {probability:.2f} < {settings.min_scope}"]
+    why = declined(probability, settings.min_scope, answered, settings.min_answers)
+    if why is not None:
+        details = [f"scope {probability:.2f}"]
+        if answered is not None:
+            details.append(
+                f"the relevance model's best chance {answered:.2f} < {settings.min_answers}"
+            )
         if signals.unknown_terms:
-            why.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
+            details.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
         if signals.unseen_words:
-            why.append("words the index never uses: " + ", ".join(signals.unseen_words[:5]))
-        return result(ABSTAIN, "out_of_scope", "; ".join(why))
-    if top < settings.min_relevance:
+            details.append("words the index never uses: " + ", ".join(signals.unseen_words[:5]))
+        return result(ABSTAIN, why, "; ".join(details))
+    # Calibrated relevance reads a hit's words: it judges a question only where the relevance
+    # model cannot (a statement), since a person's own words share few with the paragraph
+    # that answers them.
+    if answered is None and top < settings.min_relevance:
         return result(
             ABSTAIN, "low_similarity", f"best hit relevance {top:.2f} < {settings.min_relevance}"
         )
-    if len(strong) < settings.min_strong:
+    if answered is None and len(strong) < settings.min_strong:
         return result(
             ABSTAIN,
             "insufficient_chunks",
             f"{len(strong)} hits reach relevance {settings.strong_relevance}, "
             f"{settings.min_strong} needed",
-        )
-    if answered is not None and answered < settings.min_answers:
-        return result(
-            ABSTAIN,
-            "not_answered_by_sources",
-            f"no paragraph found answers the question (the relevance model's best chance "
-            f"{answered:.2f} < {settings.min_answers})",
         )
     if authority is not None and authority < settings.min_authority:
         return result(
@@ -206,12 +207,19 @@ def evidence(
             ABSTAIN, "conflicting_evidence", "the two best paragraphs conflict on the same subject"
         )
     weak = []
-    if overruled:
-        weak.append(overruled)
-    elif probability < settings.direct_scope:
-        weak.append(f"scope {probability:.2f} < {settings.direct_scope}")
-    if top < settings.direct_relevance:
-        weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
+    first = hits[0].answers if hits and hits[0].answers is not None else None
+    if answered is not None:
+        # DIRECT only where the paragraph cited first answers the question.
+        if first is None or first < settings.direct_answers:
+            weak.append(
+                "the first paragraph found may not answer the question (the relevance model's "
+                f"chance {first or 0.0:.2f} < {settings.direct_answers})"
+            )
+    else:
+        if probability < settings.direct_scope:
+            weak.append(f"scope {probability:.2f} < {settings.direct_scope}")
+        if top < settings.direct_relevance:
+            weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
     if authority is not None and authority < settings.direct_authority:
         weak.append(f"authority {authority:.2f} < {settings.direct_authority}")
     if conflicts:

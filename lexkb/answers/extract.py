@@ -4,7 +4,8 @@ Candidates are the sentences of the paragraphs a search returns (the whole index
 document, or hits the caller passes). Each sentence scores by its local-model cosine with the
 question plus the IDF-weighted share of the question's terms it holds; a paragraph's best
 sentence is its answer. Headings and fragments are not candidates, and a lead-in ending with ":"
-comes with its list, since "... apply in the following cases:" answers nothing alone. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
+comes with its list (lexkb.answers.whole), since "... apply in the following cases:" answers
+nothing alone. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
 times the sentence's share of the best sentence score in that search; it is not itself
 calibrated, and answers come in the order of their sentence scores.
 
@@ -38,6 +39,7 @@ from lexkb.answers import typed
 from lexkb.answers.claims import sentence_vectors
 from lexkb.answers.source_hits import as_hits
 from lexkb.answers.statements import split_sentences
+from lexkb.answers.whole import is_lead_in
 from lexkb.core.judge.shipped import answers as answer_chances
 from lexkb.core.text.tokenize import tokenize
 from lexkb.rerank import blend
@@ -99,14 +101,14 @@ def is_fragment(text: str) -> bool:
 
 def _sentences(text: str) -> list[tuple[int, int]]:
     """Candidate answers: sentences of at least MIN_WORDS words (a heading or a bare list
-    marker answers nothing), each lead-in that ends with ":" taken with the list after it, up
+    marker answers nothing), each lead-in (ending with ":" or a dash) taken with the list after it, up
     to LEAD_IN_CHARS. A paragraph with no such sentence is one candidate as a whole."""
     spans = split_sentences(text)
     found = []
     for at, (a, b) in enumerate(spans):
         if is_fragment(text[a:b]):
             continue
-        if text[a:b].endswith(":"):
+        if is_lead_in(text[a:b]):
             for _, end in spans[at + 1 :]:
                 if end - a > LEAD_IN_CHARS:
                     break

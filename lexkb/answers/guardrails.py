@@ -10,8 +10,11 @@ Requirement questions phrased for the asker ("do we need to...", "must our firm.
 required to...") are allowed: they ask what the rules say, not what to choose.
 
 The first four types are read from the wording (patterns below); out of scope is judged against
-the index by lexkb.answers.scope, unless the relevance model is near certain that a paragraph
-found answers the question (lexkb.answers.answered). Which types are refused is a setting.
+the index as `evidence` judges it (lexkb.answers.answered.declined): no paragraph found answers
+the question and the scope model reads it as foreign. Which types are refused is a setting.
+`ask` refuses advice from the wording alone; a predictive, estimation or own-data wording is
+refused only when the documents do not answer it ("How long will the copyright last?" asks
+what § 302 says, whatever its tense).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
 from lexkb.answers import scope
-from lexkb.answers.answered import SCOPE_OVERRULE, best_chance, scope_overruled
+from lexkb.answers.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
 from lexkb.results import Hit
 
 ALLOWED = "allowed"
@@ -105,7 +108,7 @@ _ORDER = ("advice", "predictive", "estimation", "own_data")
 class GuardrailSettings:
     forbidden: frozenset[str] = frozenset(TYPES)  # types refused; any of TYPES
     min_scope: float = 0.6  # as lexkb.answers.evidence.EvidenceSettings.min_scope
-    scope_overrule: float = SCOPE_OVERRULE  # as EvidenceSettings.scope_overrule
+    min_answers: float = MIN_ANSWERS  # as EvidenceSettings.min_answers
     patterns: Mapping[str, Sequence[re.Pattern]] = field(default_factory=lambda: PATTERNS)
 
 
@@ -208,15 +211,8 @@ def check_question(
         if hits is None:
             hits = index.search(question, k=10, min_relevance=0.0).hits
         probability, found = scope.in_scope(index, question, hits)
-        if probability < settings.min_scope:
-            chance = best_chance(question, hits)
-            overruled = scope_overruled(
-                probability, settings.min_scope, chance, settings.scope_overrule
-            )
-            if overruled:
-                return Guardrail(
-                    question, kind, True, f"allowed: {overruled}", None, probability, []
-                )
+        chance = best_chance(question, hits)
+        if declined(probability, settings.min_scope, chance, settings.min_answers) == OUT_OF_SCOPE:
             kind, matched = (
                 "out_of_scope",
                 ", ".join(found.unknown_terms + found.unseen_words) or None,

@@ -36,9 +36,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from lexkb.answers.ask import ask
 
     answer = ask(Index.open(args.index), args.question, _filters(args), history=args.history)
-    lines = [f"[{answer.mode}] {answer.answer or 'no answer'}"]
-    if answer.mode != "DIRECT":
-        lines.append(f"why: {answer.abstention_reason or 'qualified'}: {answer.explanation}")
+    lines = [f"[{answer.mode}] {answer.answer or 'no answer'}", answer.explanation]
+    if answer.read_as != "read alone":
+        lines.append(f"read as: {answer.read_as}")
     lines += [
         f"  [{s.number}] {s.citation}" + (f" <{s.url}>" if s.url else "") for s in answer.sources
     ]
@@ -52,6 +52,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
             f"entities {v['entity_score']:.2f}; confidence {answer.confidence:.2f}; "
             f"{answer.generated_by}"
         )
+        answering = v.get("answering") or {}
+        if answering.get("chance") is not None:
+            lines.append(
+                f"answers the question: {answering['source']} "
+                f"(the relevance model's chance {answering['chance']:.2f})"
+            )
     lines += [f"warning: {w}" for w in answer.warnings]
     _print(answer, args.json, lines)
     return 0 if answer.mode != "ABSTAIN" else 1

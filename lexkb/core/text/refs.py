@@ -121,6 +121,24 @@ def title_name(title: str | None) -> str | None:
     return found[-1] if found else None
 
 
+def citation_name(title: str | None) -> str | None:
+    """The name a citation gives a document with a long official title: the name the title
+    gives the act ("General Data Protection Regulation"), else the name the act is known by
+    (lexkb.core.text.popular_names: "DORA"), else its designation ("Regulation (EU)
+    2023/956"); None for a short title, which is cited as it stands. A 250-character formal
+    title in every citation is one nobody writes."""
+    if found := title_name(title):
+        return found
+    if not title or len(title) <= LONG_TITLE:
+        return None
+    if act := _EU_ACT.search(" ".join(title.split())):
+        kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
+        series = "EU, Euratom" if series.startswith("EU,") else series
+        designation = f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}"
+        return next(iter(POPULAR_NAMES.get(designation, ())), designation)
+    return None
+
+
 def document_names(
     key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
 ) -> list[str]:

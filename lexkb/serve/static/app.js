@@ -164,11 +164,18 @@ function answerView(answer) {
     ` confidence ${Number(answer.confidence).toFixed(2)}`,
     answer.from_cache ? " · from cache" : "");
   const parts = [head];
+  if (answer.read_as && answer.read_as !== "read alone") {
+    parts.push(el("p", { class: "muted read-as", text: `Read as ${answer.read_as}` }));
+  }
   if (answer.mode === "ABSTAIN") {
-    parts.push(el("p", { class: "error", text: `No answer: ${answer.abstention_reason || "abstained"}. ${answer.explanation || ""}` }));
+    parts.push(el("p", { class: "error", text: answer.explanation || "No answer." }));
   } else {
     parts.push(text);
-    if (answer.mode === "QUALIFIED") parts.push(el("p", { class: "muted", text: `Qualified: ${answer.explanation}` }));
+    if (answer.mode === "QUALIFIED") parts.push(el("p", { class: "muted", text: answer.explanation }));
+  }
+  if (answer.details && Object.keys(answer.details).length) {
+    parts.push(el("details", {}, el("summary", { text: "The figures behind this" }),
+      el("pre", { class: "muted", text: JSON.stringify(answer.details, null, 2) })));
   }
   if (answer.sentences && answer.sentences.length) {
     parts.push(el("details", {}, el("summary", { text: "Verification of each sentence" }),

@@ -1,0 +1,82 @@
+"""Why an answer is what it is, in a sentence a person reads; the numbers go to `details`.
+
+"scope 0.12 < 0.6" tells a compliance officer nothing. An abstention says that the documents
+do not answer and names the nearest provisions found, so the person can look for themselves; a
+qualified answer says what to check; a direct one says which provision answers. The figures the
+decision was made from (scope, the relevance model's chances, relevance) stay beside it in the
+answer's `details`, for those who audit the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lexkb.answers.answered import NOT_ANSWERED, OUT_OF_SCOPE
+from lexkb.results import Hit
+
+NEAREST = 2
+
+_WORDING = {
+    "predictive": "it asks what will happen, and the documents say only what their texts say now",
+    "estimation": "it asks for an estimate, and the documents state no such figure",
+    "own_data": "it asks about your own records, which these documents do not hold",
+    "advice": "it asks for advice or an opinion; the documents can say what they require, not "
+    "which choice to make",
+}
+
+
+def _nearest(hits: Sequence[Hit]) -> str:
+    cited = [h.citation for h in hits[:NEAREST]]
+    return " and ".join(cited)
+
+
+def abstention(reason: str | None, hits: Sequence[Hit], unknown_terms: Sequence[str] = ()) -> str:
+    """One or two sentences: why nothing is answered, and where the nearest text is."""
+    nearest = _nearest(hits)
+    near = f" The nearest provisions found are {nearest}." if nearest else ""
+    if reason in _WORDING:
+        return f"Not answered: {_WORDING[reason]}." + near
+    if reason == OUT_OF_SCOPE:
+        terms = f" (they never use {', '.join(unknown_terms[:3])})" if unknown_terms else ""
+        return f"The documents in this index do not cover this subject{terms}." + near
+    if reason == NOT_ANSWERED:
+        return "None of the documents answers this question." + (
+            f" The nearest provisions found are {nearest}, and neither reads as answering it."
+            if nearest
+            else ""
+        )
+    if reason == "ambiguous_query":
+        return "The question names too little to look up; say what rule or document you mean."
+    if reason == "conflicting_evidence":
+        return (
+            f"The documents disagree on this: {nearest} say different things."
+            if nearest
+            else ("The documents disagree on this.")
+        )
+    return "No provision found answers this question." + near
+
+
+# Below this chance that the paragraph cited first answers, a qualified answer says plainly
+# that the documents may not answer the question at all.
+WEAK_CHANCE = 0.1
+
+
+def qualified(cited: Sequence[str], chance: float | None = None) -> str:
+    """Why an answer is qualified: the provisions quoted are the nearest found, not surely
+    the answer; where the relevance model reads none of them as answering (`chance`, the best
+    of the hits, under WEAK_CHANCE), that the documents may be silent."""
+    where = " and ".join(cited[:NEAREST]) or "the provisions quoted"
+    if chance is not None and chance < WEAK_CHANCE:
+        return (
+            f"The documents may not answer this: the nearest provisions found are {where}, "
+            "quoted here; check them before relying on them."
+        )
+    return (
+        f"The nearest the documents come to an answer is {where}; read it to check that it "
+        "answers your question."
+    )
+
+
+def direct(cited: Sequence[str]) -> str:
+    where = cited[0] if cited else "the provision quoted"
+    return f"Answered from {where}, which reads as answering the question."

@@ -1,0 +1,60 @@
+"""BM25 over each paragraph's heading path: a keyword field beside its own words.
+
+A paragraph rarely says what it is about; its headings do (Bribery Act "11 Penalties" over
+"An individual guilty of an offence ... is liable ..."). A person asks by the heading's words,
+so the heading path (lexkb.core.text.context) scores as a field of its own, added to the
+paragraph's BM25 at HEADING_WEIGHT. Read into every paragraph's own postings instead, the
+heading made the paragraphs under one heading alike and cost ObliQA keyword Recall@10 0.780 ->
+0.734; as a weighted field it leaves a paragraph's own words to tell siblings apart.
+
+Built on first use from the chunks table (a few thousand distinct paths for ObliQA, under a
+second); a query scores the distinct paths, then each paragraph takes its path's score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from lexkb.core.text.context import heading_context
+from lexkb.core.text.tokenize import tokenize
+
+# The heading field's weight against the paragraph's own BM25. Chosen on people's questions
+# written here (benchmarks/realqa.py --questions, BENCHMARKS.md "People's questions").
+HEADING_WEIGHT = 0.5
+_K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
+
+
+class Headings:
+    """Each chunk row's heading path as one BM25 document among the distinct paths."""
+
+    def __init__(self, chunks: pl.DataFrame) -> None:
+        contexts = [heading_context(p) for p in chunks["section_path"].to_list()]
+        distinct = sorted(set(contexts) - {""})
+        number = {c: i for i, c in enumerate(distinct)}
+        self.path_of_row = np.array([number.get(c, -1) for c in contexts], dtype=np.int64)
+        terms = [tokenize(c) for c in distinct]
+        lengths = np.array([len(t) for t in terms], dtype=np.float64)
+        average = float(lengths.mean()) if lengths.size and lengths.sum() else 1.0
+        documents: dict[str, list[tuple[int, int]]] = {}
+        for path, words in enumerate(terms):
+            for word in set(words):
+                documents.setdefault(word, []).append((path, words.count(word)))
+        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        size = len(distinct)
+        for word, found in documents.items():
+            paths = np.array([p for p, _ in found], dtype=np.int64)
+            tf = np.array([n for _, n in found], dtype=np.float64)
+            idf = np.log(1.0 + (size - len(found) + 0.5) / (len(found) + 0.5))
+            norm = _K1 * (1.0 - _B + _B * lengths[paths] / average)
+            self.postings[word] = (paths, idf * tf / (tf + norm))
+        self.size = size
+
+    def scores(self, tokens: list[str]) -> np.ndarray:
+        """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one)."""
+        by_path = np.zeros(self.size + 1, dtype=np.float64)  # the last: rows without a path
+        for token in tokens:
+            if token in self.postings:
+                paths, weights = self.postings[token]
+                by_path[paths] += weights
+        return by_path[self.path_of_row].astype(np.float32)
