@@ -128,7 +128,7 @@ def test_only_paragraphs_of_several_substantial_lines_are_split():
 
 def test_a_list_paragraph_scores_its_best_line(built_root, index):
     lines = pl.read_parquet(snap.load(built_root).table_path("line_embeddings"))
-    chunk_id = lines["chunk_id"][0]
+    chunk_id = lines.filter(pl.col("line") >= 1)["chunk_id"][0]  # line 0: its heading vector
     row = index._by_id[chunk_id]
     hit = index.lookup(chunk_id).hit
     line = paragraph_lines(hit.text)[1]
@@ -232,3 +232,26 @@ def test_parts_are_found_in_their_paragraph():
     assert all(span is not None for span in spans)
     assert [" ".join(text[a:b].split()) for a, b in spans] == [" ".join(p.split()) for p in parts]
     assert part_spans(text, ["Not in the paragraph."]) == [None]
+
+
+def test_a_paragraph_under_a_heading_gets_a_heading_vector(local, tmp_path):
+    from transforms.embeddings import HEADING_LINE, embed_chunks
+    from transforms.ids import sha256_text
+
+    text = "An individual guilty of an offence under section 1, 2 or 6 is liable to a fine."
+    chunks = pl.DataFrame(
+        {
+            "chunk_id": ["p1", "p2"],
+            "chunk_level": ["paragraph", "paragraph"],
+            "content": [text, text + " Again."],
+            "content_hash": [sha256_text(text), sha256_text(text + " Again.")],
+            "parent_chunk_id": [None, None],
+            "section_path": [["General bribery offences", "11 Penalties"], None],
+        }
+    )
+    _, lines, _ = embed_chunks(chunks, local, tmp_path)
+    headed = lines.filter(pl.col("line") == HEADING_LINE)
+    assert headed["chunk_id"].to_list() == ["p1"]  # p2 has no heading path
+    question = local.embed_query("What are the penalties for bribery?")
+    own = local.embed_documents([text])[0]
+    assert float(np.asarray(headed["vector"][0]) @ question) > float(own @ question)

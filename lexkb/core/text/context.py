@@ -1,15 +1,14 @@
-"""The text a chunk is indexed by: its heading path, then its own words.
+"""A chunk's heading path, and the chunk read below it.
 
 A paragraph rarely says what it is about; its headings do. Bribery Act section 11(1) ("An
 individual guilty of an offence under section 1, 2 or 6 is liable...") never says "penalty":
-its heading "11 Penalties" does, and a person asks "what are the penalties for bribery?". So BM25
-and the dense vectors read each chunk below a section with its heading path before its text,
-while what a hit shows and cites stays the chunk's own text (`content`). On six real documents
-asked in people's words, the heading path raised the first ten hits holding the answer from
-0.71 to 0.81 (BENCHMARKS.md, "People's questions").
+its heading "11 Penalties" does, and a person asks "what are the penalties for bribery?". So
+search reads the heading path twice over: as a BM25 field beside the paragraph's own words
+(lexkb.headings) and as a second vector, the paragraph read below its heading path
+(transforms.embeddings, HEADING_LINE). What a hit shows and cites stays its own text.
 
-Shared by the build (BM25 postings and vectors) and the query module (the relevance model reads
-a hit the way it was indexed), so both read a chunk the same way.
+Shared by the build (the heading vectors) and the query module (the heading field), so both
+read a chunk's headings the same way.
 """
 
 from __future__ import annotations
@@ -35,8 +34,8 @@ def heading_context(section_path: Sequence[str] | None) -> str:
 
 
 def indexed_text(content: str, section_path: Sequence[str] | None, level: str) -> str:
-    """What BM25 and the embedder read for a chunk: a section chunk already opens with its own
-    heading and is read as it is; any other chunk under a heading is read below it."""
+    """A chunk read below its heading path, as its heading vector embeds it: a section chunk
+    already opens with its own heading and is read as it is."""
     context = "" if level == "section" else heading_context(section_path)
     if not context or content.startswith(context):
         return content
