@@ -27,7 +27,12 @@
    built there when missing): its RSS before and after `--serve-requests` requests, each to a
    distinct unknown path with a foreign Host (all 421), and /metrics' size, series of
    `lexkb_requests_total` and time after; then 12 connections each sending a 64 MB header at
-   once: their replies, the RSS grown, and the slowest /healthz meanwhile.
+   once: their replies, the RSS grown, and the slowest /healthz meanwhile. Then, on a
+   PostgreSQL store (where Debian's server is installed), the seconds from `pg_ctl restart`
+   until a keyed request is answered again, and what requests got while the server was
+   stopped (503 with Retry-After) and after it started. And /api/search's p50 and p99 for one
+   key alone and while another key floods /api/verify/citations from 32 connections: what the
+   flood got (429 past the key's cost units in progress) and the slowest /healthz meanwhile.
 """
 
 from __future__ import annotations
@@ -477,8 +482,14 @@ def main() -> int:
         print("\n## MCP fairness\n")
         print(json.dumps(fairness(sample_index()), indent=1))
     if "serve" in parts:
+        from serve_faults import serve_flood, serve_postgres_recovery
+
         print("\n## What one client can make lexkb serve hold\n")
         print(json.dumps(serve_bounds(args.work, args.serve_requests), indent=1))
+        print("\n## lexkb serve: /api/search while one key floods /api/verify/citations\n")
+        print(json.dumps(serve_flood(REPO / "var" / "index", args.work), indent=1))
+        print("\n## lexkb serve on PostgreSQL: recovery after the server restarts\n")
+        print(json.dumps(serve_postgres_recovery(REPO / "var" / "index"), indent=1))
     return 0
 
 

@@ -17,6 +17,9 @@ import sys
 from collections.abc import Callable
 
 from lexkb.core.text.terminal import safe
+from lexkb.mcp.admission import PER_KEY_UNITS, PER_KEY_UNITS_ENV
+from lexkb.serve.sessions import SESSIONS_PER_KEY
+from lexkb.serve.store import CONVERSATIONS_PER_KEY
 
 STORE_ENV = "LEXKB_SERVE_STORE"
 DEFAULT_STORE = "var/serve.db"
@@ -59,6 +62,26 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         "non-loopback --allow-host, it always does)",
     )
     serve.add_argument("--asks-per-hour", type=int, default=100, help="per key")
+    serve.add_argument(
+        "--cost-per-key",
+        type=int,
+        default=None,
+        help="cost units of costly work (asks, reranked searches, verification: about five "
+        "pair-model reads a unit) one key may have in progress; past it, 429 (default "
+        f"${PER_KEY_UNITS_ENV}, else {PER_KEY_UNITS})",
+    )
+    serve.add_argument(
+        "--sessions-per-key",
+        type=int,
+        default=SESSIONS_PER_KEY,
+        help="MCP sessions one key may hold open (default %(default)s)",
+    )
+    serve.add_argument(
+        "--conversations-per-key",
+        type=int,
+        default=CONVERSATIONS_PER_KEY,
+        help="conversations one key may keep (default %(default)s)",
+    )
     _store_option(serve)
     serve.add_argument(
         "--index",
@@ -85,14 +108,20 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from lexkb.serve.app import serve
+    from lexkb.serve.app import Quotas, serve
     from lexkb.serve.gate import policy_for
     from lexkb.serve.store import Store
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port takes 1 to 65535, not {args.port}")
-    if args.asks_per_hour < 1:
-        raise ValueError("--asks-per-hour takes a whole number of at least 1")
+    for option in ("asks_per_hour", "cost_per_key", "sessions_per_key", "conversations_per_key"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            flag = "--" + option.replace("_", "-")
+            raise ValueError(f"{flag} takes a whole number of at least 1")
+    quotas = Quotas(
+        args.asks_per_hour, args.cost_per_key, args.sessions_per_key, args.conversations_per_key
+    )
     policy = policy_for(args.host, args.port, args.allow_host, args.allow_origin, args.require_keys)
     store = Store(args.store, index_root=args.index)
     if policy.keys_reason:
@@ -102,7 +131,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "lexkb serve: no API key yet; add one with `lexkb serve keys add NAME`",
             file=sys.stderr,
         )
-    serve(args.index, args.host, args.port, store, policy, args.asks_per_hour)
+    serve(args.index, args.host, args.port, store, policy, quotas)
     return 0
 
 

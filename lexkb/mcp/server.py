@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -26,6 +27,7 @@ import anyio
 from lexkb import limits as check
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
+from lexkb.mcp.admission import Busy, KeyBudget
 from lexkb.mcp.pools import Pools
 from lexkb.mcp.tools import TOOLS, Tool
 
@@ -71,17 +73,21 @@ class Refused(Exception):
 
 
 def handler(
-    tool: Tool, current: CurrentIndex, pools: Pools, hosted: Hosted | None = None
+    tool: Tool,
+    current: CurrentIndex,
+    pools: Pools,
+    hosted: Hosted | None = None,
+    budget: KeyBudget | None = None,
 ) -> Callable[..., Awaitable[dict[str, Any]]]:
     """`tool` as the SDK registers it: an async function of the tool's arguments alone (its
     signature is the tool function's without `index`, so the schema is read from it) that
     runs one call on the current snapshot in a worker thread of the tool's pool, or through
     `hosted` when the hosting service runs the tool itself (then the SDK also hands it the
-    request's context, `ctx`, which the published schema leaves out)."""
+    request's context, `ctx`, which the published schema leaves out). A call with a cost
+    (Tool.cost) runs in the costly pool and, with a `budget` (lexkb serve: a key per request),
+    counts against its caller's key, or is refused when the key has too much in progress."""
     from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.exceptions import ToolError
-
-    limiter = pools.for_tool(tool.outbound)
 
     def run(arguments: dict[str, Any], state: Mapping[str, Any]) -> Any:
         if hosted is not None:
@@ -90,9 +96,14 @@ def handler(
 
     async def call(ctx: Context | None = None, **arguments: Any) -> dict[str, Any]:
         state = _request_state(ctx)
+        cost = tool.cost_of(arguments)
+        limiter = pools.for_tool(tool.outbound, cost)
+        owner = state.get("owner")
+        held = budget.holding(owner, cost) if budget and owner else nullcontext()
         try:
-            result = await anyio.to_thread.run_sync(run, arguments, state, limiter=limiter)
-        except (check.QueryError, ValueError, KeyError, SnapshotError, Refused) as exc:
+            with held:
+                result = await anyio.to_thread.run_sync(run, arguments, state, limiter=limiter)
+        except (check.QueryError, ValueError, KeyError, SnapshotError, Refused, Busy) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
         payload = result.to_dict() if hasattr(result, "to_dict") else result
@@ -102,7 +113,7 @@ def handler(
 
     signature = inspect.signature(tool.function, eval_str=True)
     arguments = list(signature.parameters.values())[1:]
-    if hosted is not None:
+    if hosted is not None or budget is not None:
         # Found by its annotation (the SDK reads __annotations__ for it), injected per call.
         context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
         arguments.append(context)
@@ -136,10 +147,12 @@ def build_server(
     pools: Pools | None = None,
     current: CurrentIndex | None = None,
     hosted: Mapping[str, Hosted] | None = None,
+    budget: KeyBudget | None = None,
 ) -> MCPServer:
     """The MCP server for the index at `root` (opened now, so a bad root fails at start), or
     on `current` when a service that serves more than MCP already follows it; the tools named
-    in `hosted` run through the service's own function (see Hosted)."""
+    in `hosted` run through the service's own function (see Hosted), and costly calls count
+    against the caller's key in `budget` (lexkb.mcp.admission) when the service names one."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
@@ -153,7 +166,7 @@ def build_server(
         raise ValueError(f"no such tools to host: {sorted(unknown)}")
     for tool in TOOLS:
         server.add_tool(
-            handler(tool, current, pools, hosted.get(tool.name)),
+            handler(tool, current, pools, hosted.get(tool.name), budget),
             name=tool.name,
             description=tool.description,
             structured_output=True,

@@ -10,13 +10,15 @@ as assistants read it, so it is written for them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from lexkb import answers
+from lexkb.answers.answered import ANSWER_DEPTH
 from lexkb.answers.ask import ask as ask_question
 from lexkb.answers.classify import classify as classify_clauses
 from lexkb.answers.evidence import evidence as judge_evidence
@@ -26,6 +28,7 @@ from lexkb.answers.web import MAX_RESULTS_PER_QUERY
 from lexkb.answers.web import web_search as search_web
 from lexkb.index import Index
 from lexkb.limits import DEFAULT_LIMITS as LIMITS
+from lexkb.mcp import degraded
 from lexkb.mcp.schemas import (
     MAX_SPANS,
     CitedClaim,
@@ -45,6 +48,7 @@ from lexkb.mcp.schemas import (
     Text,
     chosen,
 )
+from lexkb.rerank import RERANK_DEPTH
 
 
 def search(
@@ -67,8 +71,12 @@ def search(
     path, page, parent_chunk_id, calibrated relevance (0-1) and content hash. With `rerank`, a
     model trained to judge whether a passage answers a question reorders the first 30 and
     gives each hit `answers` (0-1): slower, better for questions."""
-    return index.search(
-        query, k=limit, mode=mode, filters=chosen(filters), expand=expand, rerank=rerank
+    return degraded.without_model(
+        lambda reranked: index.search(
+            query, k=limit, mode=mode, filters=chosen(filters), expand=expand, rerank=reranked
+        ),
+        rerank,
+        degraded.RERANK_SKIPPED,
     )
 
 
@@ -193,13 +201,13 @@ def ask(
     """The whole loop: guardrails, retrieval, evidence, an answer whose every sentence is
     cited [n] and verified, the mode (DIRECT, QUALIFIED, ABSTAIN) with its reason, sources
     with relevance and authority, and whether it came from the cache."""
-    return ask_question(index, question, filters=chosen(filters))
+    return degraded.noted(ask_question(index, question, filters=chosen(filters)), question)
 
 
 def evidence(index: Index, query: Text, filters: SearchFilters | None = None) -> Any:
     """Is there enough to answer? Searches, then judges scope, relevance, authority and
     conflicts: mode DIRECT, QUALIFIED or ABSTAIN with the reason."""
-    return judge_evidence(index, query, filters=chosen(filters))
+    return degraded.noted(judge_evidence(index, query, filters=chosen(filters)), query)
 
 
 def extract(
@@ -210,7 +218,11 @@ def extract(
 ) -> Any:
     """The sentences that answer `question` (in one document, or anywhere), each with its
     citation and character offsets in its paragraph; no_answer when nothing addresses it."""
-    return extract_span(index, question, document=document, k=limit)
+    return degraded.without_model(
+        lambda reranked: extract_span(index, question, document=document, k=limit, rerank=reranked),
+        True,
+        degraded.EXTRACT_UNRANKED,
+    )
 
 
 def classify(
@@ -230,18 +242,57 @@ def classify(
 def check_question(index: Index, question: Text) -> Any:
     """Would lexkb answer this? Refuses predictive, estimation, advice, own-data and
     out-of-scope questions, with the reason and three questions the index can answer."""
-    return guard_question(index, question)
+    return degraded.noted(guard_question(index, question), question)
+
+
+# A cost unit (lexkb.mcp.admission) is about this many reads of a pair model: a question or a
+# claim read with one paragraph, some 50 ms of one core.
+READS_PER_UNIT = 5
+
+
+def units(reads: int) -> int:
+    """The cost units of `reads` pair-model reads: at least 1."""
+    return max(1, math.ceil(reads / READS_PER_UNIT))
+
+
+def _search_cost(arguments: Mapping[str, Any]) -> int:
+    return units(RERANK_DEPTH) if arguments.get("rerank") else 0
+
+
+def _contradictions_cost(arguments: Mapping[str, Any]) -> int:
+    """Claims are read by the support model against each paragraph; paragraphs alone, by
+    rules (cheap)."""
+    claims = arguments.get("claims") or []
+    return units(len(claims) * len(arguments["paragraph_ids"])) if claims else 0
+
+
+def _classify_cost(arguments: Mapping[str, Any]) -> int:
+    chosen_types = arguments.get("clause_types")
+    if isinstance(chosen_types, list | dict):
+        return units(len(chosen_types))
+    return units(50 if chosen_types else 10)  # "cuad": 41 types; none: the 10 defaults
+
+
+def _fixed(reads: int) -> Callable[[Mapping[str, Any]], int]:
+    return lambda _: units(reads)
 
 
 @dataclass(frozen=True)
 class Tool:
-    """A row of the table: the published name, the function, its description, and whether
-    it may wait on another host (an LLM endpoint, Brave), so that it runs in the outbound pool
-    (lexkb.mcp.pools) and cannot starve the local tools."""
+    """A row of the table: the published name, the function, its description, whether it may
+    wait on another host (an LLM endpoint, Brave), so that it runs in the outbound pool
+    (lexkb.mcp.pools) and cannot starve the local tools, and what a call costs in cost units
+    (lexkb.mcp.admission) given its arguments: 0 for a cheap call, which runs in the local
+    pool; above 0, a call that runs the pair models, in the costly pool, counted against the
+    caller's key under lexkb serve."""
 
     name: str
     function: Callable[..., Any]
     outbound: bool = False
+    cost: Callable[[Mapping[str, Any]], int] | None = None
+
+    def cost_of(self, arguments: Mapping[str, Any]) -> int:
+        return self.cost(arguments) if self.cost is not None else 0
 
     @property
     def description(self) -> str:
@@ -251,21 +302,25 @@ class Tool:
 
 
 # The published names, in the order clients list them.
+# Costs: evidence and check_question read the first ANSWER_DEPTH hits with the relevance
+# model; extract those and its answers' sentences; ask evidence's reads and a check of each
+# sentence of the answer; verify_citations one read (or a few) per citation.
 TOOLS = (
-    Tool("search", search),
+    Tool("search", search, cost=_search_cost),
     Tool("get", get),
     Tool("hop", hop),
     Tool("documents", documents),
     Tool("clusters", clusters),
     Tool("format_context", format_context),
     Tool("verify_entities", verify_entities),
-    Tool("verify_citations", verify_citations),
+    Tool("verify_citations", verify_citations, cost=lambda a: units(len(a["citations"]))),
     Tool("verify_relations", verify_relations),
-    Tool("check_contradictions", check_contradictions),
+    Tool("check_contradictions", check_contradictions, cost=_contradictions_cost),
     Tool("web_search", web_search, outbound=True),
-    Tool("ask", ask, outbound=True),
-    Tool("evidence", evidence),
-    Tool("extract", extract),
-    Tool("classify", classify),
-    Tool("check_question", check_question),
+    Tool("ask", ask, outbound=True, cost=_fixed(2 * ANSWER_DEPTH)),
+    Tool("evidence", evidence, cost=_fixed(ANSWER_DEPTH)),
+    Tool("extract", extract, cost=_fixed(ANSWER_DEPTH + MAX_SPANS)),
+    Tool("classify", classify, cost=_classify_cost),
+    Tool("check_question", check_question, cost=_fixed(ANSWER_DEPTH)),
 )
+BY_NAME = {tool.name: tool for tool in TOOLS}

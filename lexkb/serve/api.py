@@ -1,42 +1,54 @@
 """The JSON API under /api: the query module's lookups, `ask` with conversations and feedback,
 and verification, for applications that do not embed Python (OpenAPI at /api/openapi.json).
 
-Each route runs in a worker thread (plain `def`), as the MCP tools do: finding the current
-snapshot and querying it block. What a route returns is the query module's own `to_dict()`,
-sent as it is (the Python API already bounds and types it; validating it again would cost more
-than the search on a small index). A refusal is JSON with the reason: 400 for a bad argument,
-404 for what does not exist (or is another key's), 422 for a body that does not fit its type,
-429 past the ask limit with Retry-After.
+Each route runs in a worker thread, as the MCP tools do: finding the current snapshot and
+querying it block. Routes whose MCP tool has a cost (ask, a reranked search, verify_citations:
+lexkb.mcp.tools) run in the same pools as MCP's calls, in the costly one, counted against the
+caller's key (lexkb.mcp.admission); the rest are plain `def`s in the local worker threads. What a
+route returns is the query module's own `to_dict()`, sent as it is (the Python API already bounds
+and types it; validating it again would cost more than the search on a small index). A refusal
+is JSON with the reason: 400 for a bad argument, 404 for what does not exist (or is another
+key's), 409 past the conversations a key may keep, 422 for a body that does not fit its type,
+429 past the ask limit or the key's cost units in progress, with Retry-After, 503 while the
+store cannot be reached, and 500, saying nothing of what failed, for anything else.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
+import anyio
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 
 from lexkb import answers
+from lexkb.answers.ask import Answer, AnswerCache
 from lexkb.answers.ask import ask as ask_question
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
 from lexkb.limits import DEFAULT_LIMITS, QueryError
-from lexkb.mcp import tools
+from lexkb.mcp import degraded, tools
+from lexkb.mcp.admission import Busy, KeyBudget
+from lexkb.mcp.pools import Pools
 from lexkb.mcp.schemas import SearchFilters, chosen
 from lexkb.mcp.server import Refused
 from lexkb.serve import models
+from lexkb.serve.gate import RETRY_AFTER
 from lexkb.serve.metrics import Metrics
 from lexkb.serve.ratelimit import RateLimit
-from lexkb.serve.store import Store
+from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store, StoreUnavailable
 
 log = logging.getLogger("lexkb.serve")
 LISTED = 100  # conversations, feedback and traces per listing
+MAX_OFFSET = 1_000_000
+T = TypeVar("T")
 RefQuery = Annotated[
     str,
     Query(min_length=1, max_length=DEFAULT_LIMITS.max_reference_chars, examples=["Article 6(1)"]),
@@ -51,14 +63,45 @@ class OverLimit(Refused):
         self.wait = wait
 
 
+class OwnersCache(AnswerCache):
+    """One owner's view of the service's answer cache: its entries are keyed by the owner too.
+
+    `ask`'s own cache is keyed by the question, filters and snapshot, so on a service with many
+    keys one key's answer came back to another marked `from_cache` (and faster): it told a key
+    that someone else had asked the same question. Under lexkb serve each key finds only the
+    answers it was given itself; the entries still share one bounded store (`shared`)."""
+
+    def __init__(self, shared: AnswerCache, owner: str) -> None:
+        self.shared = shared
+        self.owner = owner
+        self.max_entries = shared.max_entries
+
+    def _mine(self, key: str) -> str:
+        return json.dumps([self.owner, key])
+
+    def get(self, key: str, version: str | None, seconds: float) -> Answer | None:
+        return self.shared.get(self._mine(key), version, seconds)
+
+    def put(self, key: str, answer: Answer) -> None:
+        self.shared.put(self._mine(key), answer)
+
+    def clear(self) -> None:
+        self.shared.clear()
+
+
 @dataclass
 class Service:
-    """What every route reads: the snapshot CURRENT names, the store, the limits, metrics."""
+    """What every route reads: the snapshot CURRENT names, the store, the limits, metrics,
+    and the answers given, cached per key (OwnersCache)."""
 
     current: CurrentIndex
     store: Store
     asks: RateLimit
     metrics: Metrics
+    answers: AnswerCache = field(default_factory=AnswerCache)
+    pools: Pools = field(default_factory=Pools.sized)
+    budget: KeyBudget = field(default_factory=KeyBudget)
+    conversations_per_key: int = CONVERSATIONS_PER_KEY
 
     def index(self):
         index = self.current.get()
@@ -84,8 +127,9 @@ class Service:
                 self.metrics.rate_limited.inc()
                 raise OverLimit(self.asks.per_window, wait)
             index = self.index()
-            found = ask_question(index, question, filters=chosen(filters), turns=turns)
-            answer = found.to_dict()
+            cache = OwnersCache(self.answers, who)
+            found = ask_question(index, question, filters=chosen(filters), cache=cache, turns=turns)
+            answer = degraded.noted(found, question).to_dict()
         self.metrics.answer(answer)
         return self.store.record_answer(who, answer, conversation_id), index.version
 
@@ -118,14 +162,30 @@ def _not_found(what: str) -> HTTPException:
     return HTTPException(404, f"no {what} of yours with that id")
 
 
+async def _run(
+    request: Request, tool: str, arguments: Mapping[str, Any], work: Callable[[], T]
+) -> T:
+    """`work` in a worker thread of the pool MCP's `tool` runs in, given these `arguments`: a
+    costly call in the costly pool, counted against the caller's key (Busy, a 429, when the key
+    has too much in progress: lexkb.mcp.admission); a cheap one in the local pool."""
+    served = service(request)
+    found = tools.BY_NAME[tool]
+    cost = found.cost_of(arguments)
+    limiter = served.pools.for_tool(found.outbound, cost)
+    with served.budget.holding(owner(request), cost):
+        return await anyio.to_thread.run_sync(work, limiter=limiter)
+
+
 router = APIRouter(prefix="/api")
 
 
 @router.post("/search", summary="ranked paragraphs, each a citation")
-def search(body: models.SearchRequest, request: Request) -> JSONResponse:
-    index = service(request).index()
-    found = tools.search(index, **dict(body))
-    return _sent(found, index)
+async def search(body: models.SearchRequest, request: Request) -> JSONResponse:
+    def work() -> JSONResponse:
+        index = service(request).index()
+        return _sent(tools.search(index, **dict(body)), index)
+
+    return await _run(request, "search", dict(body), work)
 
 
 @router.get("/get", summary="a paragraph by chunk id or reference, with how it matched")
@@ -215,18 +275,41 @@ def snapshots_diff(
 
 
 @router.post("/ask", summary="a cited, verified answer")
-def ask(body: models.AskRequest, request: Request) -> JSONResponse:
-    return _ask(request, body, None)
+async def ask(body: models.AskRequest, request: Request) -> JSONResponse:
+    return await _run(request, "ask", dict(body), lambda: _ask(request, body, None))
 
 
 @router.post("/conversations", summary="start a conversation")
 def create_conversation(body: models.ConversationRequest, request: Request) -> JSONResponse:
-    return JSONResponse(service(request).store.create_conversation(owner(request), body.title))
+    served = service(request)
+    made = served.store.create_conversation(
+        owner(request), body.title, served.conversations_per_key
+    )
+    if made is None:
+        raise HTTPException(
+            409,
+            f"this key has {served.conversations_per_key} conversations, as many as a key may "
+            "keep: delete one to start another",
+        )
+    return JSONResponse(made)
 
 
-@router.get("/conversations", summary="my conversations")
-def list_conversations(request: Request) -> JSONResponse:
-    return JSONResponse(service(request).store.conversations(owner(request), LISTED))
+@router.get("/conversations", summary="my conversations, most recent first, a page at a time")
+def list_conversations(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=LISTED)] = LISTED,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> JSONResponse:
+    """A page of the key's conversations; X-Total-Count says how many it has, and a Link
+    header (rel="next") names the next page while there is one. The body stays a list, as
+    it was before pages, so clients that read the first page see no change."""
+    store, who = service(request).store, owner(request)
+    listed = store.conversations(who, limit, offset)
+    total = store.conversation_count(who)
+    headers = {"X-Total-Count": str(total)}
+    if offset + len(listed) < total:
+        headers["Link"] = f'</api/conversations?limit={limit}&offset={offset + limit}>; rel="next"'
+    return JSONResponse(listed, headers=headers)
 
 
 @router.get("/conversations/{conversation_id}", summary="one of my conversations with its turns")
@@ -248,10 +331,11 @@ def delete_conversation(conversation_id: str, request: Request) -> JSONResponse:
     "/conversations/{conversation_id}/ask",
     summary="continue a conversation: a follow-up reads the turns before it",
 )
-def continue_conversation(
+async def continue_conversation(
     conversation_id: str, body: models.AskRequest, request: Request
 ) -> JSONResponse:
-    return _ask(request, body, _bounded(conversation_id))
+    chosen_id = _bounded(conversation_id)
+    return await _run(request, "ask", dict(body), lambda: _ask(request, body, chosen_id))
 
 
 @router.post("/feedback", summary="feedback on one of my answers")
@@ -265,10 +349,13 @@ def feedback(body: models.FeedbackRequest, request: Request) -> JSONResponse:
 
 
 @router.post("/verify/citations", summary="does each cited paragraph support its claim?")
-def verify_citations(body: models.VerifyCitationsRequest, request: Request) -> JSONResponse:
-    index = service(request).index()
-    items = [c.model_dump(exclude_none=True) for c in body.citations]
-    return _sent(answers.verify_citations(index, items, body.threshold), index)
+async def verify_citations(body: models.VerifyCitationsRequest, request: Request) -> JSONResponse:
+    def work() -> JSONResponse:
+        index = service(request).index()
+        items = [c.model_dump(exclude_none=True) for c in body.citations]
+        return _sent(answers.verify_citations(index, items, body.threshold), index)
+
+    return await _run(request, "verify_citations", dict(body), work)
 
 
 @router.post("/verify/entities", summary="are an answer's names and numbers in its sources?")
@@ -365,7 +452,28 @@ def add_error_handlers(app: FastAPI) -> None:
             status_code=422,
         )
 
+    async def busy(_: Request, exc: Exception) -> JSONResponse:
+        wait = getattr(exc, "wait", 1)
+        return JSONResponse(
+            {"error": str(exc)}, status_code=429, headers={"Retry-After": str(wait)}
+        )
+
+    async def unavailable(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(
+            {"error": str(exc)}, status_code=503, headers={"Retry-After": str(RETRY_AFTER)}
+        )
+
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette's own answer is the plain text "Internal Server Error"; a client of a JSON
+        # API reads JSON. What failed goes to the log (Starlette logs the traceback after).
+        log.error("%s %s failed: %s: %s", request.method, request.url.path,
+                  type(exc).__name__, exc)  # fmt: skip
+        return JSONResponse({"error": "internal error (the server's log says what)"}, 500)
+
     for kind in (QueryError, ValueError, KeyError, SnapshotError):
         app.add_exception_handler(kind, refused)
+    app.add_exception_handler(StoreUnavailable, unavailable)
+    app.add_exception_handler(Busy, busy)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(Exception, failed)

@@ -3,35 +3,45 @@ operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that foll
 
 The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session
 manager); the FastAPI app with the API and the page takes every other path (`Split`), and the
-Gate (lexkb.serve.gate) stands in front of both. uvicorn runs it with the MCP server's bounds
-(lexkb.mcp.http: read deadline, head and body size, connections, sessions).
+Gate (lexkb.serve.gate) stands in front of both; between the Gate and MCP, KeySessions bounds
+each key's MCP sessions (lexkb.serve.sessions). The API and MCP share one set of worker pools and
+one budget of costly work per key (lexkb.mcp.pools, lexkb.mcp.admission), so a key's costly calls
+count the same through either door and never take the threads the page, health checks and plain
+searches run in. uvicorn runs it with the MCP server's bounds (lexkb.mcp.http: read deadline, head
+and body size, connections, sessions).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from lexkb.current import CurrentIndex
+from lexkb.mcp.admission import KeyBudget
 from lexkb.mcp.http import PATH as MCP_PATH
 from lexkb.mcp.http import HttpSettings, run_bounded
+from lexkb.mcp.pools import Pools
 from lexkb.mcp.server import build_server
 from lexkb.serve.api import Service, add_error_handlers, router
 from lexkb.serve.gate import Gate, Policy
 from lexkb.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
 from lexkb.serve.openapi import document
 from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
-from lexkb.serve.store import Store
+from lexkb.serve.sessions import SESSIONS_PER_KEY, KeySessions
+from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("lexkb.serve")
+READY_CHECKS = 2  # /readyz checks at once, in threads of their own
 STATIC = Path(__file__).resolve().parent / "static"
 # The page loads nothing from elsewhere and runs no inline script (the Gate adds nosniff,
 # no-referrer and DENY framing to every reply).
@@ -43,16 +53,29 @@ PAGE_HEADERS = {
 }
 
 
+@dataclass(frozen=True)
+class Quotas:
+    """What one key may have: asks an hour (lexkb.serve.ratelimit), cost units of costly work
+    in progress (lexkb.mcp.admission; None: LEXKB_SERVE_COST_PER_KEY, else its default), MCP
+    sessions open (lexkb.serve.sessions) and conversations kept (lexkb.serve.store)."""
+
+    asks_per_hour: int = ASKS_PER_HOUR
+    cost_per_key: int | None = None
+    sessions_per_key: int = SESSIONS_PER_KEY
+    conversations_per_key: int = CONVERSATIONS_PER_KEY
+
+
 def build_app(
     root: str,
     store: Store,
     policy: Policy,
     settings: HttpSettings,
-    asks_per_hour: int = ASKS_PER_HOUR,
+    quotas: Quotas | None = None,
 ) -> ASGIApp:
     """The whole service for the index at `root` (opened now: a bad root fails at start)."""
     from lexkb import __version__
 
+    quotas = quotas or Quotas()
     current = CurrentIndex(root)
     metrics = Metrics()
     metrics.serving(current.get().version)
@@ -65,16 +88,29 @@ def build_app(
         redoc_url=None,
     )
     api.openapi = lambda: document(api)  # type: ignore[method-assign]
-    service = Service(current, store, RateLimit(asks_per_hour), metrics)
+    # One set of pools and one budget per key for the API and MCP alike: a key's costly work
+    # is counted whichever door it came through, and queues in one costly pool.
+    pools, budget = Pools.sized(), KeyBudget(quotas.cost_per_key)
+    service = Service(
+        current, store, RateLimit(quotas.asks_per_hour), metrics, pools=pools, budget=budget,
+        conversations_per_key=quotas.conversations_per_key,
+    )  # fmt: skip
     api.state.service = service
     api.include_router(router)
     add_error_handlers(api)
     _add_operator_routes(api, current, store, metrics)
+    metrics.counted_by(
+        "lexkb_busy_refused",
+        "costly requests refused: their key had too many cost units in progress",
+        lambda: budget.refused,
+    )
     # The page's files carry the page's headers: /static/index.html is the same page as /.
     api.mount("/static", WithHeaders(StaticFiles(directory=STATIC), PAGE_HEADERS), name="static")
 
     # MCP's `ask` is the API's ask: the same key's hourly allowance, recorded the same way.
-    server = build_server(root, current=current, hosted={"ask": service.mcp_ask})
+    server = build_server(
+        root, pools=pools, current=current, hosted={"ask": service.mcp_ask}, budget=budget
+    )
     mcp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         max_request_body_size=settings.max_body_bytes,
@@ -82,8 +118,14 @@ def build_app(
         max_sessions=settings.max_sessions,
         transport_security=policy.access().security(),
     )
+    sessions = KeySessions(mcp, quotas.sessions_per_key, settings.session_idle)
+    metrics.counted_by(
+        "lexkb_mcp_sessions_refused",
+        "MCP sessions refused: their key had as many open as it may",
+        lambda: sessions.refused,
+    )
     routes = RouteLabels(api.routes, [MCP_PATH])
-    return Gate(Split(mcp, api), policy, store, metrics, settings.max_body_bytes, routes)
+    return Gate(Split(sessions, api), policy, store, metrics, settings.max_body_bytes, routes)
 
 
 class WithHeaders:
@@ -120,16 +162,23 @@ class Split:
 def _add_operator_routes(
     api: FastAPI, current: CurrentIndex, store: Store, metrics: Metrics
 ) -> None:
+    # The page and /healthz are answered on the event loop, and /readyz in threads of its
+    # own: none of them waits for a worker thread behind searches or costly calls.
+    checks = anyio.CapacityLimiter(READY_CHECKS)
+
     @api.get("/", include_in_schema=False)
-    def page() -> FileResponse:
+    async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
     @api.get("/healthz", include_in_schema=False)
-    def healthz() -> JSONResponse:
+    async def healthz() -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
     @api.get("/readyz", include_in_schema=False)
-    def readyz() -> JSONResponse:
+    async def readyz() -> JSONResponse:
+        return await anyio.to_thread.run_sync(ready, limiter=checks)
+
+    def ready() -> JSONResponse:
         """Ready when the store answers and a snapshot is served. Anyone may ask, so the
         reply names no file or folder (the store's path, the index root): the reasons are
         fixed sentences, and what failed in detail goes to the server's log."""
@@ -163,13 +212,13 @@ def serve(
     port: int,
     store: Store,
     policy: Policy,
-    asks_per_hour: int = ASKS_PER_HOUR,
+    quotas: Quotas | None = None,
 ) -> None:
     """Serve until stopped, under the MCP server's HTTP bounds (LEXKB_MCP_* settings)."""
     import sys
 
     settings = HttpSettings.from_env()
-    app = build_app(root, store, policy, settings, asks_per_hour)
+    app = build_app(root, store, policy, settings, quotas)
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     print(f"lexkb serve: http://{shown}:{port}/ (store: {store.where})", file=sys.stderr)
     run_bounded(app, host, port, settings)

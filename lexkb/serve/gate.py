@@ -33,8 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
+
 from lexkb.mcp.access import Access, is_loopback, named, with_loopback
-from lexkb.serve.store import LOCAL_OWNER, Store
+from lexkb.serve.store import LOCAL_OWNER, Store, StoreUnavailable
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/openapi.json", "/favicon.ico")
 OPEN_PREFIXES = ("/static/",)
 ADMIN_PREFIXES = ("/api/admin/", "/metrics")
+# Seconds a client is asked to wait (Retry-After) when the store cannot be reached.
+RETRY_AFTER = 2
 
 
 # Headers a reverse proxy adds: a request carrying one did not start on this machine.
@@ -178,7 +182,7 @@ class Gate:
             await send(message)
 
         try:
-            refusal = self._refusal(scope)
+            refusal = await self._refusal(scope)
             if refusal is not None:
                 await _json(sending, *refusal)
                 return
@@ -194,7 +198,7 @@ class Gate:
             route = self.routes(scope["path"])
             self.metrics.request(route, status, time.perf_counter() - started)
 
-    def _refusal(self, scope: Scope) -> tuple[int, str, dict[str, str]] | None:
+    async def _refusal(self, scope: Scope) -> tuple[int, str, dict[str, str]] | None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         if not matches(headers.get("host", ""), self.policy.hosts):
             return 421, "this Host is not served here", {}
@@ -210,7 +214,15 @@ class Gate:
             return None
         scheme, _, secret = headers.get("authorization", "").partition(" ")
         if scheme:
-            key = self.store.key_for(secret.strip()) if scheme.casefold() == "bearer" else None
+            key = None
+            if scheme.casefold() == "bearer":
+                # In a worker thread: the lookup is a query, and a database that is slow to
+                # answer (PostgreSQL restarting) must not hold the event loop, which answers
+                # /healthz and every other client meanwhile.
+                try:
+                    key = await anyio.to_thread.run_sync(self.store.key_for, secret.strip())
+                except StoreUnavailable as exc:
+                    return 503, str(exc), {"Retry-After": str(RETRY_AFTER)}
             if key is None:
                 return 401, "this API key is not valid (or was revoked)", _CHALLENGE
             scope["state"].update(owner=key.id, key_name=key.name, admin=key.admin)

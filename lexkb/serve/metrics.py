@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from starlette.routing import BaseRoute, compile_path
 
@@ -93,6 +93,16 @@ class _Quantiles(Collector):
         yield family
 
 
+class _Read(Collector):
+    """One counter whose value is read from elsewhere at each collection."""
+
+    def __init__(self, name: str, documentation: str, read: Callable[[], float]) -> None:
+        self.name, self.documentation, self.read = name, documentation, read
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        yield CounterMetricFamily(self.name, self.documentation, value=self.read())
+
+
 class Metrics:
     """The service's metrics, in a registry of its own."""
 
@@ -131,6 +141,11 @@ class Metrics:
         self.rate_limited = Counter(
             "lexkb_rate_limited", "asks refused by the rate limit", registry=r
         )
+
+    def counted_by(self, name: str, documentation: str, read: Callable[[], float]) -> None:
+        """A counter kept by another part of the service (refusals counted where they are
+        made, for the API and MCP alike), read when /metrics is asked for."""
+        self.registry.register(_Read(name, documentation, read))
 
     def request(self, route: str, status: int, seconds: float) -> None:
         """Count one request; `route` is a label from RouteLabels, never a raw path."""

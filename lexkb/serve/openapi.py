@@ -46,7 +46,11 @@ REFUSALS = {
     "404": "not found, or another key's",
     "413": "the body is too large",
     "422": "a body or parameter that does not fit its type",
-    "429": "past the ask limit (Retry-After says when to retry)",
+    "409": "past what a key may keep (conversations): delete some first",
+    "429": "past the ask limit, or the key's costly work in progress (Retry-After says when "
+    "to retry)",
+    "500": "an internal error (the server's log says what)",
+    "503": "the store cannot be reached now (Retry-After says when to retry)",
 }
 
 

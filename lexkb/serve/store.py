@@ -11,12 +11,22 @@ Every read and write of a user's rows names its owner (the key's id): a conversa
 feedback of another key is not found, never shown. Each statement runs under one lock on one
 connection: the store is written a few times per ask, so that is not the bottleneck (the ask
 itself is).
+
+A PostgreSQL server can restart under a running service (an upgrade, a failover, `pg_ctl
+restart`), and psycopg's connection then stays closed for good: every keyed request failed with
+"the connection is closed" until lexkb serve was restarted too. So the connection is made again
+whenever it is found lost: a read (SELECT) that finds it lost is run once more on the new one;
+a write is preceded by a ping (which reconnects), so that it never goes out on a connection
+already lost, and is not repeated when the connection is lost under it (whether it was applied
+is then unknown). While the server cannot be reached, StoreUnavailable says so (the API answers
+503 with Retry-After) and the next request tries again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 import sqlite3
@@ -28,10 +38,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger("lexkb.serve")
 KEY_PREFIX = "lk_"
+# Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
+# request after this long instead of holding the store's lock (and every request) longer.
+CONNECT_TIMEOUT = 5
 # The owner of everything written in single-user mode (loopback, no keys).
 LOCAL_OWNER = "local"
 MAX_TITLE_CHARS = 200
+# Conversations one key may keep (lexkb serve --conversations-per-key).
+CONVERSATIONS_PER_KEY = 1000
 MAX_COMMENT_CHARS = 2000
 
 MIGRATIONS: tuple[str, ...] = (
@@ -88,6 +104,14 @@ MIGRATIONS: tuple[str, ...] = (
 
 class StoreError(ValueError):
     """A store lexkb will not open, or a request it refuses; the message says why."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now (PostgreSQL restarting, or down): worth retrying,
+    unlike other StoreErrors. The message names no host or port: it goes to key holders."""
+
+    def __init__(self, message: str = "the store does not answer now; try again shortly") -> None:
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -161,7 +185,11 @@ class Store:
                 raise StoreError(
                     "a PostgreSQL store needs psycopg: pip install 'lexkb[postgres]'"
                 ) from exc
-            self._db: Any = psycopg.connect(str(target), autocommit=True)
+            self._url = str(target)
+            self._psycopg: Any = psycopg
+            self._db: Any = None
+            self._depth = 0  # transactions open: no reconnecting in the middle of one
+            self._live()
             self.where = self.kind = "postgresql"
         else:
             path = sqlite_path(target, index_root)
@@ -185,15 +213,87 @@ class Store:
 
     def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
-            cursor = self._db.execute(self._sql(statement), tuple(params))
-            return list(cursor.fetchall()) if cursor.description else []
+            if not self.postgres:
+                return self._run(self._db, statement, params)
+            if self._depth:  # inside a transaction: on the connection it began on, or fail
+                return self._guarded(self._db, statement, params)
+            reading = statement.lstrip()[:6].upper() == "SELECT"
+            if not reading:
+                self._ping()  # a write never goes out on a connection already lost
+            db = self._live()
+            try:
+                return self._run(db, statement, params)
+            except self._psycopg.OperationalError as exc:
+                if not reading or not self._lost(db):
+                    raise self._unavailable(exc) from exc
+                log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
+            return self._guarded(self._live(), statement, params)
+
+    def _run(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+        cursor = db.execute(self._sql(statement), tuple(params))
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def _guarded(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+        """`statement` on `db`, with a lost connection reported as StoreUnavailable."""
+        try:
+            return self._run(db, statement, params)
+        except self._psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from exc
+
+    def _live(self) -> Any:
+        """The PostgreSQL connection, made again when there is none or it was lost."""
+        if self._db is not None and not self._lost(self._db):
+            return self._db
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        try:
+            self._db = self._psycopg.connect(
+                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            )
+        except self._psycopg.OperationalError as exc:
+            log.warning("store: PostgreSQL cannot be reached: %s", exc)
+            raise StoreUnavailable() from exc
+        return self._db
+
+    def _ping(self) -> None:
+        """A round trip on the connection, made again when it is found lost: the health check
+        before a write or a transaction, so that neither starts on a dead connection."""
+        db = self._live()
+        try:
+            db.execute("SELECT 1")
+        except self._psycopg.OperationalError as exc:
+            if not self._lost(db):
+                raise self._unavailable(exc) from exc
+            log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
+            self._live()
+
+    @staticmethod
+    def _lost(db: Any) -> bool:
+        return bool(db.closed or db.broken)
+
+    def _unavailable(self, exc: Exception) -> Exception:
+        """StoreUnavailable where the connection is lost (the server restarting or gone), else
+        `exc` itself: a statement PostgreSQL refused is a fault here, not a reason to retry."""
+        if self._db is not None and self._lost(self._db):
+            log.warning("store: the PostgreSQL connection was lost: %s", exc)
+            return StoreUnavailable()
+        return exc
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         with self._lock:
             if self.postgres:
-                with self._db.transaction():
-                    yield
+                if not self._depth:
+                    self._ping()
+                self._depth += 1
+                try:
+                    with self._db.transaction():
+                        yield
+                except self._psycopg.OperationalError as exc:
+                    raise self._unavailable(exc) from exc
+                finally:
+                    self._depth -= 1
                 return
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -234,7 +334,8 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
 
     # -- keys -----------------------------------------------------------------------------
 
@@ -280,7 +381,20 @@ class Store:
 
     # -- conversations and answers ---------------------------------------------------------
 
-    def create_conversation(self, owner: str, title: str) -> dict:
+    def create_conversation(
+        self, owner: str, title: str, limit: int | None = CONVERSATIONS_PER_KEY
+    ) -> dict | None:
+        """A new conversation of `owner`'s, or None when the key already keeps `limit` of them
+        (each is kept until deleted, so without a bound one key could fill the database)."""
+        with self._transaction():
+            if limit is not None and self.conversation_count(owner) >= limit:
+                return None
+            return self._new_conversation(owner, title)
+
+    def conversation_count(self, owner: str) -> int:
+        return int(self._rows("SELECT COUNT(*) FROM conversations WHERE owner = ?", (owner,))[0][0])
+
+    def _new_conversation(self, owner: str, title: str) -> dict:
         now = time.time()
         title = " ".join(title.split())[:MAX_TITLE_CHARS] or "Conversation"
         conversation = {
@@ -297,12 +411,15 @@ class Store:
         )
         return conversation
 
-    def conversations(self, owner: str, limit: int = 100) -> list[dict]:
+    def conversations(self, owner: str, limit: int = 100, offset: int = 0) -> list[dict]:
+        """A page of `owner`'s conversations, most recently used first (ties by id, so that
+        pages neither repeat nor skip one)."""
         rows = self._rows(
             "SELECT c.id, c.title, c.created_at, c.updated_at, "
             "(SELECT COUNT(*) FROM answers a WHERE a.conversation_id = c.id) "
-            "FROM conversations c WHERE c.owner = ? ORDER BY c.updated_at DESC LIMIT ?",
-            (owner, limit),
+            "FROM conversations c WHERE c.owner = ? ORDER BY c.updated_at DESC, c.id "
+            "LIMIT ? OFFSET ?",
+            (owner, limit, offset),
         )
         return [
             {"id": r[0], "title": r[1], "created_at": r[2], "updated_at": r[3], "turns": r[4]}

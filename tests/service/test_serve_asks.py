@@ -5,6 +5,8 @@ answered, not failed. The real CLI process over real HTTP, MCP with the SDK's cl
 - MCP's `ask` under `lexkb serve` is the API's ask: the same key's allowance (with
   `--asks-per-hour 3`, API and MCP asks together stop at 3) and the same trace store.
 - An ask refused (a filter naming no document: 400) uses none of the allowance.
+- The answer cache is per key: a key's answer comes `from_cache` only when that key asked the
+  same question before (it told one key that another had asked it), through either door.
 - A question of 1,900 characters (2,000 are accepted) is asked, searched with rerank and asked
   over MCP; a claim of 1,998 characters is verified: each answered, none a 500.
 """
@@ -38,7 +40,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def keys(store: Path) -> dict[str, str]:
-    names = ("carol", "dave", "erin", "admin")
+    names = ("carol", "dave", "erin", "frank", "grace", "admin")
     return {name: add_key(store, name, admin=name == "admin") for name in names}
 
 
@@ -112,6 +114,26 @@ def test_an_ask_refused_for_a_bad_filter_costs_nothing(served, keys):
         call(served, "POST", "/api/ask", {"question": QUESTION}, key=dave).status for _ in range(4)
     ]
     assert statuses == [200, 200, 200, 429]
+
+
+def test_the_answer_cache_tells_no_key_what_another_asked(served, keys):
+    frank, grace = keys["frank"], keys["grace"]
+    question = {"question": "Who may inspect client money reconciliation records?"}
+    first = call(served, "POST", "/api/ask", question, key=frank)
+    again = call(served, "POST", "/api/ask", question, key=frank)
+    assert first.status == again.status == 200, (first.body, again.body)
+    assert (first.body["answer"]["from_cache"], again.body["answer"]["from_cache"]) == (
+        False,
+        True,
+    )
+    # Another key asking the same question gets an answer of its own, through either door;
+    # its second ask, through the other door, is its own cached answer.
+    (via_mcp,) = mcp_calls(served, grace, [("ask", question)])
+    assert not via_mcp.is_error, _text(via_mcp)
+    assert via_mcp.structured_content["from_cache"] is False
+    via_api = call(served, "POST", "/api/ask", question, key=grace)
+    assert via_api.status == 200 and via_api.body["answer"]["from_cache"] is True
+    assert via_api.body["answer"]["answer"] == first.body["answer"]["answer"]
 
 
 def test_the_longest_questions_and_claims_are_answered(served, keys):

@@ -168,7 +168,7 @@ function answerView(answer) {
     parts.push(el("p", { class: "muted read-as", text: `Read as ${answer.read_as}` }));
   }
   if (answer.mode === "ABSTAIN") {
-    parts.push(el("p", { class: "error", text: answer.explanation || "No answer." }));
+    parts.push(el("p", { class: "error", text: `No answer: ${answer.explanation || answer.abstention_reason || "abstained"}` }));
   } else {
     parts.push(text);
     if (answer.mode === "QUALIFIED") parts.push(el("p", { class: "muted", text: answer.explanation }));
