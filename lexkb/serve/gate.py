@@ -251,8 +251,17 @@ _ALWAYS = [
 ]
 
 
-async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -> None:
-    body = json.dumps({"error": reason}).encode()
+async def send_json(
+    send: Send,
+    status: int,
+    payload: object,
+    headers: dict[str, str] | None = None,
+    secure: bool = True,
+) -> None:
+    """A JSON reply straight on the ASGI channel: the gate's refusals and the MCP session
+    bounds (lexkb.serve.sessions) answer before any route. `secure` adds the headers every
+    refusal of the gate's carries (a reply that passes through the gate gets them there)."""
+    body = json.dumps(payload).encode()
     await send(
         {
             "type": "http.response.start",
@@ -260,9 +269,13 @@ async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                *_ALWAYS,
-                *((k.lower().encode(), v.encode()) for k, v in headers.items()),
+                *(_ALWAYS if secure else ()),
+                *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items()),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Send, status: int, reason: str, headers: dict[str, str]) -> None:
+    await send_json(send, status, {"error": reason}, headers)

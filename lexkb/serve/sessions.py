@@ -13,11 +13,12 @@ that opened it: another key's request naming its id is answered as if it did not
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from lexkb.serve.gate import send_json
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -153,18 +154,5 @@ async def _error(
     send: Send, status: int, message: str, headers: dict[str, str] | None = None
 ) -> None:
     """A JSON-RPC error without a request id, as the MCP transport answers its own refusals."""
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *((k.encode(), v.encode()) for k, v in (headers or {}).items()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    await send_json(send, status, error, headers, secure=False)

@@ -15,18 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.service.postgres_control import data_directory, pg_ctl, server_options
-from tests.support.postgres import binaries, postgres_server
 from tests.support.serve_process import Served, add_key, call, start
 
 RECOVERY_SECONDS = 5.0
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    if binaries() is None:
-        pytest.skip("Debian's postgresql is not installed")
-    with postgres_server() as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from lexkb.serve.store import MIGRATIONS, Store, StoreError
-from tests.support.postgres import binaries, postgres_server
 
 ANSWER = {
     "question": "How long must records be kept?",
@@ -19,14 +18,6 @@ ANSWER = {
     "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
     "snapshot_version": "v1",
 }
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    if binaries() is None:
-        pytest.skip("Debian's postgresql is not installed")
-    with postgres_server() as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
