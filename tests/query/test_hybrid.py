@@ -9,6 +9,7 @@ import pytest
 from lexkb import Index
 from lexkb.core.embed.embedders import VoyageEmbedder
 from lexkb.core.store import snapshot as snap
+from lexkb.core.text.context import CONTEXT_VERSION, indexed_text
 from pipelines.build import run_build
 from tests.support.voyage_fake import DIMENSION, KEY, FakeVoyage
 from transforms.embeddings import paragraph_lines
@@ -33,20 +34,28 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
         "normalized": True,
         "line_vectors": "alone",
         "part_vectors": "alone",
+        "heading_vectors": CONTEXT_VERSION,
     }
     table = pl.read_parquet(loaded.table_path("embeddings"))
     assert table.height == first.chunks
     assert table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
-    # Every distinct text once: chunks, and the lines of multi-line paragraphs.
+    # Every distinct text once: chunks, the lines of multi-line paragraphs, and each paragraph
+    # under a heading read below its heading path (line 0).
     chunks = pl.read_parquet(loaded.table_path("chunks"))
-    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")["content"]
-    lines = [line for text in paragraphs for line in paragraph_lines(text)]
+    paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
+    lines = [line for text in paragraphs["content"] for line in paragraph_lines(text)]
+    headed = [
+        indexed_text(text, path, "paragraph")
+        for text, path in paragraphs.select("content", "section_path").iter_rows()
+    ]
+    headed = [h for h, text in zip(headed, paragraphs["content"], strict=True) if h != text]
     lines_table = pl.read_parquet(loaded.table_path("line_embeddings"))
-    assert lines and lines_table.height == len(lines)
+    assert lines and headed and lines_table.height == len(lines) + len(headed)
     assert lines_table.schema["vector"] == pl.Array(pl.Float32, DIMENSION)
     embedded = sum(len(r["input"]) for r in voyage.requests)
     own = chunks.filter(pl.col("chunk_level") != "section")["content_hash"]
-    assert embedded == len(set(own) | {sha256_text(line) for line in lines})
+    texts = {sha256_text(line) for line in lines} | {sha256_text(h) for h in headed}
+    assert embedded == len(set(own) | texts)
     # A section is not embedded: its vector is the normalised mean of its paragraphs'.
     vectors = dict(zip(table["chunk_id"], table["vector"].to_numpy(), strict=True))
     section = chunks.filter(pl.col("chunk_level") == "section")["chunk_id"][0]
@@ -77,7 +86,7 @@ def test_build_embeds_every_chunk_once_and_search_fuses(voyage, corpus_copy, tmp
     text.write_text(text.read_text().replace("seven years", "eight years"), encoding="utf-8")
     run_build([corpus_copy], root)
     again = sum(len(r["input"]) for r in voyage.requests[before:] if r["input_type"] == "document")
-    assert again == 1  # the paragraph § 103(b); its section takes the new mean
+    assert again == 2  # § 103(b) and it read below its heading; its section takes the new mean
 
     # Without a key the snapshot's vectors cannot be queried: keyword results and a warning.
     monkeypatch.delenv("VOYAGE_API_KEY")
