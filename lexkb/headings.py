@@ -5,7 +5,7 @@ A paragraph rarely says what it is about; its headings do (Bribery Act "11 Penal
 so the heading path (lexkb.core.text.context) scores as a field of its own, added to the
 paragraph's BM25 at HEADING_WEIGHT. Read into every paragraph's own postings instead, the
 heading made the paragraphs under one heading alike and cost ObliQA keyword Recall@10 0.780 ->
-0.734; as a weighted field it leaves a paragraph's own words to tell siblings apart.
+0.734; as a lightly weighted field it leaves a paragraph's own words to tell siblings apart.
 
 Built on first use from the chunks table (a few thousand distinct paths for ObliQA, under a
 second); a query scores the distinct paths, then each paragraph takes its path's score.
@@ -19,9 +19,11 @@ import polars as pl
 from lexkb.core.text.context import heading_context
 from lexkb.core.text.tokenize import tokenize
 
-# The heading field's weight against the paragraph's own BM25. Chosen on people's questions
-# written here (benchmarks/realqa.py --questions, BENCHMARKS.md "People's questions").
-HEADING_WEIGHT = 0.5
+# The heading field's weight against the paragraph's own BM25. On the people's questions written
+# here (benchmarks/questions/people/) 0.25 and 0.5 tie (first hit 0.42, first ten 0.78-0.79;
+# 0 gives 0.39 / 0.76); 0.25 costs ObliQA's held-out hybrid less (R@10 0.808 -> 0.804, MAP@10
+# 0.675 -> 0.669; at 0.5 0.761 / 0.626). BENCHMARKS.md "People's questions".
+HEADING_WEIGHT = 0.25
 _K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
 
 

@@ -28,7 +28,6 @@ from lexkb.graph import CitationGraph
 from lexkb.headings import HEADING_WEIGHT, Headings
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword
-from lexkb.naming import named_documents
 from lexkb.rerank import RERANK_DEPTH
 from lexkb.rerank import rerank as reorder
 from lexkb.results import SearchResults
@@ -57,7 +56,6 @@ class Searcher:
         self.hit = hits.hit
         self.text = hits.text
         self.version = hits.version
-        self.document_of_row = tables.chunks["document_id"].to_numpy()
         self._headings: Headings | None = None
 
     def search(
@@ -128,7 +126,7 @@ class Searcher:
                 scores, candidates = fusion.fuse(ranked, dense, keyword_best, scored)
             else:
                 scores, candidates = dense, scored
-        order = fusion.top(self._named_first(query, scores, filters), k, candidates)
+        order = fusion.top(scores, k, candidates)
         via: dict[int, int] = {}
         if expand:
             scores = scores.copy()
@@ -180,24 +178,6 @@ class Searcher:
         if self._headings is None:
             self._headings = Headings(self.tables.chunks)
         return self._headings
-
-    def _named_first(
-        self, query: str, scores: np.ndarray, filters: Mapping[str, object] | None
-    ) -> np.ndarray:
-        """The scores to rank by: where the query names documents (lexkb.naming) and no filter
-        chose one, every matching row of theirs ranks ahead of every other row, in its own
-        order. Scores reported stay the search's own."""
-        if filters and filters.get("document"):
-            return scores
-        named = named_documents(query, self.tables.aliases)
-        if not named:
-            return scores
-        rows = np.isin(self.document_of_row, named) & (scores > 0)
-        if not rows.any():
-            return scores
-        ranked = scores.copy()
-        ranked[rows] += float(scores.max())
-        return ranked
 
     def _definition_first(
         self, query: str, order: np.ndarray, keep: np.ndarray, k: int

@@ -61,9 +61,7 @@ class EvidenceSettings:
     direct_authority: float = 0.5  # DIRECT needs authority at least this, when it is known
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
     # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN
-    # (lexkb.answers.answered.declined). Chosen on people's questions written here over
-    # fourteen documents (benchmarks/realqa.py --questions): the highest value of a grid that keeps
-    # 85% of their answerable questions (BENCHMARKS.md, "People's questions").
+    # (lexkb.answers.answered.declined; why 0.005, and what other values trade, is there).
     min_answers: float = MIN_ANSWERS
     # DIRECT needs the first hit, the paragraph an answer cites first, to answer at this chance.
     direct_answers: float = DIRECT_ANSWERS

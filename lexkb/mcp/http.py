@@ -15,6 +15,12 @@ settings, each of which an operator can change through the environment:
 - LEXKB_MCP_SESSION_IDLE (seconds, default 600): a session with no request for this long is
   closed; its id then answers 404 and the client starts a new one.
 - LEXKB_MCP_MAX_CONNECTIONS (default 200): past this many open connections, requests get 503.
+- LEXKB_MCP_MAX_CLIENT_CONNECTIONS (default 50): past this many open
+  connections from one client address, that address's next connection is answered 503 and
+  closed at once, while other addresses are served. Without it 200 connections from one
+  client that never finished a request took every slot, and everyone got 503 for up to the
+  read timeout, as often as the client liked. Behind a reverse proxy every request comes
+  from the proxy's address: raise this to LEXKB_MCP_MAX_CONNECTIONS there.
 - LEXKB_MCP_MAX_HEADER_BYTES (default 64 KiB): a request whose request line and headers
   together pass this many bytes gets 431 and its connection is closed, before more is read into
   memory. uvicorn's httptools parser has no such bound: it kept a 64 MB header (4.5 s of
@@ -49,6 +55,7 @@ MAX_SESSIONS_ENV = "LEXKB_MCP_MAX_SESSIONS"
 SESSION_IDLE_ENV = "LEXKB_MCP_SESSION_IDLE"
 MAX_CONNECTIONS_ENV = "LEXKB_MCP_MAX_CONNECTIONS"
 MAX_HEADER_ENV = "LEXKB_MCP_MAX_HEADER_BYTES"
+MAX_CLIENT_CONNECTIONS_ENV = "LEXKB_MCP_MAX_CLIENT_CONNECTIONS"
 # A request's head (request line and headers) up to this many bytes: browsers and HTTP
 # clients send a few KiB, and 64 KiB is above the 8-16 KiB that nginx and Apache accept.
 MAX_HEADER_BYTES = 64 * 1024
@@ -56,6 +63,11 @@ MAX_HEADER_BYTES = 64 * 1024
 # connection closes: closing with unread bytes would reset it, and the client might lose the
 # 431 before reading it.
 REFUSED_LINGER_SECONDS = 1.0
+# On the replies written here before any app runs (431, and 503 past a client's connections):
+# the same security headers lexkb serve's gate puts on every other reply, once each.
+SECURITY_HEADERS = (
+    b"x-content-type-options: nosniff\r\nreferrer-policy: no-referrer\r\nx-frame-options: DENY\r\n"
+)
 # On SIGTERM, how long requests in flight may finish before they are cancelled.
 SHUTDOWN_GRACE_SECONDS = 5
 
@@ -70,6 +82,7 @@ class HttpSettings:
     session_idle: float = 600.0
     max_connections: int = 200
     max_header_bytes: int = MAX_HEADER_BYTES
+    max_client_connections: int = 50
 
     @classmethod
     def from_env(cls) -> HttpSettings:
@@ -81,6 +94,9 @@ class HttpSettings:
             session_idle=env.seconds(SESSION_IDLE_ENV, default.session_idle),
             max_connections=env.count(MAX_CONNECTIONS_ENV, default.max_connections),
             max_header_bytes=env.count(MAX_HEADER_ENV, default.max_header_bytes),
+            max_client_connections=env.count(
+                MAX_CLIENT_CONNECTIONS_ENV, default.max_client_connections
+            ),
         )
 
 
@@ -93,7 +109,8 @@ def address(http: str) -> tuple[str, int]:
 
 
 class ReadDeadlineProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol with two bounds on reading each request.
+    """uvicorn's HTTP/1.1 protocol with two bounds on reading each request, and one on the
+    connections a client address holds.
 
     - A deadline: from the connection's opening or a request's first byte until its last, at
       most `read_timeout` seconds, then the connection is closed (uvicorn itself waits forever
@@ -104,10 +121,16 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
       client gets 431 (`_refuse_head`). httptools keeps a header's name and value in memory,
       grown by copying, until the whole header has arrived, so the bound must hold before the
       bytes reach it: a check in the app or in `on_header` comes too late.
+    - Connections per client address, at most `max_client_connections` open at once,
+      counted in `clients` (one dict per server: run_bounded makes a subclass); one
+      more gets 503 and is closed (`_refuse_client`), before anything of it is read.
     """
 
     read_timeout: ClassVar[float] = HttpSettings.read_timeout
     max_header_bytes: ClassVar[int] = MAX_HEADER_BYTES
+    max_client_connections: ClassVar[int] = 0
+    clients: ClassVar[dict[str, int]] = {}
+    _peer: str | None = None
     _deadline: asyncio.TimerHandle | None = None
     _head_bytes: int = 0
     _in_head: bool = True
@@ -130,6 +153,13 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()
+        if self.max_client_connections and self.client:
+            peer = str(self.client[0])
+            if self.clients.get(peer, 0) >= self.max_client_connections:
+                self._refuse_client()
+                return
+            self._peer = peer
+            self.clients[peer] = self.clients.get(peer, 0) + 1
 
     def data_received(self, data: bytes) -> None:
         """Feed the parser, in pieces while a head is being read, so that no head passes the
@@ -164,7 +194,34 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            left = self.clients.get(self._peer, 1) - 1
+            if left > 0:
+                self.clients[self._peer] = left
+            else:
+                self.clients.pop(self._peer, None)
+            self._peer = None
         super().connection_lost(exc)
+
+    def _refuse_client(self) -> None:
+        """503 to a connection past its address's bound, then closed: nothing it sends is
+        parsed (the linger only keeps a close with unread bytes from resetting the reply), and
+        it no longer counts against the server's own bound, so refusals cannot fill it."""
+        self._refused = True
+        self.connections.discard(self)
+        body = json.dumps(
+            {"error": f"this client has {self.max_client_connections} connections open"}
+        ).encode()
+        self.transport.write(
+            b"HTTP/1.1 503 Service Unavailable\r\n"
+            b"content-type: application/json\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n"
+            b"retry-after: 1\r\n" + SECURITY_HEADERS + b"connection: close\r\n\r\n" + body
+        )
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self._disarm()
+        self._deadline = self.loop.call_later(REFUSED_LINGER_SECONDS, self._expire)
 
     def _refuse_head(self) -> None:
         """431 with the bound, then no more reading into the parser: the connection's write
@@ -181,9 +238,12 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
         self.transport.write(
             b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
             b"content-type: application/json\r\n"
-            b"content-length: " + str(len(body)).encode() + b"\r\n"
-            b"x-content-type-options: nosniff\r\n"
-            b"connection: close\r\n\r\n" + body
+            b"content-length: "
+            + str(len(body)).encode()
+            + b"\r\n"
+            + SECURITY_HEADERS
+            + b"connection: close\r\n\r\n"
+            + body
         )
         if self.transport.can_write_eof():
             self.transport.write_eof()
@@ -217,7 +277,12 @@ def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> N
     connections) until stopped; `lexkb serve` runs its app this way too."""
     import uvicorn
 
-    bounds = {"read_timeout": settings.read_timeout, "max_header_bytes": settings.max_header_bytes}
+    bounds = {
+        "read_timeout": settings.read_timeout,
+        "max_header_bytes": settings.max_header_bytes,
+        "max_client_connections": settings.max_client_connections,
+        "clients": {},
+    }
     protocol = type("ReadDeadlineProtocol", (ReadDeadlineProtocol,), bounds)
     config = uvicorn.Config(
         app,

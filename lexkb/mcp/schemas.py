@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from lexkb.answers.classify import FITTED_SET, MAX_TYPES
 from lexkb.answers.context import ROLES
@@ -56,11 +56,23 @@ Many = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=DEFAULT_LIMITS.max_reference_chars)]],
     Field(min_length=1, max_length=DEFAULT_LIMITS.max_list_items),
 ]
-Hops = Annotated[int, Field(ge=1, le=DEFAULT_LIMITS.max_hops)]
-Hits = Annotated[int, Field(ge=1, le=MAX_HITS)]
+
+
+def not_a_boolean(value: Any) -> Any:
+    """`value`, unless it is true or false: pydantic's lax mode reads `true` as 1 (and 1.0),
+    so `"limit": true` was a search for one hit, where a client had surely meant something
+    else. Numbers written as text still pass (query strings carry nothing else)."""
+    if isinstance(value, bool):
+        raise ValueError("a number is needed, not true or false")
+    return value
+
+
+Number = BeforeValidator(not_a_boolean)
+Hops = Annotated[int, Field(ge=1, le=DEFAULT_LIMITS.max_hops), Number]
+Hits = Annotated[int, Field(ge=1, le=MAX_HITS), Number]
 # A share of 0 to 1 inclusive (thresholds); decay is (0, 1], as lexkb.limits.fraction checks it.
-Share = Annotated[float, Field(ge=0, le=1)]
-Decay = Annotated[float, Field(gt=0, le=1)]
+Share = Annotated[float, Field(ge=0, le=1), Number]
+Decay = Annotated[float, Field(gt=0, le=1), Number]
 Label = Annotated[str, Field(min_length=1, max_length=200)]  # as classify.label_set checks it
 ClauseDescriptions = Annotated[
     dict[Label, Annotated[str, Field(max_length=1000)]],
@@ -101,7 +113,9 @@ class SearchFilters(BaseModel):
         None, description="contract clause type", examples=["governing law", "termination"]
     )
     cards_only: bool | None = Field(None, description="only paragraphs that define a term")
-    cluster_id: int | list[int] | None = Field(None, description="topic clusters (see clusters)")
+    cluster_id: Annotated[int, Number] | list[Annotated[int, Number]] | None = Field(
+        None, description="topic clusters (see clusters)"
+    )
     deprecated: bool | None = None
 
 

@@ -41,6 +41,7 @@ from lexkb.mcp.schemas import (
     Hops,
     Many,
     Mode,
+    Number,
     Reference,
     Relation,
     SearchFilters,
@@ -116,7 +117,7 @@ def format_context(
         list[str | ContextParagraph], Field(min_length=1, max_length=LIMITS.max_list_items)
     ],
     query: Annotated[str, Field(max_length=LIMITS.max_query_chars)] | None = None,
-    max_tokens: Annotated[int, Field(ge=1, le=LIMITS.max_tokens)] = 8000,
+    max_tokens: Annotated[int, Field(ge=1, le=LIMITS.max_tokens), Number] = 8000,
 ) -> Any:
     """Chunk ids (or {chunk_id, role}) as XML for a prompt, grouped by document, within
     max_tokens (cl100k_base); lists what was left out and why."""
@@ -178,7 +179,7 @@ def check_contradictions(
 def web_search(
     index: Index,
     queries: Annotated[list[Text], Field(min_length=1, max_length=10)],
-    max_results_per_query: Annotated[int, Field(ge=1, le=MAX_RESULTS_PER_QUERY)] = 5,
+    max_results_per_query: Annotated[int, Field(ge=1, le=MAX_RESULTS_PER_QUERY), Number] = 5,
     preferred_domains: Annotated[list[str], Field(max_length=50)] | None = None,
 ) -> Any:
     """Web results (Brave Search) for what the snapshot does not hold; needs BRAVE_API_KEY,
@@ -214,7 +215,7 @@ def extract(
     index: Index,
     question: Text,
     document: Reference | None = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_SPANS)] = 3,
+    limit: Annotated[int, Field(ge=1, le=MAX_SPANS), Number] = 3,
 ) -> Any:
     """The sentences that answer `question` (in one document, or anywhere), each with its
     citation and character offsets in its paragraph; no_answer when nothing addresses it."""

@@ -338,6 +338,15 @@ async def continue_conversation(
     return await _run(request, "ask", dict(body), lambda: _ask(request, body, chosen_id))
 
 
+@router.delete("/answers/{answer_id}", summary="delete one of my answers and its feedback")
+def delete_answer(answer_id: str, request: Request) -> JSONResponse:
+    """An ask outside a conversation had no way to be deleted: this deletes any one answer
+    of the caller's (and the feedback that copies it), in a conversation or not."""
+    if not service(request).store.delete_answer(owner(request), _bounded(answer_id)):
+        raise _not_found("answer")
+    return JSONResponse({"deleted": answer_id})
+
+
 @router.post("/feedback", summary="feedback on one of my answers")
 def feedback(body: models.FeedbackRequest, request: Request) -> JSONResponse:
     item = service(request).store.add_feedback(

@@ -184,7 +184,9 @@ class Gate:
         try:
             refusal = await self._refusal(scope)
             if refusal is not None:
-                await _json(sending, *refusal)
+                # Not secure: `sending` adds the security headers, once, as to every reply.
+                code, reason, extra = refusal
+                await send_json(sending, code, {"error": reason}, extra, secure=False)
                 return
             try:
                 await self.app(scope, bounded, sending)
@@ -199,6 +201,8 @@ class Gate:
             self.metrics.request(route, status, time.perf_counter() - started)
 
     async def _refusal(self, scope: Scope) -> tuple[int, str, dict[str, str]] | None:
+        if sum(name == b"host" for name, _ in scope["headers"]) > 1:
+            return 400, "a request carries one Host header", {}
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         if not matches(headers.get("host", ""), self.policy.hosts):
             return 421, "this Host is not served here", {}

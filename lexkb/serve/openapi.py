@@ -32,6 +32,7 @@ RESPONSES = {
     ("get", "/api/conversations/{conversation_id}"): "serve#/$defs/conversation",
     ("delete", "/api/conversations/{conversation_id}"): "serve#/$defs/deleted",
     ("post", "/api/conversations/{conversation_id}/ask"): "serve#/$defs/turn",
+    ("delete", "/api/answers/{answer_id}"): "serve#/$defs/deleted",
     ("post", "/api/feedback"): "serve#/$defs/feedback",
     ("post", "/api/verify/citations"): "verify-citations",
     ("post", "/api/verify/entities"): "verify-entities",

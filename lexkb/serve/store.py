@@ -456,9 +456,16 @@ class Store:
         )
 
     def delete_conversation(self, owner: str, conversation_id: str) -> bool:
+        """Delete a conversation with its turns and the feedback on them (which copies each
+        turn's question and answer: deleting the turns alone left those behind)."""
         with self._transaction():
             if not self.owns(owner, conversation_id):
                 return False
+            self._rows(
+                "DELETE FROM feedback WHERE owner = ? AND answer_id IN "
+                "(SELECT id FROM answers WHERE conversation_id = ?)",
+                (owner, conversation_id),
+            )
             self._rows("DELETE FROM answers WHERE conversation_id = ?", (conversation_id,))
             self._rows("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         return True
@@ -472,13 +479,33 @@ class Store:
         )
         return [{"question": r[0], "answer": r[1], "mode": r[2]} for r in rows]
 
+    def delete_answer(self, owner: str, answer_id: str) -> bool:
+        """Delete one of `owner`'s answers (an ask in a conversation or outside one) and the
+        feedback on it; False when `owner` has no such answer."""
+        with self._transaction():
+            params = (answer_id, owner)
+            if not self._rows("SELECT 1 FROM answers WHERE id = ? AND owner = ?", params):
+                return False
+            self._rows("DELETE FROM feedback WHERE answer_id = ? AND owner = ?", params)
+            self._rows("DELETE FROM answers WHERE id = ? AND owner = ?", params)
+        return True
+
     def record_answer(self, owner: str, answer: dict, conversation_id: str | None = None) -> dict:
         """Keep an answer (the whole typed Answer: its trace) and return it as a turn, with
-        the id feedback names."""
+        the id feedback names. A conversation deleted while its ask was answered is not
+        there to hold it (its key failed: a 500, the answer lost): the answer is then kept
+        outside any conversation, and the turn says so (`conversation_id` None). The
+        conversation's row is updated first, so that on PostgreSQL a deletion waits for
+        this transaction and then takes the new turn with it."""
         answer_id = _id()
         now = time.time()
         trace = json.dumps(answer, default=str)
         with self._transaction():
+            if conversation_id is not None and not self._rows(
+                "UPDATE conversations SET updated_at = ? WHERE id = ? AND owner = ? RETURNING id",
+                (now, conversation_id, owner),
+            ):
+                conversation_id = None
             self._rows(
                 "INSERT INTO answers (id, owner, conversation_id, question, answer, mode, "
                 "confidence, source_count, snapshot_version, trace, created_at) "
@@ -497,10 +524,6 @@ class Store:
                     now,
                 ),
             )
-            if conversation_id is not None:
-                self._rows(
-                    "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
-                )
         return _turn(answer_id, conversation_id, answer["question"], trace, now)
 
     def recent_answers(self, limit: int = 50) -> list[dict]:

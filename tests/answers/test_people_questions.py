@@ -1,5 +1,5 @@
 """Questions in people's own words (issue 46), on the real sample index: a paragraph is found by
-its heading, a named document is searched first, a lead-in comes with its points, a follow-up is
+its heading, a lead-in comes with its points, a follow-up is
 read with the question before it and a new question alone, and every answer says why in words."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from lexkb.answers.evidence import ABSTAIN
 from lexkb.answers.followup import is_follow_up, read_as
 from lexkb.answers.whole import is_lead_in
 from lexkb.core.text.context import heading_context, indexed_text
-from lexkb.naming import named_documents
 
 
 def test_a_chunk_is_indexed_below_its_heading_path():
@@ -27,19 +26,6 @@ def test_a_paragraph_is_found_by_words_only_its_heading_holds(index):
     # "§ 103. Retention periods": its paragraphs never say "retention".
     hits = index.search("retention periods", k=3, mode="keyword").hits
     assert any(h.ref and h.ref.startswith("§ 103") for h in hits), [h.citation for h in hits]
-
-
-def test_a_named_document_is_searched_first(index):
-    aliases = index._searcher.tables.aliases
-    named = named_documents("Under the Records Retention Act, how long are records kept?", aliases)
-    assert len(named) == 1
-    # An ordinary word that is also a one-word alias names nothing.
-    assert named_documents("what is an agreement?", {"agreement": "doc-1"}) == []
-    assert named_documents("Does the NDA allow it?", {"nda": "doc-1"}) == ["doc-1"]
-    asked = "Under the Data Handling Regulation, how long are client money records kept?"
-    hits = index.search(asked, k=5).hits
-    assert hits and all(h.document_title == hits[0].document_title for h in hits[:3])
-    assert "Data Handling" in hits[0].document_title
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,8 @@ def test_every_response_is_the_shape_the_openapi_document_gives(served, keys):
         ("get", "/api/snapshots", call(served, "GET", "/api/snapshots", key=alice)),
         ("get", "/api/snapshots/diff",
          call(served, "GET", "/api/snapshots/diff?old=CURRENT&new=CURRENT", key=alice)),
-        ("post", "/api/ask", call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice)),
+        ("post", "/api/ask", asked := call(
+            served, "POST", "/api/ask", {"question": QUESTION}, key=alice)),
         ("post", "/api/conversations", made),
         ("post", "/api/conversations/{conversation_id}/ask", turn),
         ("get", "/api/conversations", call(served, "GET", "/api/conversations", key=alice)),
@@ -97,6 +98,8 @@ def test_every_response_is_the_shape_the_openapi_document_gives(served, keys):
         ("get", "/api/admin/answers", call(served, "GET", "/api/admin/answers", key=admin)),
         ("delete", "/api/conversations/{conversation_id}",
          call(served, "DELETE", f"/api/conversations/{made.body['id']}", key=alice)),
+        ("delete", "/api/answers/{answer_id}",
+         call(served, "DELETE", f"/api/answers/{asked.body['answer_id']}", key=alice)),
         # Refusals have their shape too.
         ("post", "/api/search", call(served, "POST", "/api/search", {"query": ""}, key=alice)),
         ("get", "/api/conversations/{conversation_id}",
