@@ -37,19 +37,6 @@ ANSWER = {
 SECURITY = ("x-content-type-options", "referrer-policy", "x-frame-options")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path: Path) -> Iterator[Store]:
-    where = str(tmp_path / "store.db")
-    if request.param == "postgresql":
-        where = request.getfixturevalue("postgres_url")
-    opened = Store(where)
-    yield opened
-    if opened.postgres:  # one server serves every test: leave it empty for the next
-        for table in ("feedback", "answers", "conversations", "api_keys"):
-            opened._rows(f"DELETE FROM {table}")
-    opened.close()
-
-
 def test_an_answer_outlives_its_conversation_deleted_while_it_was_asked(store: Store):
     made = store.create_conversation("alice", "records")
     assert made is not None

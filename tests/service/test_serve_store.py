@@ -3,7 +3,6 @@ Debian's server is installed, skipped otherwise): the same code, the same answer
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,23 +17,6 @@ ANSWER = {
     "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
     "snapshot_version": "v1",
 }
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def target(request, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "store.db")
-    return request.getfixturevalue("postgres_url")
-
-
-@pytest.fixture()
-def store(target: str) -> Iterator[Store]:
-    opened = Store(target)
-    yield opened
-    if opened.postgres:  # one server serves every test: leave it empty for the next
-        for table in ("feedback", "answers", "conversations", "api_keys"):
-            opened._rows(f"DELETE FROM {table}")
-    opened.close()
 
 
 def test_migrations_apply_once_and_reopen(target: str):
