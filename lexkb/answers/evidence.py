@@ -205,7 +205,7 @@ def evidence(
             ABSTAIN, "conflicting_evidence", "the two best paragraphs conflict on the same subject"
         )
     weak = []
-    first = hits[0].answers if hits and hits[0].answers is not None else None
+    first = hits[0].answers
     if answered is not None:
         # DIRECT only where the paragraph cited first answers the question.
         if first is None or first < settings.direct_answers:

@@ -28,7 +28,8 @@ _CONTINUATION = re.compile(
     re.I,
 )
 _LEANING = re.compile(
-    r"\b(?:it|its|they|them|their|that|this|those|these|such|he|she|him|her|the\s+same)\b|\b(?:too|as\s+well|instead|either)\s*[?.!]*\s*$",
+    r"\b(?:it|its|they|them|their|that|this|those|these|such|he|she|him|her|the\s+same)\b"
+    r"|\b(?:too|as\s+well|instead|either)\s*[?.!]*\s*$",
     re.I,
 )
 

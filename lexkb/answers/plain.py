@@ -51,13 +51,13 @@ def abstention(reason: str | None, hits: Sequence[Hit], unknown_terms: Sequence[
         return (
             f"The documents disagree on this: {nearest} say different things."
             if nearest
-            else ("The documents disagree on this.")
+            else "The documents disagree on this."
         )
     return "No provision found answers this question." + near
 
 
-# Below this chance that the paragraph cited first answers, a qualified answer says plainly
-# that the documents may not answer the question at all.
+# Below this best chance that a paragraph found answers, a qualified answer says plainly that
+# the documents may not answer the question at all.
 WEAK_CHANCE = 0.1
 
 

@@ -24,16 +24,8 @@ from pathlib import Path
 import pytest
 
 from lexkb.serve.store import Store
-from tests.support.serve_process import Served, add_key, call, start
+from tests.support.serve_process import ANSWER, Served, add_key, call, start
 
-ANSWER = {
-    "question": "How long must records be kept?",
-    "answer": "Seven years. [1]",
-    "mode": "DIRECT",
-    "confidence": 0.8,
-    "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
-    "snapshot_version": "v1",
-}
 SECURITY = ("x-content-type-options", "referrer-policy", "x-frame-options")
 
 

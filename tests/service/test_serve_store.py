@@ -8,15 +8,7 @@ from pathlib import Path
 import pytest
 
 from lexkb.serve.store import MIGRATIONS, Store, StoreError
-
-ANSWER = {
-    "question": "How long must records be kept?",
-    "answer": "Seven years. [1]",
-    "mode": "DIRECT",
-    "confidence": 0.8,
-    "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
-    "snapshot_version": "v1",
-}
+from tests.support.serve_process import ANSWER
 
 
 def test_migrations_apply_once_and_reopen(target: str):

@@ -14,6 +14,16 @@ from pathlib import Path
 
 from tests.support.mcp_process import LEXKB, environment, free_port
 
+# An answer as the store keeps it, for the store's tests.
+ANSWER = {
+    "question": "How long must records be kept?",
+    "answer": "Seven years. [1]",
+    "mode": "DIRECT",
+    "confidence": 0.8,
+    "sources": [{"number": 1, "citation": "Records Retention Act, § 103(b)"}],
+    "snapshot_version": "v1",
+}
+
 
 @dataclass
 class Served:

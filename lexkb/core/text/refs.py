@@ -131,12 +131,20 @@ def citation_name(title: str | None) -> str | None:
         return found
     if not title or len(title) <= LONG_TITLE:
         return None
-    if act := _EU_ACT.search(" ".join(title.split())):
-        kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
-        series = "EU, Euratom" if series.startswith("EU,") else series
-        designation = f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}"
+    if designation := eu_designation(" ".join(title.split())):
         return next(iter(POPULAR_NAMES.get(designation, ())), designation)
     return None
+
+
+def eu_designation(title: str) -> str | None:
+    """The designation an EU act's title opens with, as people cite it: "REGULATION (EU)
+    2022/2554 OF THE ..." is "Regulation (EU) 2022/2554" (the first one: those after it are
+    acts it amends or repeals)."""
+    if not (act := _EU_ACT.search(title)):
+        return None
+    kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
+    series = "EU, Euratom" if series.startswith("EU,") else series
+    return f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}"
 
 
 def document_names(
@@ -227,10 +235,7 @@ def cited_names(key: str, title: str | None) -> list[str]:
     "Bribery Act 2010", "17 U.S.C." and "Title 17", "IFRS 16"."""
     title = " ".join((title or "").split())
     names: list[str] = []
-    if act := _EU_ACT.search(title):
-        kind, series, number = act.group(1).capitalize(), act.group(2).upper(), act.group(4)
-        series = "EU, Euratom" if series.startswith("EU,") else series
-        designation = f"{kind} ({series}) {'No ' if act.group(3) else ''}{number}"
+    if designation := eu_designation(title):
         names += [designation, *POPULAR_NAMES.get(designation, ())]
     if len(title) > LONG_TITLE:
         names += [a for a in _ACRONYM.findall(title) if a not in _NOT_ACRONYMS]
