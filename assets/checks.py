@@ -11,20 +11,18 @@ import json
 import dagster as dg
 import polars as pl
 
+from assets.embeddings import chunk_embeddings
 from assets.index import citation_edges, search_tables
 from assets.resources import LexkbSettings
 from lexkb.core.store import snapshot as snap
 from transforms import checks_worker
 from transforms import source_files as src
 from transforms import table_checks as tc
-from transforms.staging import EMBEDDER_FILE, TABLE_DIR
-from transforms.workdir import WorkDir
+from transforms.staging import EMBEDDER_FILE
 
 
 def _table(settings: LexkbSettings, name: str, columns: list[str] | None = None) -> pl.DataFrame:
-    return pl.read_parquet(
-        WorkDir(settings.root_path).path / TABLE_DIR / f"{name}.parquet", columns=columns
-    )
+    return pl.read_parquet(settings.tables / f"{name}.parquet", columns=columns)
 
 
 def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
@@ -90,11 +88,11 @@ def no_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
         current = snap.load(settings.root_path)
         previous = pl.read_parquet(
             current.table_path("documents"),
-            columns=["document_key", "source_name", "source_sha256"],
+            columns=["document_id", "document_key", "source_name", "source_sha256"],
         )
     except (snap.SnapshotError, KeyError):
         previous = None  # first build, or an unreadable CURRENT: nothing to compare with
-    work = WorkDir(settings.root_path)
+    work = settings.work
     shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
     quarantined = set(_table(settings, "quarantine")["source_name"])
     return _result(
@@ -116,13 +114,13 @@ def edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset=dg.AssetKey("chunk_embeddings"),
+    asset=chunk_embeddings,
     blocking=True,
     description="Every chunk has a vector, every line vector a paragraph; all of the declared "
     "dimension and unit length.",
 )
 def embeddings_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    out = WorkDir(settings.root_path).path / TABLE_DIR
+    out = settings.tables
     embedder = json.loads((out / EMBEDDER_FILE).read_text(encoding="utf-8"))
     return _result(
         checks_worker.run(

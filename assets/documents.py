@@ -38,7 +38,7 @@ def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:
 def document_elements_asset(
     context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(settings.root_path)
+    work = settings.work
     parsing = plan(work, _sources_by_key(work), context.partition_keys)
     jobs, failed = parsing.jobs, parsing.failed
     started = time.perf_counter()
@@ -84,7 +84,7 @@ def document_elements_asset(
 def document_chunks(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(settings.root_path)
+    work = settings.work
     by_key = _sources_by_key(work)
     totals = {"documents": 0, "sections": 0, "chunks": 0}
     skipped = {}

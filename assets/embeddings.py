@@ -10,9 +10,8 @@ from assets.index import search_tables
 from assets.progress import EMBEDDED
 from assets.resources import EmbedderSettings, LexkbSettings
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
-from transforms.staging import EMBEDDER_FILE, TABLE_DIR
+from transforms.staging import EMBEDDER_FILE
 from transforms.topics import topic_table
-from transforms.workdir import WorkDir
 
 
 @dg.asset(
@@ -24,8 +23,8 @@ from transforms.workdir import WorkDir
 def chunk_embeddings(
     context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(settings.root_path)
-    out = work.path / TABLE_DIR
+    work = settings.work
+    out = settings.tables
     chunks = pl.read_parquet(
         out / "chunks.parquet",
         columns=[
@@ -67,7 +66,7 @@ def chunk_embeddings(
 def topic_clusters(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    out = WorkDir(settings.root_path).path / TABLE_DIR
+    out = settings.tables
     chunks = pl.read_parquet(out / "chunks.parquet", columns=["chunk_id", "chunk_level", "content"])
     topics = topic_table(chunks, pl.read_parquet(out / "embeddings.parquet"))
     topics.write_parquet(out / "topics.parquet")

@@ -1,26 +1,22 @@
-"""Index-wide assets: the tables over every document, the citation graph, the snapshot."""
+"""Index-wide assets: the tables over every document and the citation graph."""
 
 import json
 
 import dagster as dg
 import polars as pl
-from dagster._core.storage.tags import PRIORITY_TAG
 
+from assets import tags
 from assets.documents import document_chunks
 from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
-from lexkb.core.store import root_lock
 from transforms import citation_cache, metadata, source_parts, staging
 from transforms import edges as graph
 from transforms import source_files as src
 from transforms.clauses import clause_table
 from transforms.defined_terms import definition_table
 from transforms.plausibility import drop_implausible
-from transforms.publish import publish, push_snapshot
 from transforms.quarantine import quarantine_frame, refused_records
-from transforms.staging import TABLE_DIR
 from transforms.tables import assemble_reusing_tokens, with_duplicate_sources
-from transforms.workdir import WorkDir
 
 
 @dg.asset(
@@ -32,7 +28,7 @@ from transforms.workdir import WorkDir
 def search_tables(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(settings.root_path)
+    work = settings.work
     sources = src.from_frame(pl.read_parquet(work.sources))
     try:
         parts, quarantined = source_parts.gather(work, sources)
@@ -62,7 +58,7 @@ def search_tables(
     table_settings = staging.with_inputs(
         table_settings, sources, quarantined, scan["ignored"], catalog.errors
     )
-    staging.stage(work.path / TABLE_DIR, tables, table_settings)
+    staging.stage(settings.tables, tables, table_settings)
     paragraphs = tables["chunks"].filter(pl.col("chunk_level") == "paragraph")
     lengths = paragraphs["content"].str.len_chars()
     context.log.info(
@@ -119,13 +115,13 @@ def length_chart(lengths: list[int], width: int = 30) -> str:
     deps=[search_tables],
     description="Cross-references between paragraphs, resolved to chunks (edges.parquet).",
     # Before the embeddings: with the edges, dbt has its inputs and starts (pipelines.dbt).
-    op_tags={PRIORITY_TAG: "1"},
+    op_tags={tags.PRIORITY: "1"},
 )
 def citation_edges(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    work = WorkDir(settings.root_path).path
-    out = work / TABLE_DIR
+    work = settings.work.path
+    out = settings.tables
     aliases = staging.settings(out)["aliases"]
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     edges, reread, paragraphs = citation_cache.build_edges(
@@ -160,7 +156,7 @@ TABLES_FOR_EDGES = ("chunks", "documents")
 def defined_terms(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
-    out = WorkDir(settings.root_path).path / TABLE_DIR
+    out = settings.tables
     found = definition_table(pl.read_parquet(out / "chunks.parquet"))
     found.write_parquet(out / "definitions.parquet")
     context.log.info(f"{found.height} definitions in {found['document_id'].n_unique()} documents")
@@ -183,12 +179,12 @@ def defined_terms(
 def clause_types(
     context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
-    out = WorkDir(settings.root_path).path / TABLE_DIR
+    out = settings.tables
     tables = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES_FOR_EDGES}
     labelled = clause_table(
         tables["chunks"],
         tables["documents"],
-        WorkDir(settings.root_path).path / "embeddings",
+        settings.work.path / "embeddings",
         embed=embedder.embeds,
     )
     labelled.write_parquet(out / "clauses.parquet")
@@ -204,45 +200,5 @@ def clause_types(
             "by_method": dg.MetadataValue.json(
                 dict(labelled.group_by("method").len().sort("method").rows())
             ),
-        }
-    )
-
-
-@dg.asset(
-    group_name="index",
-    deps=[
-        search_tables,
-        citation_edges,
-        clause_types,
-        defined_terms,
-        dg.AssetKey("chunk_embeddings"),
-        dg.AssetKey("topic_clusters"),
-        dg.AssetKey("standards"),
-    ],
-    description="The versioned read-only snapshot under ROOT/snapshots, pointed at by ROOT/CURRENT.",
-)
-def published_snapshot(
-    context: dg.AssetExecutionContext, settings: LexkbSettings
-) -> dg.MaterializeResult:
-    out = WorkDir(settings.root_path).path / TABLE_DIR
-    tables, recorded, sources = staging.for_publishing(out)
-    keep = settings.keep_snapshots
-    with root_lock.hold(settings.root_path, wait_seconds=600, purpose="publish"):
-        result = publish(settings.root_path, tables, recorded, sources, keep=keep)
-        if settings.remote:
-            result = push_snapshot(settings.root, result, keep=keep)
-    if result.created:
-        context.log.info(f"published {result.version}")
-    else:
-        context.log.info(f"content unchanged; CURRENT stays {result.version}")
-    return dg.MaterializeResult(
-        metadata={
-            "version": result.version,
-            "path": dg.MetadataValue.path(str(result.path)),
-            "published_new": result.created,
-            "chunks": tables["chunks"].height,
-            "documents": tables["documents"].height,
-            "quarantined": dg.MetadataValue.json(recorded["quarantined"]),
-            "ignored_files": dg.MetadataValue.json(recorded["ignored_files"]),
         }
     )

@@ -7,20 +7,22 @@ from pathlib import Path
 
 import dagster as dg
 
+from lexkb.core import environment
 from lexkb.core.store.object_store import is_remote, mirror_path
 from transforms.limits import ParseLimits
 from transforms.source_files import MAX_FILE_MB
+from transforms.staging import TABLE_DIR
+from transforms.workdir import WorkDir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_sources() -> list[str]:
-    raw = os.environ.get("LEXKB_SOURCES")
-    return raw.split(os.pathsep) if raw else [str(REPO_ROOT / "examples" / "corpus")]
+    return environment.sources() or [str(REPO_ROOT / "examples" / "corpus")]
 
 
 def default_root() -> str:
-    return os.environ.get("LEXKB_ROOT", str(REPO_ROOT / "var" / "index"))
+    return environment.index_root() or str(REPO_ROOT / "var" / "index")
 
 
 class LexkbSettings(dg.ConfigurableResource):
@@ -53,6 +55,16 @@ class LexkbSettings(dg.ConfigurableResource):
         return mirror_path(self.root) if self.remote else Path(self.root)
 
     @property
+    def work(self) -> WorkDir:
+        """The build's working folder under the local root (parsed files, parts, tables)."""
+        return WorkDir(self.root_path)
+
+    @property
+    def tables(self) -> Path:
+        """Where the build stages the tables it publishes (work/TABLE_DIR)."""
+        return self.work.path / TABLE_DIR
+
+    @property
     def limits(self) -> ParseLimits:
         return ParseLimits(
             timeout_seconds=self.parse_timeout_seconds,
@@ -65,7 +77,7 @@ class LexkbSettings(dg.ConfigurableResource):
 
 
 def default_provider() -> str:
-    return os.environ.get("LEXKB_EMBEDDER", "auto")
+    return environment.embedder()
 
 
 class EmbedderSettings(dg.ConfigurableResource):
@@ -89,8 +101,6 @@ class EmbedderSettings(dg.ConfigurableResource):
             raise ValueError(f"unknown embedder provider {self.provider!r}: {', '.join(PROVIDERS)}")
         if self.provider == "none":
             return None
-        if self.provider == "voyage" or (
-            self.provider == "auto" and os.environ.get("VOYAGE_API_KEY")
-        ):
+        if self.provider == "voyage" or (self.provider == "auto" and environment.voyage_api_key()):
             return VoyageEmbedder(model=self.model)
         return LocalEmbedder()

@@ -7,7 +7,6 @@ import dagster as dg
 from assets.partitions import documents_partitions
 from assets.resources import LexkbSettings
 from transforms import source_files as src
-from transforms.workdir import WorkDir
 
 
 @dg.asset(
@@ -20,7 +19,7 @@ def source_files(
 ) -> dg.MaterializeResult:
     scan = src.scan(settings.sources, settings.follow_symlinks, settings.max_file_mb)
     found = scan.sources
-    work = WorkDir(settings.root_path)
+    work = settings.work
     work.path.mkdir(parents=True, exist_ok=True)
     src.to_frame(found).write_parquet(work.sources)
     report = {

@@ -1,6 +1,6 @@
 """Abstention: does lexkb answer what its index holds and decline what it does not?
 
-    .venv/bin/python benchmarks/abstention.py --index benchmarks/out/obliqa/index [--fit] [--limit N]
+    .venv/bin/python -m benchmarks.abstention --index benchmarks/out/obliqa/index [--fit] [--limit N]
                                               [--rerank]
 
 Needs the ObliQA index with the local embedder (benchmarks/obliqa.py builds one).
@@ -41,30 +41,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.relevance import fit_logistic
+from evaluation_data.cuad import clauses, descriptions
+from evaluation_data.obliqa import gold_of, held_out, load_questions, passage_key
+from evaluation_data.questions import written_questions
+from lexkb import Index, relevance
+from lexkb.answers import scope
+from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, evidence
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cuad_data import clauses, descriptions  # noqa: E402
-from obliqa import gold_of, held_out, load_questions, passage_key  # noqa: E402
-from relevance import fit_logistic  # noqa: E402
-
-from lexkb import Index, relevance  # noqa: E402
-from lexkb.answers import scope  # noqa: E402
-from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, evidence  # noqa: E402
-
-QUESTIONS = Path(__file__).resolve().parent / "questions"
-
-
-def written_questions(name: str) -> list[str]:
-    lines = (QUESTIONS / name).read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def gdpr_questions() -> list[str]:

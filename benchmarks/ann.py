@@ -9,7 +9,7 @@ would be), then for each size measures, on the same held-out ObliQA questions:
   from source: not in the lock), hnswlib HNSW: build time, size, recall@10 of the exact top 10,
   p50/p95 latency of one query.
 
-    .venv/bin/python benchmarks/ann.py --index benchmarks/out/obliqa/index --sizes 1,4,10
+    .venv/bin/python -m benchmarks.ann --index benchmarks/out/obliqa/index --sizes 1,4,10
 """
 
 from __future__ import annotations
@@ -17,19 +17,16 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from evaluation_data.obliqa import held_out, load_questions
+from lexkb.index import Index
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
-import obliqa  # noqa: E402
-
-from lexkb.index import Index  # noqa: E402
 
 K = 10
 NOISE = 0.0247  # per dimension: cosine about 0.9 between a near-copy and its source
@@ -128,9 +125,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     args = parser.parse_args()
     index = Index.open(args.index)
-    base = np.vstack([np.asarray(index._dense.vectors), np.asarray(index._dense.line_vectors)])
+    base = np.vstack([np.asarray(index.dense.vectors), np.asarray(index.dense.line_vectors)])
     base = np.ascontiguousarray(base, dtype=np.float32)
-    asked = [q for q in obliqa.load_questions(args.data) if obliqa.held_out(q)][: args.queries]
+    asked = [q for q in load_questions(args.data) if held_out(q)][: args.queries]
     queries = np.vstack([index.query_embedder.embed_query(q["Question"]) for q in asked])
     report = []
     for factor in (int(f) for f in args.sizes.split(",")):

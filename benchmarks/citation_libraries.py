@@ -1,6 +1,6 @@
 """lexkb's citation grammar next to two citation libraries, citeurl and eyecite, on real documents.
 
-    /tmp/citevenv/bin/python benchmarks/citation_libraries.py \
+    /tmp/citevenv/bin/python -m benchmarks.citation_libraries \
         --lexkb-python .venv/bin/python [--data ../shared/data] [--json OUT.json]
 
 Why two interpreters: the libraries are measured as candidates, so they must not be installed into
@@ -324,7 +324,6 @@ def lexkb_parser(python: str, truths: dict[str, dict[str, Any]]) -> Parser:
 
 def lexkb_worker() -> None:
     """Child side: parse each text of the request on stdin with lexkb, answer JSON on stdout."""
-    sys.path.insert(0, str(REPO))
     from lexkb.core.text.citations import CitationParser
     from lexkb.core.text.refs import cited_names
 

@@ -1,6 +1,6 @@
 """Clause classification on CUAD: paragraphs labelled by clause type, zero-shot.
 
-    .venv/bin/python benchmarks/classify.py [--kind txt|pdf] [--contracts N] [--no-vectors]
+    .venv/bin/python -m benchmarks.classify [--kind txt|pdf] [--contracts N] [--no-vectors]
         [--root INDEX]
 
 Needs the contract indexes benchmarks/contracts.py builds. Two label sets:
@@ -29,22 +29,19 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.clause_head_fit import fitted, load_contracts
+from evaluation_data.cuad import descriptions
+from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.labels import MIN_SCORE, NAME_BONUS, decide, decide_by_name, scores
+from lexkb.core.text.tokenize import tokenize
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from clause_head_fit import fitted, load_contracts  # noqa: E402
-from cuad_data import descriptions  # noqa: E402
-
-from lexkb.core.clauses.defaults import DEFAULT_TYPES  # noqa: E402
-from lexkb.core.clauses.labels import MIN_SCORE, NAME_BONUS, decide, decide_by_name, scores  # noqa: E402  # noqa: E402
-from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 MAPPING = {
     "termination": ["Termination For Convenience"],

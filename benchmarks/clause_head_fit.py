@@ -2,7 +2,7 @@
 paragraph's local-model vector and its words (lexkb.core.clauses.heads), with the decision
 threshold chosen on predictions for contracts the fit did not see.
 
-    .venv/bin/python benchmarks/clause_head_fit.py [--write]
+    .venv/bin/python -m benchmarks.clause_head_fit [--write]
 
 Needs the TXT contract index benchmarks/contracts.py builds (its clause step keeps every
 contract paragraph's vector under ROOT/work/embeddings, so nothing is embedded twice). A
@@ -18,21 +18,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sparse
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cuad_data import clauses, contract_key, squeeze  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.core.clauses.heads import (  # noqa: E402
+from evaluation_data.cuad import clauses, contract_key, overlaps, squeeze
+from lexkb import Index
+from lexkb.core.clauses.heads import (
     HEAD_RULE,
     KEYWORD_RULE,
     MODEL_PATH,
@@ -41,9 +35,11 @@ from lexkb.core.clauses.heads import (  # noqa: E402
     word_features,
     word_sets,
 )
-from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
+from lexkb.core.embed.embedders import LocalEmbedder
 
-HEAD = 60  # benchmarks/classify.py's overlap: the first 60 characters of one occur in the other
+REPO = Path(__file__).resolve().parent.parent
+
+
 L2 = 1e-3
 STEPS = 400
 FOLDS = 4
@@ -55,10 +51,6 @@ MIN_HEAD_F1 = 0.1
 THRESHOLDS = np.array(
     [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 )
-
-
-def overlaps(a: str, b: str) -> bool:
-    return a[:HEAD] in b or b[:HEAD] in a
 
 
 def fold_of(key: str, folds: int) -> int:
@@ -248,7 +240,7 @@ def fitted(contracts: list[dict], names: list[str]) -> tuple[Heads, np.ndarray]:
 
 
 def main() -> None:
-    from cuad_data import categories
+    from evaluation_data.cuad import categories
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data")

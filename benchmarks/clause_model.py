@@ -1,8 +1,8 @@
 """The relevance model on CUAD's clause categories, next to the keyword baseline (issue 37,
 item 3), in two ways:
 
-    .venv/bin/python benchmarks/clause_model.py --model training/out/rel-clauses.onnx
-    .venv/bin/python benchmarks/clause_model.py --asked [--depth 8]
+    .venv/bin/python -m benchmarks.clause_model --model training/out/rel-clauses.onnx
+    .venv/bin/python -m benchmarks.clause_model --asked [--depth 8]
 
 `--model`: its clause head (`training/export.py --with-clauses`; the shipped file leaves the
 head out, since it did not beat the fitted heads): each paragraph of the TXT contracts index
@@ -21,21 +21,24 @@ valid contracts beats the heads' out-of-fold F1 on the tune half.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.classify import evaluate, keyword_baseline, macro
+from evaluation_data.cuad import (
+    categories,
+    contract_key,
+    descriptions,
+    marked_by_contract,
+    overlaps,
+    squeeze,
+)
+from training.cuad_examples import digest, split_of
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from classify import evaluate, keyword_baseline, macro  # noqa: E402
-from clause_head_fit import overlaps  # noqa: E402
-from cuad_data import categories, contract_key, descriptions, marked_by_contract, squeeze  # noqa: E402
-
-from training.cuad_examples import digest, split_of  # noqa: E402
 
 GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 MIN_CLAUSES = 3
@@ -122,7 +125,7 @@ def asked_reader(root: Path, questions: list[str], depth: int) -> Callable[[dict
 def with_heads(args, names, held, labels, read, own, asked_valid) -> None:
     """The heads fitted on the tune half (as benchmarks/classify.py fits them), and per category
     the better of the two by what each showed on contracts it did not fit on."""
-    from clause_head_fit import fitted, load_contracts
+    from benchmarks.clause_head_fit import fitted, load_contracts
 
     every = {c["key"]: c for c in load_contracts(args.root, args.data, names)}
     tune = [c for key, c in every.items() if digest(key) % 2 == 0]

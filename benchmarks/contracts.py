@@ -1,7 +1,8 @@
 """Contracts (CUAD) built from PDF and from TXT, next to unstructured's raw elements, in one run.
 
-    .venv/bin/python benchmarks/contracts.py [--data ../shared/data] [--work benchmarks/out/contracts]
-        [--skip-baseline] [--reuse] [--kinds txt,pdf]
+    .venv/bin/python -m benchmarks.contracts [--data ../shared/data] [--work benchmarks/out/contracts]
+        [--skip-baseline] [--reuse] [--kinds txt,pdf] [--folds 5] [--structure-only]
+        [--failures FILE --fold N ...]
 
 For each source kind (the 255 TXT contracts, the 43 PDFs), `lexkb build --embedder none` once,
 then, over its paragraph chunks (from the snapshot, or from the staged tables when a check
@@ -21,6 +22,16 @@ blocked the publish):
   clause's first sentence ("TERMS OF PAYMENT. The royalties payable to Licensor"), whose
   words are then missing from the clause.
 
+Cross-validation by contract: the contracts are dealt into `--folds` folds by a fixed seed (the
+same fold for a contract's TXT and PDF), and localisation is reported per fold and as the mean
+over folds, beside the figure on all contracts. Structure rules are code, not fitted numbers, so
+the folds are how a rule's effect is judged on contracts it was not chosen on: `--failures FILE
+--fold N` writes the spans that miss (with the paragraphs nearest to them) of the folds named
+only, to read while choosing a rule, and the other folds are the ones to report.
+`--structure-only` skips `lexkb build` and structures each file in this process with the build's
+own steps (`document_elements`, `structure_document`): the same paragraphs in seconds, for
+localisation only.
+
 The baseline is unstructured's own elements, each taken as a paragraph: `partition_text` on the
 TXT and `partition_pdf(strategy="fast")` on the PDF, as installed (with lexkb's offline spaCy
 stand-in, without which the fast strategy returns nothing here).
@@ -30,28 +41,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import polars as pl
 
+from evaluation_data import cuad
+from transforms.structure import RECITALS_HEADING
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cuad_data  # noqa: E402
-
-from transforms.structure import RECITALS_HEADING  # noqa: E402
 
 LONG = 5000
 MIN_CLAUSE = 40
 LOCALISED = 0.25
+FOLDS = 5
+FOLD_SEED = 48
 _WORD = re.compile(r"\w+")
 _RUN_ON_TITLE = re.compile(r"[a-zA-Z]{2}\.\s+[A-Z][a-z]+\s+[a-z]")
 _PAGE_NUMBER_TITLE = re.compile(r"^[-–(\[]?\s*(?:page\s*)?\d{1,4}\s*[-–)\]]?$", re.IGNORECASE)
@@ -109,8 +120,7 @@ def units_from_tables(
     documents: pl.DataFrame, sections: pl.DataFrame, chunks: pl.DataFrame
 ) -> tuple[dict[str, list[str]], dict[str, list[str]], int]:
     key_of = {
-        d: cuad_data.contract_key(s)
-        for d, s in documents.select("document_id", "source_name").rows()
+        d: cuad.contract_key(s) for d, s in documents.select("document_id", "source_name").rows()
     }
     paragraphs: dict[str, list[str]] = {}
     for doc, content in (
@@ -192,15 +202,15 @@ def shape(paragraphs: dict[str, list[str]]) -> dict:
     }
 
 
-def localisation(paragraphs: dict[str, list[str]], clauses: list[cuad_data.Clause]) -> dict:
-    squeezed = {key: [cuad_data.squeeze(p) for p in texts] for key, texts in paragraphs.items()}
+def localisation(paragraphs: dict[str, list[str]], clauses: list[cuad.Clause]) -> dict:
+    squeezed = {key: [cuad.squeeze(p) for p in texts] for key, texts in paragraphs.items()}
     ratios, held, total = [], 0, 0
     localised = 0
     for clause in clauses:
         if clause.contract not in squeezed:
             continue
         total += 1
-        needle = cuad_data.squeeze(clause.text)
+        needle = cuad.squeeze(clause.text)
         holders = [p for p in squeezed[clause.contract] if needle in p]
         if not holders:
             continue
@@ -214,6 +224,79 @@ def localisation(paragraphs: dict[str, list[str]], clauses: list[cuad_data.Claus
         "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
         "localised": round(localised / total, 3) if total else None,
     }
+
+
+def folds_of(keys: list[str], folds: int) -> dict[str, int]:
+    """contract_key -> its fold (0 .. folds - 1): the sorted keys shuffled by a fixed seed and
+    dealt in turn, so every fold has as many contracts as can be."""
+    order = sorted(keys)
+    random.Random(FOLD_SEED).shuffle(order)
+    return {key: i % folds for i, key in enumerate(order)}
+
+
+def cross_validated(
+    paragraphs: dict[str, list[str]], clauses: list[cuad.Clause], fold_of: dict[str, int]
+) -> dict:
+    """Localisation on each fold's contracts, their mean and spread, and on all contracts."""
+    folds = max(fold_of.values()) + 1
+    per = [
+        localisation(
+            {k: v for k, v in paragraphs.items() if fold_of.get(k) == fold},
+            [c for c in clauses if fold_of.get(c.contract) == fold],
+        )["localised"]
+        for fold in range(folds)
+    ]
+    scored = [value for value in per if value is not None]
+    return {
+        "folds": per,
+        "mean": round(statistics.mean(scored), 3) if scored else None,
+        "stdev": round(statistics.stdev(scored), 3) if len(scored) > 1 else None,
+        "all": localisation(paragraphs, clauses)["localised"],
+    }
+
+
+def failures(
+    paragraphs: dict[str, list[str]], clauses: list[cuad.Clause], keys: set[str]
+) -> list[dict]:
+    """The spans of the contracts in `keys` that are not localised, each with the paragraph
+    holding it, or else the paragraphs holding its first and its last 40 characters."""
+    found = []
+    for clause in clauses:
+        if clause.contract not in keys or clause.contract not in paragraphs:
+            continue
+        needle = cuad.squeeze(clause.text)
+        texts = paragraphs[clause.contract]
+        squeezed = [cuad.squeeze(p) for p in texts]
+        holders = [i for i, p in enumerate(squeezed) if needle in p]
+        if holders:
+            best = min(holders, key=lambda i: len(squeezed[i]))
+            if len(needle) / len(squeezed[best]) >= LOCALISED:
+                continue
+            found.append({**_span(clause), "fault": "small", "paragraphs": [texts[best]]})
+            continue
+        ends = {needle[:40], needle[-40:]}
+        near = [texts[i] for i, p in enumerate(squeezed) if any(end in p for end in ends)]
+        found.append({**_span(clause), "fault": "split", "paragraphs": near})
+    return found
+
+
+def _span(clause: cuad.Clause) -> dict:
+    return {"contract": clause.contract, "category": clause.category, "span": clause.text}
+
+
+def structured_units(files: dict[str, Path]) -> dict[str, list[str]]:
+    """contract_key -> paragraph texts, from the build's own parse and structure steps run in
+    this process (no index, no checks, no vectors)."""
+    from transforms.elements import document_elements
+    from transforms.source_files import discover
+    from transforms.structure import structure_document
+
+    units = {}
+    for key, path in files.items():
+        source = discover([path])[0]
+        _, _, chunks = structure_document(source, document_elements(source))
+        units[key] = chunks.filter(pl.col("chunk_level") == "paragraph")["content"].to_list()
+    return units
 
 
 def words(texts: list[str]) -> Counter:
@@ -245,6 +328,39 @@ def row(name: str, published: str, s: dict, loc: dict, f1: str, speed: str) -> s
     )
 
 
+def lexkb_row(
+    kind: str, files: dict[str, Path], args: argparse.Namespace, reference: dict[str, str]
+) -> tuple[dict[str, list[str]], str, str, str, dict | None]:
+    """The paragraphs of one kind's contracts, what was published, word F1, time and faults:
+    from `lexkb build`, or with `--structure-only` from the structure steps alone."""
+    if args.structure_only:
+        started = time.perf_counter()
+        paragraphs = structured_units(files)
+        seconds = time.perf_counter() - started
+        return paragraphs, "structure only", "–", f"{seconds:.0f} s (structure only)", None
+    root = args.work / f"index-{kind.lower()}"
+    report, seconds = build(args.data / "cuad" / kind.lower(), root, args.reuse)
+    paragraphs, other, pages = built_units(root)
+    published = (
+        "reused"
+        if report.get("reused")
+        else f"{len(paragraphs)} of {len(files)}"
+        + (f", BLOCKED: {', '.join(report['blocked'])}" if report.get("blocked") else "")
+        + (f", ERROR {report['error'][-300:]!r}" if report.get("error") else "")
+    )
+    quarantined = report.get("quarantined") or report.get("skipped") or {}
+    if quarantined:
+        published += f", {len(quarantined)} quarantined"
+    f1 = "–"
+    speed = f"{seconds:.0f} s"
+    if kind == "PDF":
+        merged = {k: paragraphs.get(k, []) + other.get(k, []) for k in files}
+        score = word_f1(merged, reference)
+        f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
+        speed += f", {pages / seconds:.1f} pages/s" if seconds == seconds else ""
+    return paragraphs, published, f1, speed, structure_faults(root)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
@@ -252,14 +368,26 @@ def main() -> int:
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--reuse", action="store_true", help="reuse built roots under --work")
     parser.add_argument("--kinds", default="txt,pdf", help="source kinds to build: txt, pdf")
+    parser.add_argument("--folds", type=int, default=FOLDS, help="cross-validation folds")
+    parser.add_argument(
+        "--structure-only", action="store_true", help="structure in-process, no lexkb build"
+    )
+    parser.add_argument("--failures", type=Path, help="write the misses of --fold to this JSONL")
+    parser.add_argument(
+        "--fold", type=int, action="append", default=[], help="a fold (1-based) for --failures"
+    )
     args = parser.parse_args()
+    if args.folds < 2:
+        parser.error("--folds: at least 2")
     args.work.mkdir(parents=True, exist_ok=True)
-    clauses = cuad_data.clauses(args.data, MIN_CLAUSE)
-    txt_files = cuad_data.files(args.data, "txt")
-    pdf_files = cuad_data.files(args.data, "pdf")
+    clauses = cuad.clauses(args.data, MIN_CLAUSE)
+    txt_files = cuad.files(args.data, "txt")
+    pdf_files = cuad.files(args.data, "pdf")
     reference = {
         key: txt_files[key].read_text(encoding="utf-8", errors="replace") for key in pdf_files
     }
+    fold_of = folds_of(list(txt_files) + list(pdf_files), args.folds)
+    shown = {key for key, fold in fold_of.items() if fold + 1 in args.fold}
 
     print(
         "| system | published | paragraphs per contract (median / mean) | length p50 / p90 / "
@@ -268,43 +396,18 @@ def main() -> int:
         "| build |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    faults = {}
+    faults, validated, missed = {}, {}, []
     kinds = {kind.strip().upper() for kind in args.kinds.split(",")}
     for kind, files in (("TXT", txt_files), ("PDF", pdf_files)):
         if kind not in kinds:
             continue
-        root = args.work / f"index-{kind.lower()}"
-        report, seconds = build(args.data / "cuad" / kind.lower(), root, args.reuse)
-        paragraphs, other, pages = built_units(root)
-        faults[kind] = structure_faults(root)
-        published = (
-            "reused"
-            if report.get("reused")
-            else f"{len(paragraphs)} of {len(files)}"
-            + (f", BLOCKED: {', '.join(report['blocked'])}" if report.get("blocked") else "")
-            + (f", ERROR {report['error'][-300:]!r}" if report.get("error") else "")
-        )
-        quarantined = report.get("quarantined") or report.get("skipped") or {}
-        if quarantined:
-            published += f", {len(quarantined)} quarantined"
-        f1 = "–"
-        speed = f"{seconds:.0f} s"
-        if kind == "PDF":
-            merged = {k: paragraphs.get(k, []) + other.get(k, []) for k in files}
-            score = word_f1(merged, reference)
-            f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
-            speed += f", {pages / seconds:.1f} pages/s" if seconds == seconds else ""
-        print(
-            row(
-                f"lexkb, {kind}",
-                published,
-                shape(paragraphs),
-                localisation(paragraphs, clauses),
-                f1,
-                speed,
-            ),
-            flush=True,
-        )
+        paragraphs, published, f1, speed, found = lexkb_row(kind, files, args, reference)
+        if found is not None:
+            faults[kind] = found
+        validated[f"lexkb, {kind}"] = cross_validated(paragraphs, clauses, fold_of)
+        missed += [{"kind": kind, **miss} for miss in failures(paragraphs, clauses, shown)]
+        loc = localisation(paragraphs, clauses)
+        print(row(f"lexkb, {kind}", published, shape(paragraphs), loc, f1, speed), flush=True)
         if not args.skip_baseline:
             started = time.perf_counter()
             raw = raw_units(files)
@@ -313,6 +416,7 @@ def main() -> int:
             if kind == "PDF":
                 score = word_f1(raw, reference)
                 f1 = f"{score['micro_f1']} / {score['mean_f1']} / {score['worst_f1']}"
+            validated[f"unstructured raw, {kind}"] = cross_validated(raw, clauses, fold_of)
             print(
                 row(
                     f"unstructured raw, {kind}",
@@ -324,11 +428,21 @@ def main() -> int:
                 ),
                 flush=True,
             )
-    print(
-        "\n| lexkb | sections titled by a page number | numbered clauses under a recitals heading "
-        "(contracts) | section titles running on into their clause |"
-    )
-    print("| --- | --- | --- | --- |")
+    heads = " | ".join(f"fold {fold + 1}" for fold in range(args.folds))
+    print(f"\n| localised, {args.folds} folds by contract | {heads} | mean (sd) | all |")
+    print("| --- |" + " --- |" * (args.folds + 2))
+    for name, cv in validated.items():
+        cells = " | ".join("–" if value is None else f"{value:.3f}" for value in cv["folds"])
+        print(f"| {name} | {cells} | {cv['mean']:.3f} ({cv['stdev']:.3f}) | {cv['all']:.3f} |")
+    if args.failures:
+        args.failures.write_text("".join(json.dumps(miss) + "\n" for miss in missed))
+        print(f"\n{len(missed)} misses of folds {sorted(args.fold)} in {args.failures}")
+    if faults:
+        print(
+            "\n| lexkb | sections titled by a page number | numbered clauses under a recitals "
+            "heading (contracts) | section titles running on into their clause |"
+        )
+        print("| --- | --- | --- | --- |")
     for kind, found in faults.items():
         print(
             f"| {kind} | {found['page_number_sections']} | {found['clauses_under_recitals']} "

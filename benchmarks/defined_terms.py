@@ -1,6 +1,6 @@
 """Definition extraction: GDPR Article 4's 26 definitions, and ObliQA's glossary.
 
-    .venv/bin/python benchmarks/definitions.py
+    .venv/bin/python -m benchmarks.defined_terms
 
 Runs transforms.defined_terms (what the `defined_terms` asset runs) over the paragraphs of indexes
 built earlier: the GDPR from DOCX and from PDF (benchmarks/structure.py builds them under
@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from lexkb import Index
+from transforms.defined_terms import definitions_in
 
-from lexkb import Index  # noqa: E402
-from transforms.defined_terms import definitions_in  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 BASELINE = re.compile(r"[\"“‘']([^\"“”‘’'\n]{1,80})[\"”’']\s+means\b")
 ENUMERATOR = re.compile(r"^\(?(?:[ivxlc]{1,6}|[a-z]|\d{1,3})[).]?$", re.IGNORECASE)

@@ -1,6 +1,6 @@
 """Extraction on CUAD: the span that answers a clause question, found in the contract.
 
-    .venv/bin/python benchmarks/extraction.py [--kind txt|pdf] [--contracts N] [--fit]
+    .venv/bin/python -m benchmarks.extraction [--kind txt|pdf] [--contracts N] [--fit]
 
 Needs the contract indexes benchmarks/contracts.py builds (benchmarks/out/contracts/index-txt
 and index-pdf). For every contract and every CUAD category, the question is the category's
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -36,16 +35,14 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from evaluation_data.cuad import clauses, contract_key, descriptions
+from lexkb import Index
+from lexkb.answers.extract import MIN_RELEVANCE, extract, head_values
+from lexkb.answers.statements import split_sentences
+from lexkb.answers.typed import kind_asked
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuad_data import clauses, contract_key, descriptions  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.answers.extract import MIN_RELEVANCE, extract, head_values  # noqa: E402
-from lexkb.answers.statements import split_sentences  # noqa: E402
-from lexkb.answers.typed import kind_asked  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 FOUND_F1 = 0.5

@@ -1,6 +1,6 @@
 """Hostile input, fuzzing and concurrent use, measured in one run.
 
-    .venv/bin/python benchmarks/faults.py [--work benchmarks/out/faults] [--copies 3]
+    .venv/bin/python -m benchmarks.faults [--work benchmarks/out/faults] [--copies 3]
         [--long-line-mb 10] [--concurrency-seconds 90] [--deadline 2]
         [--serve-requests 20000] [--parts hostile,fuzz,concurrency,outbound,fairness,serve]
 
@@ -47,10 +47,10 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from tests.support import hostile
 
-from tests.support import hostile  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 LEXKB = str(REPO / ".venv/bin/lexkb")
 PYTHON = sys.executable
@@ -477,12 +477,12 @@ def main() -> int:
         print("\n## Outbound\n")
         print("\n".join(outbound(args.deadline)))
     if "fairness" in parts:
-        from mcp_fairness import fairness, sample_index
+        from benchmarks.mcp_fairness import fairness, sample_index
 
         print("\n## MCP fairness\n")
         print(json.dumps(fairness(sample_index()), indent=1))
     if "serve" in parts:
-        from serve_faults import serve_flood, serve_postgres_recovery
+        from benchmarks.serve_faults import serve_flood, serve_postgres_recovery
 
         print("\n## What one client can make lexkb serve hold\n")
         print(json.dumps(serve_bounds(args.work, args.serve_requests), indent=1))

@@ -1,6 +1,6 @@
 """Fused attention and GELU (lexkb.core.embed.onnx_fusions) against the packaged model's own graph.
 
-    .venv/bin/python benchmarks/fusion.py [--texts 600] [--questions 1000]
+    .venv/bin/python -m benchmarks.fusion [--texts 600] [--questions 1000]
 
 Side by side in one process, taking turns in blocks so a slow spell of this shared machine
 falls on both: documents embedded as the build embeds them (float products, batches by token
@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from lexkb.core.embed.embedders import LocalEmbedder
 
-from lexkb.core.embed.embedders import LocalEmbedder, local_model_files  # noqa: E402
-from lexkb.core.embed.integer_model import integer_products  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 DATA = REPO.parent / "shared/data/obliqa"
 BLOCK = 50
@@ -33,19 +31,8 @@ BLOCK = 50
 
 def unfused(serving: bool) -> LocalEmbedder:
     """An embedder running the packaged graph as exported (integer products when `serving`)."""
-    import onnx
-    import onnxruntime
-
-    embedder = LocalEmbedder(serving=serving)
+    embedder = LocalEmbedder(serving=serving, fused=False)
     embedder.warm()
-    model = onnx.load(str(local_model_files()[0]))
-    if serving:
-        integer_products(model)
-    embedder._session = onnxruntime.InferenceSession(
-        model.SerializeToString(),
-        embedder._session.get_session_options(),
-        providers=["CPUExecutionProvider"],
-    )
     return embedder
 
 

@@ -8,7 +8,7 @@ every vector: the builds measure everything but the model, whose cost grows with
 of new texts at the rate `benchmarks/speed.py` reports. Each build runs in its own process
 under /usr/bin/time; open and queries run in a fresh process too.
 
-    .venv/bin/python benchmarks/growth.py --factors 1,3,10 --seed /path/to/1x/root
+    .venv/bin/python -m benchmarks.growth --factors 1,3,10 --seed /path/to/1x/root
 """
 
 from __future__ import annotations
@@ -26,12 +26,11 @@ OUT = REPO / "benchmarks" / "out" / "growth"
 
 PROBE = r"""
 import json, resource, sys, time
-sys.path.insert(0, "benchmarks")
 started = time.perf_counter()
 from lexkb.index import Index
 index = Index.open(sys.argv[1])
 opened = time.perf_counter() - started
-import obliqa
+from evaluation_data import obliqa
 questions = [q["Question"] for q in obliqa.load_questions(__import__("pathlib").Path(sys.argv[2]))
              if obliqa.held_out(q)][:200]
 result = {"open_s": opened, "rss_after_open_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}

@@ -1,6 +1,6 @@
 """Guardrails: accuracy per question type on questions written here, asked of the ObliQA index.
 
-    .venv/bin/python benchmarks/guardrails.py --index benchmarks/out/obliqa/index
+    .venv/bin/python -m benchmarks.guardrails --index benchmarks/out/obliqa/index
 
 The questions (benchmarks/questions/guardrails.tsv) were written for this benchmark across the
 allowed type and the five forbidden ones. Both they and the patterns of
@@ -14,15 +14,14 @@ out of scope never.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from lexkb import Index
+from lexkb.answers.guardrails import ALLOWED, TYPES, check_question
 
-from lexkb import Index  # noqa: E402
-from lexkb.answers.guardrails import ALLOWED, TYPES, check_question  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 QUESTIONS = Path(__file__).resolve().parent / "questions" / "guardrails.tsv"
 BASELINE = (

@@ -6,30 +6,27 @@ token states from the paragraph's pass ("late chunking") costs none. This compar
 on ObliQA dev (tune half and held-out half, hybrid and vector search) by swapping the line
 vectors of one opened index, and times what each way of making them costs the model.
 
-    .venv/bin/python benchmarks/line_vectors.py --index benchmarks/out/obliqa/index
+    .venv/bin/python -m benchmarks.line_vectors --index benchmarks/out/obliqa/index
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from benchmarks import obliqa
+from evaluation_data.obliqa import held_out, load_questions
+from lexkb.core.embed.embedders import LocalEmbedder
+from lexkb.core.store import vector_files
+from lexkb.index import Index
+from transforms.embeddings import line_spans
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import obliqa  # noqa: E402
-
-from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
-from lexkb.core.store import vector_files  # noqa: E402
-from lexkb.index import Index  # noqa: E402
-from transforms.embeddings import line_spans  # noqa: E402
 
 
 def line_vectors(index: Index, embedder: LocalEmbedder) -> tuple[dict, dict]:
@@ -81,22 +78,23 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/obliqa")
     args = parser.parse_args()
     index = Index.open(args.index)
-    questions = obliqa.load_questions(args.data)
+    questions = load_questions(args.data)
     halves = {
-        "tune": [q for q in questions if not obliqa.held_out(q)],
-        "held-out": [q for q in questions if obliqa.held_out(q)],
+        "tune": [q for q in questions if not held_out(q)],
+        "held-out": [q for q in questions if held_out(q)],
     }
     made, cost = line_vectors(index, LocalEmbedder())
     lines = pl.read_parquet(index.snapshot.table_path("line_embeddings"), columns=["chunk_id"])
-    order = vector_files.line_order(np.array([index._by_id[c] for c in lines["chunk_id"]]))
-    owners, starts = index._dense.line_owners, index._dense.line_starts
+    order = vector_files.line_order(index.rows(lines["chunk_id"].to_list()))
+    dense = index.dense
+    owners, starts = dense.line_owners, dense.line_starts
     report = {"cost": cost, "retrieval": {}}
     for variant in ("alone", "pooled", "none"):
         if variant == "none":
-            index._dense.line_owners = index._dense.line_starts = np.zeros(0, dtype=np.int64)
+            none = np.zeros(0, dtype=np.int64)
+            dense.use_lines(dense.line_vectors[:0], none, none)
         else:
-            index._dense.line_owners, index._dense.line_starts = owners, starts
-            index._dense.line_vectors = np.asfortranarray(made[variant][order])
+            dense.use_lines(np.asfortranarray(made[variant][order]), owners, starts)
         for mode in ("hybrid", "vector"):
             for half, asked in halves.items():
                 runs, _, _ = obliqa.run_lexkb(index, asked, mode=mode)

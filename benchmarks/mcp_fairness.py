@@ -1,6 +1,6 @@
 """MCP fairness: `search` latency over MCP alone, and while 40 `ask` calls hang on the LLM.
 
-    .venv/bin/python benchmarks/mcp_fairness.py [--index ROOT] [--searches 200] [--asks 40]
+    .venv/bin/python -m benchmarks.mcp_fairness [--index ROOT] [--searches 200] [--asks 40]
 
 Starts `lexkb mcp --http` on 127.0.0.1 with LEXKB_LLM_URL pointing at a local endpoint that
 accepts connections and never answers (tests/support/stalling.py). One client runs `--searches`
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from tests.support.mcp_process import free_port, start, stop
+from tests.support.stalling import HangingServer
 
-from tests.support.mcp_process import free_port, start, stop  # noqa: E402
-from tests.support.stalling import HangingServer  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 LEXKB = str(REPO / ".venv" / "bin" / "lexkb")
 OUT = REPO / "benchmarks" / "out" / "mcp-fairness"

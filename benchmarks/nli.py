@@ -1,9 +1,9 @@
 """Support and contradiction on ContractNLI dev pairs, today's rules next to plain baselines and
 the trained model, in one run (issue 37, item 1).
 
-    .venv/bin/python benchmarks/nli.py [--data ../shared/data] [--model FILE.onnx] [--limit N]
+    .venv/bin/python -m benchmarks.nli [--data ../shared/data] [--model FILE.onnx] [--limit N]
 
-Pairs: ContractNLI dev (61 NDAs x 17 hypotheses, 1,037 pairs) as training/nli_data.py builds
+Pairs: ContractNLI dev (61 NDAs x 17 hypotheses, 1,037 pairs) as evaluation_data/contractnli.py builds
 them, the way train.csv was built: the premise is the gold evidence spans, or three spans of the
 NDA drawn with a fixed seed for NotMentioned. Each system reads (hypothesis, premise) and says
 Entailment, Contradiction or NotMentioned:
@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from evaluation_data.contractnli import LABELS, Pair, dev_pairs, macro_f1, train_pairs
 
-from training.nli_data import LABELS, Pair, dev_pairs, macro_f1, train_pairs  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 
 def calibration_error(gold: list[int], probabilities: np.ndarray, bins: int = 10) -> float:

@@ -1,6 +1,6 @@
 """ObliQA dev retrieval: every lexkb search mode next to bm25s, in one run.
 
-    .venv/bin/python benchmarks/obliqa.py [--data ../shared/data/obliqa] [--work benchmarks/out/obliqa]
+    .venv/bin/python -m benchmarks.obliqa [--data ../shared/data/obliqa] [--work benchmarks/out/obliqa]
                                           [--index ROOT]
 
 Builds a lexkb index from the 40 structured ObliQA documents through `lexkb build` (the default
@@ -18,37 +18,20 @@ choice looked at (benchmarks/obliqa_variants.py made the choices).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
-import re
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evaluation_data.obliqa import extract_passages, gold_of, held_out, load_questions, passage_key
 
-from obliqa_data import extract_passages  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 K = 10
 Run = dict[str, list[tuple[str, str]]]
-
-
-def load_questions(data: Path) -> list[dict]:
-    return json.loads((data / "questions-dev.json").read_text(encoding="utf-8"))
-
-
-def held_out(question: dict) -> bool:
-    """The half of the dev questions no tuning looked at."""
-    return int(hashlib.sha256(question["QuestionID"].encode()).hexdigest(), 16) % 2 == 1
-
-
-def gold_of(question: dict) -> set[tuple[str, str]]:
-    return {(str(p["DocumentID"]), str(p["PassageID"])) for p in question["Passages"]}
 
 
 def metrics(runs: Run, questions: list[dict]) -> dict[str, float]:
@@ -78,10 +61,6 @@ def build_lexkb(passages: Path, work: Path) -> tuple[Path, float]:
         [str(REPO / ".venv/bin/lexkb"), "build", str(passages), "--out", str(root)], check=True
     )
     return root, time.perf_counter() - started
-
-
-def passage_key(hit) -> tuple[str, str]:
-    return hit.document_key, re.sub(r" \[\d+\]$", "", hit.ref or "")
 
 
 def run_lexkb(index, questions: list[dict], depth: int = K, **options) -> tuple[Run, list, list]:

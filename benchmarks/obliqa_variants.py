@@ -1,7 +1,7 @@
 """Every retrieval variant tried on ObliQA for issue 6, chosen on one half of the dev questions and
 reported on the other.
 
-    .venv/bin/python benchmarks/obliqa_variants.py [--index benchmarks/out/obliqa/index]
+    .venv/bin/python -m benchmarks.obliqa_variants [--index benchmarks/out/obliqa/index]
                                                    [--data ../shared/data/obliqa] [--enriched-dense]
 
 Reads an index built by benchmarks/obliqa.py (paragraphs, their vectors from the local model) and
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,15 +30,14 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
+from benchmarks.obliqa import metrics
+from evaluation_data.obliqa import gold_of, held_out, load_questions
+from lexkb import Index
+from lexkb.core.embed.embedders import LocalEmbedder
+from lexkb.core.text.tokenize import tokenize
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from obliqa import gold_of, held_out, load_questions, metrics  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
-from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 DEPTH = 200  # candidates per question: the union of each ranking's best DEPTH
 
@@ -61,7 +59,7 @@ class Bench:
         self.questions = load_questions(data)
         self.tune = np.array([not held_out(q) for q in self.questions])
         self.embedder = LocalEmbedder()
-        self.vectors = index._dense.vectors[rows]
+        self.vectors = index.dense.vectors[rows]
         self.index, self.rows = index, rows
         self.queries = self.embedder.embed_documents([q["Question"] for q in self.questions])
         self.query_terms = [tokenize(q["Question"]) for q in self.questions]

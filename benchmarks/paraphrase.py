@@ -1,6 +1,6 @@
 """True claims in an answer's own words: how many does verify_citations fail? (issue 37, item 1)
 
-    .venv/bin/python benchmarks/paraphrase.py [--data ../shared/data] [--support FILE.onnx]
+    .venv/bin/python -m benchmarks.paraphrase [--data ../shared/data] [--support FILE.onnx]
 
 XRefRAG dev (ADGM and UK PRA, Apache-2.0): each gold answer is written in sentences that end
 with the tag of the passage they rest on ("... as applicable. [#SRC:a373...]"). A sentence with
@@ -18,15 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from lexkb.answers.claims import judge
+from lexkb.results import Hit
 
-from lexkb.answers.claims import judge  # noqa: E402
-from lexkb.results import Hit  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 TAG = re.compile(r"\s*\[#(SRC|TGT):[^\]]+\]")
 

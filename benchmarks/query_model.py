@@ -1,6 +1,6 @@
 """Query embedding: the local model's float products against its integer ones (lexkb.core.embed.integer_model).
 
-    .venv/bin/python benchmarks/query_model.py --index ROOT [--limit N]
+    .venv/bin/python -m benchmarks.query_model --index ROOT [--limit N]
 
 ROOT: an ObliQA index built with the local embedder (benchmarks/obliqa.py builds one). Each
 ObliQA dev question is embedded both ways and searched in vector and hybrid mode against the
@@ -12,20 +12,17 @@ float model's, Recall@10 and MAP@10 of both, and the embedding's p50 latency.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.obliqa import metrics
+from evaluation_data.obliqa import held_out, load_questions, passage_key
+from lexkb import Index
+from lexkb.core.embed.embedders import LocalEmbedder
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from obliqa import held_out, load_questions, metrics, passage_key  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.core.embed.embedders import LocalEmbedder  # noqa: E402
 
 
 def main() -> None:
@@ -60,7 +57,7 @@ def main() -> None:
             cosine = float(np.mean(np.sum(vectors[name] * vectors["float products"], axis=1)))
             index.query_embedder = model
             for mode in ("vector", "hybrid"):
-                index._dense.query_vectors.clear()
+                index.dense.forget_queries()
                 runs = {
                     q["QuestionID"]: [
                         passage_key(h) for h in index.search(q["Question"], mode=mode).hits

@@ -1,13 +1,14 @@
 """Real documents of six families, scored against their truth files, next to unstructured's raw
 partition in the same run (issue 36).
 
-    .venv/bin/python benchmarks/realdocs.py [--data ../shared/data] [--work benchmarks/out/realdocs]
+    .venv/bin/python -m benchmarks.realdocs [--data ../shared/data] [--work benchmarks/out/realdocs]
         [--docs eu,uk,...] [--reuse] [--no-baseline]
 
 Every `<file>.truth.json` in `<data>/realdocs/` is one document (its README describes the truth
-and the scoring, followed here to the letter). Each document is built alone
-(`lexkb build FILE --out ROOT --embedder none`) and asked `Index.get("<document key> <ref>")` for
-every truth unit and every absent reference:
+and the scoring, followed here to the letter), and so are the two Word-numbered documents that
+tests/support/word_policy.py makes into `<work>/own/` on every run (family docx). Each document
+is built alone (`lexkb build FILE --out ROOT --embedder none`) and asked
+`Index.get("<document key> <ref>")` for every truth unit and every absent reference:
 - units right: answered `exact` with text that begins like the truth's (labels and headings
   stripped), or `contains` with the truth's text inside the returned paragraph;
 - wrong-exact: answered `exact`/`contains` with text that does not match, plus absent references
@@ -35,14 +36,17 @@ import subprocess
 import sys
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 from rapidfuzz import fuzz, process
 
+from tests.support import word_policy
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+
 
 SIMILAR = 90.0
 PREFIX = 60  # characters of the truth text compared
@@ -102,9 +106,14 @@ class Truth:
     short_names: list[str] = field(default_factory=list)
 
 
-def truths(data: Path) -> list[Truth]:
+def truths(data: Path, own: Sequence[Path] = ()) -> list[Truth]:
+    """The data's truth files, then `own` (truth files of documents made here)."""
     found = []
-    for path in sorted((data / "realdocs").glob("*.truth.json")):
+    for path in (
+        sorted((data / "realdocs").glob("*.truth.json"))
+        + sorted((data / "realdocs" / "eu").glob("*.truth.json"))
+        + list(own)
+    ):
         truth = json.loads(path.read_text())
         source = path.with_name(truth["file"])
         found.append(
@@ -316,9 +325,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     wanted = {w.strip().lower() for w in args.docs.split(",") if w.strip()}
+    # Word-numbered documents made here (tests/support/word_policy.py), scored with the rest
+    own = [
+        path.with_name(f"{path.name}.truth.json") for path in word_policy.write(args.work / "own")
+    ]
     selected = [
         t
-        for t in truths(args.data)
+        for t in truths(args.data, own)
         if not wanted or wanted & {t.name, t.family, t.path.name.lower()}
     ]
     if not selected:

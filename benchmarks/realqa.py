@@ -1,6 +1,6 @@
 """People's questions over six real documents built into one index (issue 46).
 
-    .venv/bin/python benchmarks/realqa.py [--data ../shared/data] [--work benchmarks/out/realqa]
+    .venv/bin/python -m benchmarks.realqa [--data ../shared/data] [--work benchmarks/out/realqa]
         [--reuse] [--no-peer] [--kinds answerable,list] [--ids q001,q002] [--dump RUN.jsonl]
 
 The six documents of `<data>/realdocs/` (not `xml/` or `eu/`) are built into one index with
@@ -43,11 +43,10 @@ import sys
 import time
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
 DOCUMENTS = (
     "CELEX_32022R2554_EN_TXT.pdf",
@@ -117,6 +116,15 @@ def questions(path: Path) -> list[Question]:
                          units)
             )  # fmt: skip
     return found
+
+
+def keyed(items: list[Question], index) -> list[Question]:
+    """`items` with their answers' documents under the index's keys: the sets name documents
+    by their file names, which the index still resolves (its keys are made readable)."""
+    keys: dict[str, str] = {}
+    for name in {d for item in items for d, _ in item.units}:
+        keys[name] = index.document_paragraphs(name)[0]["document_key"]
+    return [replace(i, units=tuple((keys[d], r) for d, r in i.units)) for i in items]
 
 
 def build(data: Path, work: Path, reuse: bool) -> Path:
@@ -353,6 +361,7 @@ def main() -> None:
 
     index = Index.open(root)
     index.search("warm up", k=1)
+    items = keyed(items, index)
     dump = args.dump.open("w", encoding="utf-8") if args.dump else None
     rows = ask_all(index, items, dump)
     peer_rows = None

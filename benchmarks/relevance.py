@@ -1,6 +1,6 @@
 """Calibrated relevance on ObliQA dev: fit on the tune half, reliability on the held-out half.
 
-    .venv/bin/python benchmarks/relevance.py --index benchmarks/out/obliqa/index [--fit]
+    .venv/bin/python -m benchmarks.relevance --index benchmarks/out/obliqa/index [--fit]
 
 Needs an index built from the ObliQA passages with the local embedder (benchmarks/obliqa.py
 builds one). For every dev question, the top 10 hits of each mode are labelled relevant when they
@@ -21,19 +21,16 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from evaluation_data.cuad import clauses
+from evaluation_data.obliqa import gold_of, held_out, load_questions, passage_key
+from lexkb import Index, relevance
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuad_data import clauses  # noqa: E402
-from obliqa import gold_of, held_out, load_questions, passage_key  # noqa: E402
-
-from lexkb import Index, relevance  # noqa: E402
 
 MODES = ("keyword", "hybrid", "vector")
 BINS = np.linspace(0.0, 1.0, 11)
@@ -52,7 +49,7 @@ def collect(index: Index, questions: list[dict]) -> dict[str, dict[str, np.ndarr
             hits = index.search(q["Question"], k=10, mode=mode, min_relevance=0.0).hits
             if not hits:
                 continue
-            rows = np.array([index._by_id[h.chunk_id] for h in hits])
+            rows = index.rows([h.chunk_id for h in hits])
             x = index.relevance_features(q["Question"], rows, cosine)
             scores = np.array([h.score for h in hits])
             spread = scores.max() - scores.min()

@@ -1,7 +1,7 @@
 """Reranking ObliQA dev with the relevance model, next to the hybrid search it reorders, in one
 run (issue 37, item 2).
 
-    .venv/bin/python benchmarks/rerank.py [--index benchmarks/out/obliqa/index] [--limit N]
+    .venv/bin/python -m benchmarks.rerank [--index benchmarks/out/obliqa/index] [--limit N]
                                           [--max-tokens 256] [--depth 30]
 
 Each dev question is searched (hybrid, the first lexkb.rerank.RERANK_DEPTH hits); the relevance
@@ -18,21 +18,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.obliqa import metrics
+from evaluation_data.obliqa import gold_of, held_out, load_questions, passage_key
+from lexkb import Index
+from lexkb.core.judge.shipped import as_question, relevance_model
+from lexkb.rerank import RERANK_DEPTH, SEARCH_WEIGHT, blend
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from obliqa import gold_of, held_out, load_questions, metrics, passage_key  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.core.judge.shipped import as_question, relevance_model  # noqa: E402
-from lexkb.rerank import RERANK_DEPTH, SEARCH_WEIGHT, blend  # noqa: E402
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 

@@ -1,6 +1,6 @@
 """Do section chunks need vectors of their own? Section retrieval on ObliQA dev, both ways.
 
-    .venv/bin/python benchmarks/section_vectors.py [--index ROOT]
+    .venv/bin/python -m benchmarks.section_vectors [--index ROOT]
 
 A section chunk is its heading and the text of all its paragraphs, so the embedder, which reads
 at most 256 tokens, sees only the start of a long section. The alternative costs nothing to
@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data" / "obliqa"
 K = 10
 
@@ -36,7 +34,7 @@ def main() -> None:
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
     args = parser.parse_args()
     index = Index.open(args.index)
-    chunks = index._chunks
+    chunks = index.tables.chunks
     levels = chunks["chunk_level"].to_numpy()
     sections = np.flatnonzero(levels == "section")
     section_ids = chunks["chunk_id"].to_numpy()[sections]
@@ -46,7 +44,7 @@ def main() -> None:
     paragraph_vectors = dict(
         zip(
             chunks["chunk_id"].to_numpy()[paragraphs],
-            np.asarray(index._dense.vectors)[paragraphs],
+            np.asarray(index.dense.vectors)[paragraphs],
             strict=True,
         )
     )

@@ -1,7 +1,7 @@
 """`lexkb serve` under load: requests per second and p50 / p99 latency of search and ask over
 HTTP with 1, 8 and 32 concurrent clients, next to the same calls in-process, in one run.
 
-    .venv/bin/python benchmarks/serve.py [--index var/index] [--index benchmarks/out/obliqa/index]
+    .venv/bin/python -m benchmarks.serve [--index var/index] [--index benchmarks/out/obliqa/index]
         [--searches 200] [--asks 24] [--data ../shared/data]
 
 For each index a real `lexkb serve` process is started on 127.0.0.1 (single-user mode, the ask
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -28,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from lexkb import Index
+from lexkb.answers.ask import AnswerCache, ask
+from tests.support.serve_process import start
 
-from lexkb import Index  # noqa: E402
-from lexkb.answers.ask import AnswerCache, ask  # noqa: E402
-from tests.support.serve_process import start  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 CLIENTS = (1, 8, 32)
 

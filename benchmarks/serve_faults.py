@@ -9,12 +9,8 @@ and the service against its database (run through faults.py, `--parts serve`):
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
 
 def serve_flood(
@@ -103,8 +99,8 @@ def serve_postgres_recovery(index: Path, restarts: int = 3) -> dict:
     with the server stopped for two seconds. Skipped where PostgreSQL is not installed."""
     from collections import Counter
 
-    from tests.service.postgres_control import data_directory, pg_ctl, server_options
     from tests.support.postgres import binaries, postgres_server
+    from tests.support.postgres_control import data_directory, pg_ctl, server_options
     from tests.support.serve_process import add_key, call, start
 
     if binaries() is None:

@@ -1,7 +1,7 @@
 """Speed: query latency next to bm25s and a plain numpy search, snapshot open time and memory,
 and the sample build cold and warm, in one run.
 
-    .venv/bin/python benchmarks/speed.py [--index ROOT] [--parts query,open,sample,incremental,contracts,overhead]
+    .venv/bin/python -m benchmarks.speed [--index ROOT] [--parts query,open,sample,incremental,contracts,overhead]
 
 - `query`: ObliQA dev questions against the ObliQA index (`benchmarks/obliqa.py` builds it),
   one at a time, k=10; bm25s and lexkb's keyword search take each question in turn. lexkb keyword, vector and hybrid through `Index.search` (full hits with
@@ -40,7 +40,6 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data" / "obliqa"
 OUT = REPO / "benchmarks" / "out"
 K = 10
@@ -81,8 +80,8 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     questions = [q["Question"] for q in json.loads((DATA / "questions-dev.json").read_text())]
     questions = questions[:count]
     index = Index.open(root)
-    paragraphs = np.flatnonzero(index._paragraph_mask)
-    texts = index._chunks["content"].gather(paragraphs).to_list()
+    paragraphs = np.flatnonzero(index.tables.paragraph_mask)
+    texts = index.tables.chunks["content"].gather(paragraphs).to_list()
     stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25()
     retriever.index(
@@ -94,7 +93,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
         tokens = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, show_progress=False)
         retriever.retrieve(tokens, k=K, show_progress=False)
 
-    vectors = np.ascontiguousarray(index._dense.vectors[paragraphs])
+    vectors = np.ascontiguousarray(index.dense.vectors[paragraphs])
     query_vectors = {q: index.query_embedder.embed_query(q) for q in questions}
 
     def numpy_search(question: str) -> None:
@@ -105,7 +104,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     for warm_up in questions[:20]:
         index.search(warm_up, mode="keyword")
         bm25s_search(warm_up)
-    index._dense.query_vectors.clear()
+    index.dense.forget_queries()
 
     def lexkb_ranking(question: str) -> None:
         scores = index.keyword_scores(question)
@@ -122,7 +121,7 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
     )
     results["numpy exact cosine (query vector given)"] = timed(numpy_search, questions)
     for mode in ("vector", "hybrid"):
-        index._dense.query_vectors.clear()
+        index.dense.forget_queries()
         results[f"lexkb {mode}, new question"] = timed(
             lambda q, m=mode: index.search(q, mode=m), questions
         )
@@ -141,12 +140,12 @@ def query_latency(root: Path, count: int) -> dict[str, dict]:
 
 def differ_from_exact(root: Path, index, questions: list[str]) -> dict[str, int]:
     """How many searches (hybrid, vector) return other hits than exact dense scoring, which
-    a second open of the snapshot is made to use by turning its int8 scan off."""
+    a second open of the snapshot is made to use (`Dense.exact`: no int8 scan, no graph)."""
     from lexkb.index import Index
 
     exact = Index.open(root)
     exact.query_embedder = index.query_embedder
-    exact._dense.int8_scan = lambda: None  # exact products over every vector
+    exact.dense.exact = True
     counts = {}
     for mode in ("hybrid", "vector"):
         counts[mode] = sum(
@@ -159,7 +158,6 @@ def differ_from_exact(root: Path, index, questions: list[str]) -> dict[str, int]
 
 _OPEN_CHILD = """
 import re, sys
-sys.path.insert(0, {repo!r})
 from lexkb.index import Index
 
 def resident_mb():
@@ -192,7 +190,6 @@ def open_cost(root: Path) -> dict[str, float]:
 
 _WARM_CHILD = """
 import sys, time
-sys.path.insert(0, {repo!r})
 from pipelines.build import run_build
 times = []
 for name in ("first", "second"):
@@ -294,7 +291,7 @@ def model_texts(chunks, embedder) -> list[str]:
         if level != "paragraph" or not (line_spans(content) or chunk_id in with_parts):
             texts.append(content)
             continue
-        first = embedder._tokenizer.encode(content)
+        first = embedder.tokenizer.encode(content)
         for window in (first, *first.overflowing):
             spans = [
                 o

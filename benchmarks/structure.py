@@ -1,6 +1,6 @@
 """Structure recovery against ground truth, next to unstructured's raw elements, in one run.
 
-    .venv/bin/python benchmarks/structure.py [--data ../shared/data] [--work benchmarks/out/structure]
+    .venv/bin/python -m benchmarks.structure [--data ../shared/data] [--work benchmarks/out/structure]
 
 1. GDPR from its PDF and its DOCX, scored against the official Formex XML (562 units: numbered
    paragraphs, articles without numbered paragraphs, recitals; 99 article titles). A unit is
@@ -25,7 +25,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 import time
 from pathlib import Path
@@ -33,13 +32,12 @@ from pathlib import Path
 import polars as pl
 from rapidfuzz.fuzz import ratio
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evaluation_data.gdpr import load as load_gdpr
+from evaluation_data.gdpr import normalize
+from evaluation_data.obliqa import document_map
 
-from gdpr_gold import load as load_gdpr  # noqa: E402
-from gdpr_gold import normalize  # noqa: E402
-from obliqa_data import document_map  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 THRESHOLD = 90.0
 _ARTICLE = re.compile(r"^Article (\d+)$")

@@ -1,6 +1,6 @@
 """Answer verification on data nobody here wrote, next to a plain term-overlap verifier.
 
-    .venv/bin/python benchmarks/verify.py [--index benchmarks/out/obliqa/index] [--limit N]
+    .venv/bin/python -m benchmarks.verify [--index benchmarks/out/obliqa/index] [--limit N]
                                           [--contractnli-only | --obliqa-only]
 
 ContractNLI dev (`../shared/data/contractnli/dev.json`): 61 NDAs, each with the same 17
@@ -46,24 +46,21 @@ import json
 import random
 import re
 import subprocess
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from evaluation_data.obliqa import held_out, load_questions
+from lexkb import Index
+from lexkb.answers import document_verdict as model
+from lexkb.answers import verify_citations
+from lexkb.answers.claims import judge
+from lexkb.answers.quantities import find_quantities
+from lexkb.answers.statements import split_sentences
+from lexkb.core.text.tokenize import tokenize
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from obliqa import held_out, load_questions  # noqa: E402
-
-from lexkb import Index  # noqa: E402
-from lexkb.answers import document_verdict as model  # noqa: E402
-from lexkb.answers import verify_citations  # noqa: E402
-from lexkb.answers.claims import judge  # noqa: E402
-from lexkb.answers.quantities import find_quantities  # noqa: E402
-from lexkb.answers.statements import split_sentences  # noqa: E402
-from lexkb.core.text.tokenize import tokenize  # noqa: E402
 
 KINDS = ("good", "good, reworded", "number changed", "obligation negated", "citation moved")
 # Meaning-preserving rewordings common between regulatory text and an answer about it.
@@ -256,8 +253,8 @@ def _overlaps(sentence: str | None, text: str, spans: list[tuple[int, int]]) -> 
 
 
 def run_contractnli(data: Path, work: Path) -> None:
+    from evaluation_data.contractnli import train_pairs
     from lexkb.answers import claims as verifier
-    from training.nli_data import train_pairs
 
     index = contractnli_index(data, work)
     dataset = json.loads((data / "contractnli" / "dev.json").read_text("utf-8"))

@@ -1,6 +1,6 @@
 """Citation edges against the ObliQA-XRef gold, next to a naive baseline, in one run.
 
-    .venv/bin/python benchmarks/xref.py [--data ../shared/data] [--work benchmarks/out/xref]
+    .venv/bin/python -m benchmarks.xref [--data ../shared/data] [--work benchmarks/out/xref]
 
 Builds a lexkb index from the 40 structured ObliQA documents (with a catalog of the names in
 DocumentMap.rtf) through `lexkb build`, then scores its edges.parquet on the gold pairs of
@@ -31,17 +31,16 @@ import csv
 import json
 import re
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import polars as pl
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evaluation_data.obliqa import extract_passages
 
-from obliqa_data import extract_passages  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+
 
 Passage = tuple[str, str]  # (DocumentID, PassageID)
 Pair = tuple[Passage, Passage]

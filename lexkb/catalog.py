@@ -11,6 +11,7 @@ from datetime import date
 
 import polars as pl
 
+from lexkb.core.text.citing import cited_ref
 from lexkb.core.vocabulary import ChunkLevel
 from lexkb.tables import Tables, alias_key
 
@@ -47,10 +48,13 @@ class Catalog:
     def paragraphs(
         self, name: str, levels: tuple[str, ...] = (ChunkLevel.PARAGRAPH,)
     ) -> tuple[dict, pl.DataFrame]:
-        """A document (by key, title or code) and its chunks of `levels` in reading order."""
+        """A document (by key, title or code) and its chunks of `levels` in reading order, each
+        with its ref as cited (`cited_ref`: "section 7(1)"; lexkb.core.text.citing)."""
         doc_id = self.document_id(name)
         document = next(d for d in self.documents() if d["document_id"] == doc_id)
         paragraphs = self.tables.chunks.filter(
             (pl.col("document_id") == doc_id) & pl.col("chunk_level").is_in(list(levels))
         ).sort("chunk_index")
-        return document, paragraphs
+        word = self.tables.unit_words.get(doc_id)
+        cited = [cited_ref(ref, word) for ref in paragraphs["ref"]]
+        return document, paragraphs.with_columns(pl.Series("cited_ref", cited, dtype=pl.String))

@@ -41,6 +41,9 @@ class Dense:
         self.query_lock = threading.Lock()
         self.scan: dense_scan.Int8Scan | None = None
         self.scan_lock = threading.Lock()
+        # True scores every row exactly, with neither the int8 scan nor the graph: what a
+        # benchmark measures their candidates against (benchmarks/speed.py).
+        self.exact = False
         self.embedder_name, self.vectors = self._load(snapshot, by_id)
         self.query_embedder = self._query_embedder(embedder, snapshot.version)
 
@@ -128,6 +131,8 @@ class Dense:
         """Cosines for a search, and the rows scored (sorted; None when all were): every row
         exactly on small snapshots; on larger ones the rows an int8 scan or, past its crossover,
         a graph nominates and the keyword side's best, exactly, and UNSCORED elsewhere."""
+        if self.exact:
+            return self.scores(query), None
         vector = self.query_vector(query)
         scanned = None
         if self.ann is not None and np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows:
@@ -145,6 +150,20 @@ class Dense:
             scanned.exact(rows) if scanned is not None else self.cosine_rows(vector, rows)
         )
         return cosine, rows
+
+    def use_lines(self, vectors: np.ndarray, owners: np.ndarray, starts: np.ndarray) -> None:
+        """Score with other line vectors (`vectors` sorted by owning row, `owners` and `starts`
+        as `line_owners` and `line_starts`; all empty for none), dropping the scan made from
+        the old ones: how benchmarks/line_vectors.py compares ways of making them."""
+        with self.scan_lock:
+            self.line_vectors, self.line_owners, self.line_starts = vectors, owners, starts
+            self.scan = None
+
+    def forget_queries(self) -> None:
+        """Drop the kept query embeddings, so the next searches embed their queries anew (what
+        a benchmark times as a new question)."""
+        with self.query_lock:
+            self.query_vectors.clear()
 
     def int8_scan(self) -> dense_scan.Int8Scan | None:
         """The snapshot's int8 scan, made on first use; None below its crossover."""

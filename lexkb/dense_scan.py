@@ -63,9 +63,9 @@ def _session(weights: np.ndarray, scales: np.ndarray):
     """An onnxruntime session computing int8 products with the (uint8) query, scaled back."""
     from onnx import TensorProto, helper, numpy_helper
 
-    from lexkb.core.embed.embedders import quiet_onnxruntime
+    from lexkb.core import offline
 
-    onnxruntime = quiet_onnxruntime()
+    onnxruntime = offline.onnxruntime()
 
     dimension, keys = weights.shape[1], weights.shape[0]
     graph = helper.make_graph(

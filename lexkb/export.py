@@ -7,6 +7,8 @@ import re
 
 import polars as pl
 
+from lexkb.core.text.citing import POSITIONAL
+
 _MARKDOWN_START = re.compile(r"^(\s*)([#>*+-]|\d+[.)])(?=\s)")
 
 
@@ -51,10 +53,14 @@ def to_tree(document: dict, paragraphs: pl.DataFrame, version: str) -> dict:
             if not children or children[-1]["heading"] != heading:
                 children.append({"heading": heading, "paragraphs": [], "sections": []})
             node = children[-1]
+        cited = row.get("cited_ref", row["ref"])
         node["paragraphs"].append(
             {
                 "chunk_id": row["chunk_id"],
                 "ref": row["ref"],
+                # How the tree names the paragraph: its ref as cited; None for one placed only
+                # by its position ("p. 1 ¶ 8"), which its words name better.
+                "label": None if cited is None or POSITIONAL.match(cited) else cited,
                 "page": row["page"],
                 "text": row["content"],
                 "content_hash": row["content_hash"],

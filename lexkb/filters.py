@@ -226,12 +226,18 @@ def chunk_mask(
         # "Article 5"): the section so numbered and everything under it.
         prefix = str(section).casefold().strip()
         path = pl.col("section_path").list.eval(pl.element().str.to_lowercase())
-        expr &= (
+        inside = (
             path.list.join(" > ").str.starts_with(prefix)
             | path.list.eval(
                 (pl.element() == prefix) | pl.element().str.starts_with(prefix + " ")
             ).list.any()
         ).fill_null(False)
+        masks = chunks.select(expr.alias("keep"), inside.alias("inside"))
+        # A section no document has is a typo to point out, as an unknown document is, not
+        # an empty result.
+        if not masks["inside"].any():
+            raise ValueError(f"no section is numbered or headed {section!r} in this index")
+        return (masks["keep"] & masks["inside"]).to_numpy()
     return chunks.select(expr.alias("keep"))["keep"].to_numpy()
 
 

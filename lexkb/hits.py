@@ -11,6 +11,7 @@ from functools import cached_property
 
 import polars as pl
 
+from lexkb.core.text.citing import cited_ref
 from lexkb.results import SCORE_DIGITS, Hit
 
 # What a Hit reads of its chunk (Hits.rows), in this order.
@@ -38,11 +39,14 @@ class Hits:
         source_urls: dict[str, str | None],
         metadata: dict[str, dict],
         version: str,
+        unit_words: dict[str, str | None] | None = None,
     ) -> None:
         self.chunks = chunks
         self.source_urls = source_urls
         self.metadata = metadata
         self.version = version
+        # Document id -> the word its units are cited by ("section"; lexkb.core.text.citing).
+        self.unit_words = unit_words or {}
 
     @cached_property
     def rows(self) -> list[tuple]:
@@ -63,6 +67,7 @@ class Hits:
                 self.metadata.get(document_id, {}),
                 content_hash,
                 parent_chunk_id,
+                cited_ref(ref, self.unit_words.get(document_id)),
             )
             for (
                 chunk_id,
@@ -97,4 +102,6 @@ class Hits:
             self.version,
             None if relevance is None else round(float(relevance), 4),
             chunk[11],
+            None,
+            chunk[12],
         )

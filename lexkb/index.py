@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.annotations import Annotations
 from lexkb.catalog import Catalog
@@ -69,12 +70,26 @@ class Index:
         self.graph = CitationGraph(tables.edges, tables.by_id, len(self))
         self._dense = Dense(snapshot, tables.by_id, len(self), embedder)
         self._catalog = Catalog(tables)
-        hits = Hits(tables.chunks, tables.source_urls, tables.metadata, snapshot.version)
+        hits = Hits(
+            tables.chunks, tables.source_urls, tables.metadata, snapshot.version, tables.unit_words
+        )
         self._hit = hits.hit
         self._finder = Finder(tables, hits, self.graph, snapshot.manifest.get("aliases", {}))
         self._searcher = Searcher(
             tables, self._keyword, self._dense, self.graph, self.annotations, self._catalog, hits
         )
+
+    @property
+    def tables(self) -> Tables:
+        """The snapshot's tables in memory (chunks, row maps, masks), for tools that read rows
+        directly; read-only, as every query shares them."""
+        return self._tables
+
+    @property
+    def dense(self) -> Dense:
+        """The vectors and the query embedder (lexkb.dense), with the switches benchmarks use:
+        `exact`, `use_lines`, `forget_queries`."""
+        return self._dense
 
     @property
     def embedder_name(self) -> str | None:
@@ -147,11 +162,11 @@ class Index:
     def search(
         self,
         query: str,
-        k: int = 10,
+        k: int = defaults.SEARCH_LIMIT,
         mode: str | None = None,
         filters: Mapping[str, object] | None = None,
         expand: bool = False,
-        decay: float = 0.7,
+        decay: float = defaults.DECAY,
         today: date | None = None,
         min_relevance: float | None = None,
         rerank: bool = False,
@@ -186,7 +201,15 @@ class Index:
         filters = validate_filters(filters) if filters is not None else None
         self._renew_lease()
         return self._searcher.search(
-            query, k, mode, filters, expand, decay, today, min_relevance, rerank
+            query,
+            k=k,
+            mode=mode,
+            filters=filters,
+            expand=expand,
+            decay=decay,
+            today=today,
+            min_relevance=min_relevance,
+            rerank=rerank,
         )
 
     def clusters(self) -> list[dict]:
@@ -272,10 +295,10 @@ class Index:
     def hop(
         self,
         chunk_id: str,
-        max_hops: int = 3,
-        decay: float = 0.7,
+        max_hops: int = defaults.HOP_MAX_HOPS,
+        decay: float = defaults.DECAY,
         min_score: float = 0.01,
-        k: int = 30,
+        k: int = defaults.HOP_LIMIT,
     ) -> list[GraphHit]:
         """Chunks reachable from `chunk_id` (or a reference) along citations in both
         directions, best first: each edge multiplies the score by decay x its weight, paths stop

@@ -30,15 +30,13 @@ import numpy as np
 import polars as pl
 
 from lexkb.core.text.citations import CitationParser
+from lexkb.core.text.citing import asked_kind, citation, cited_ref, fits
 from lexkb.core.text.refs import (
     US_CODE,
-    cited_names,
     core_address,
     document_names,
     normalize_ref,
     ref_address,
-    title_code,
-    title_name,
 )
 from lexkb.core.vocabulary import ChunkLevel, MatchKind
 from lexkb.graph import CITES, CitationGraph, Step
@@ -101,6 +99,7 @@ class Resolver:
         display: dict[str, str],
         alias_key,
         whole: dict[int, tuple[int, int]],
+        words: dict[str, str | None] | None = None,
     ) -> None:
         self._refs = refs
         self._levels = levels
@@ -115,6 +114,7 @@ class Resolver:
         self._aliases = aliases  # alias key -> document id
         self._alias_key = alias_key
         self._display = display  # document id -> how a person names it ("LSA 230")
+        self._words = words or {}  # document id -> the word its units are cited by ("section")
         self._names = names  # document id -> every name it goes by
         self._parser = CitationParser(n for ns in names.values() for n in ns)
         self._by_address: dict[tuple[str, ...], list[int]] = {}
@@ -152,8 +152,11 @@ class Resolver:
                 named = [self._aliases.get(self._alias_key(n)) for _, n in parsed.documents]
                 doc = next((d for d in named if d), None)
                 # Words the citation leaves unexplained ("zzz 9.9", "GDPR Article 5") name a
-                # document lexkb does not hold; they are not to be ignored.
+                # document lexkb does not hold, unless they are a name written in another
+                # case ("nda Section 4.2"); they are not to be ignored.
                 unexplained = None if doc else _leftover(text, first, parsed.documents)
+                if unexplained and doc is None:
+                    doc = self._aliases.get(self._alias_key(unexplained))
                 readings.append((doc, unexplained, first.address))
         # "LSA 230 paragraph 8", "Article 6(2) DHR": a known name before or after the rest.
         # A standard's number before a dot counts too: "230.A2", "ISA 315.A2".
@@ -181,16 +184,32 @@ class Resolver:
         readings.append((None, None, ref_address(text)))
         return [r for r in dict.fromkeys(readings) if r[2] or r[1]]
 
-    def _rows(self, address: tuple[str, ...], doc: str | None) -> list[int]:
+    def _rows(self, address: tuple[str, ...], doc: str | None, kind: str | None) -> list[int]:
+        """The units at `address` in `doc`, or in any document whose units are of the `kind`
+        asked for ("clause 4.2": a contract's, not an Act's section 4(2)) where some are."""
         rows = self._by_address.get(address, [])
-        return [r for r in rows if doc is None or self._doc_of[r] == doc]
+        if doc is not None:
+            return [r for r in rows if self._doc_of[r] == doc]
+        fitting = [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
+        return fitting or rows
+
+    def _exact(self, asked: str, rows: list[int]) -> Match:
+        """`exact` where the rows are one document's; `ambiguous` where they are several
+        documents', with each document's unit as a candidate and none chosen."""
+        documents = list(dict.fromkeys(self._doc_of[r] for r in rows))
+        if len(documents) == 1:
+            return Match(rows, MatchKind.EXACT, f"{asked} is {self._cite(rows[0])}", documents[0])
+        candidates = [next(r for r in rows if self._doc_of[r] == d) for d in documents]
+        listed = "; ".join(self._cite(r) for r in candidates)
+        reason = f"{asked} fits {len(documents)} documents ({listed}): name the document"
+        return Match(candidates, MatchKind.AMBIGUOUS, reason)
 
     # resolution ---------------------------------------------------------------------------
     def find(self, asked: str) -> Match:
+        kind = asked_kind(asked)
         if rows := self._by_ref.get(normalize_ref(asked)):
-            return Match(
-                rows, MatchKind.EXACT, f"{asked} is {self._cite(rows[0])}", self._doc_of[rows[0]]
-            )
+            fitting = [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
+            return self._exact(asked, fitting or rows)
         written = written_form(asked)
         # A reading that leaves a label of the reference unread ("Article 3" of "Article 3,
         # point (99)") names a unit around the one asked for, never the unit itself.
@@ -200,29 +219,25 @@ class Resolver:
         # A name lexkb does not hold ("the Foo Rulebook", "zzz") rules out units of other
         # documents, unless another reading of the text names a document it does hold.
         unknown = [name for doc, name, _, _ in readings if doc is None and name]
-        if unknown and any(doc for doc, _, _, _ in readings):
-            unknown = []
+        # A document the text names is where its unit is looked for, never in another.
+        if any(doc for doc, _, _, _ in readings):
+            unknown, readings = [], [r for r in readings if r[0]]
         for doc, _, address, complete in readings:
             if doc is None and unknown or not complete:
                 continue
-            if address and (rows := self._rows(address, doc)):
-                return Match(
-                    rows,
-                    MatchKind.EXACT,
-                    f"{asked} is {self._cite(rows[0])}",
-                    self._doc_of[rows[0]],
-                )
+            if address and (rows := self._rows(address, doc, kind)):
+                return self._exact(asked, rows)
         for doc, _, address, complete in readings:
             if doc is None and unknown:
                 continue  # the reference names a document lexkb does not hold
-            if not complete and address and (rows := self._rows(address, doc)):
+            if not complete and address and (rows := self._rows(address, doc, kind)):
                 reason = f"{asked} does not exist; nearest: {self._cite(rows[0])}"
                 return Match(rows, MatchKind.ENCLOSING, reason, self._doc_of[rows[0]])
             # Never further up than two levels of a dotted number ("18.5.1(a)" may land on
             # 18.5.1 or 18.5, not on chapter 18).
             shortest = 2 if len(address) >= 3 else 1
             for length in range(len(address) - 1, shortest - 1, -1):
-                rows = self._rows(address[:length], doc)
+                rows = self._rows(address[:length], doc, kind)
                 if not rows:
                     continue
                 label = _LAST_POINT.search(written)
@@ -275,7 +290,8 @@ class Resolver:
 
     def _cite(self, row: int) -> str:
         doc = self._doc_of[row]
-        return f"{self._display.get(doc, doc)} {self._refs[row]}".strip()
+        ref = cited_ref(self._refs[row], self._words.get(doc))
+        return citation(self._display.get(doc, doc), ref, None)
 
 
 class Finder:
@@ -320,9 +336,6 @@ class Finder:
                 doc_id = aliases.get(alias_key(key)) or aliases.get(alias_key(name))
                 if doc_id:
                     names.setdefault(doc_id, []).append(name)
-            display = {
-                doc["document_id"]: _display_name(doc) for doc in documents.iter_rows(named=True)
-            }
             self._resolver = Resolver(
                 chunks["ref"].to_list(),
                 chunks["chunk_level"].to_list(),
@@ -330,9 +343,10 @@ class Finder:
                 chunks["content"].to_list(),
                 aliases,
                 names,
-                display,
+                tables.short_names,
                 alias_key,
                 self.whole,
+                tables.unit_words,
             )
         return self._resolver
 
@@ -343,6 +357,9 @@ class Finder:
         found = self.resolver.find(text)
         if not found.rows:
             return Lookup(text, found.match, found.reason, closest=found.closest)
+        if found.match == MatchKind.AMBIGUOUS:
+            candidates = [self.hit(row, None) for row in found.rows]
+            return Lookup(text, found.match, found.reason, alternatives=candidates)
         context = self.lookup(self.tables.chunks["chunk_id"][found.rows[0]])
         others = [self.hit(row, None) for row in found.rows[1:]]
         return replace(
@@ -405,7 +422,7 @@ class Finder:
         if text in self.tables.by_id:
             return [self.hit(self.tables.by_id[text], None)]
         found = self.resolver.find(text)
-        if found.match not in (MatchKind.EXACT, MatchKind.CONTAINS):
+        if found.match not in (MatchKind.EXACT, MatchKind.CONTAINS, MatchKind.AMBIGUOUS):
             return []
         return [self.hit(row, None) for row in sorted(found.rows)]
 
@@ -428,22 +445,6 @@ class Finder:
         return [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path]
 
 
-def _display_name(document: dict) -> str:
-    """How a citation names the document: its code or short name, else the name a long title
-    gives the act, else the name its family cites it by ("Regulation (EU) 2022/2554"), else its
-    title."""
-    code = title_code(document["title"])
-    cited = cited_names(document["document_key"], document["title"])
-    return (
-        document["short_name"]
-        or (" ".join(code) if code else None)
-        or title_name(document["title"])
-        or (cited[0] if cited else None)
-        or document["title"]
-        or document["document_key"]
-    )
-
-
 def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | None:
     """The words of `text` outside the citation and the names it holds, fillers aside."""
     spans = [(citation.start, citation.end), *((at, at + len(name)) for at, name in documents)]
@@ -455,12 +456,19 @@ def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | No
     return " ".join(words) or None
 
 
+# Text an act quotes ("... is replaced by the following: ‘(17) “sustainability matters” ...’;")
+# holds the points of the act it amends, not of the unit that quotes it. A quote closes at ’
+# or ” not followed by a letter (’ inside a word is an apostrophe: "Member State’s").
+_QUOTED = re.compile(r"‘[^‘]*?’(?![A-Za-z])|“[^“]*?”")
+
+
 def _holds_points(text: str, labels: Sequence[str]) -> bool:
     """The paragraph's text shows each label where a point starts, each after the one before
     ("(b)" then its "(i)"): at a line's start, after a colon, semicolon or dash ("...: (e) kept
     in ...", ".—(1) With respect"), or after "; and". A label in running text ("clause (2) of
-    subsection (a)") starts no point."""
+    subsection (a)") or in quoted text starts no point."""
     start = r"(?:^|\n|[:;—–-]|[;,]\s*(?:and|or))\s*"
+    text = _QUOTED.sub(lambda quoted: " " * len(quoted.group(0)), text)
 
     def find(label: str, at: int) -> re.Match | None:
         return re.compile(rf"{start}\({re.escape(label)}\)\s", re.IGNORECASE).search(text, at)
@@ -500,7 +508,8 @@ def _accounts_for(text: str, names: list[str | None], address: tuple[str, ...]) 
     """Every number and point label of `text` outside the documents' names is in `address`."""
     text = US_CODE.sub(" ", text).casefold()
     for name in sorted({n.casefold() for n in names if n}, key=len, reverse=True):
-        text = text.replace(name, " ")
+        # A whole name only: the "17" of "Title 17" is not the end of "§ 117".
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
     atoms = [re.sub(r"^[a-z§¶]+(?=\d)", "", atom) for atom in address]
     # Each number and label read once: "Schedule 1, paragraph 1" holds two "1"s and "(a)(1)(A)"
     # two "a"s, which one atom of the address cannot both account for.

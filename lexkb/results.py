@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
+from lexkb.core.text.citing import citation
 from lexkb.core.vocabulary import MatchKind
 from lexkb.graph import Step
 
@@ -39,16 +40,16 @@ class Hit:
     relevance: float | None = None
     parent_chunk_id: str | None = None
     answers: float | None = None
+    # The ref as its family cites it ("section 7(1)", "paragraph B34"; lexkb.core.text.citing).
+    cited_ref: str | None = None
 
     @property
     def citation(self) -> str:
-        """What a person writes in a footnote: document, paragraph, page."""
-        parts = [self.document_title or self.document_key]
-        if self.ref:
-            parts.append(self.ref)
-        if self.page is not None:
-            parts.append(f"p. {self.page}")
-        return ", ".join(parts)
+        """What a person writes in a footnote: the document's short name and the unit as
+        cited ("DORA, Article 19(4)"), the page only for a paragraph with no reference."""
+        return citation(
+            self.document_title or self.document_key, self.cited_ref or self.ref, self.page
+        )
 
     def to_dict(self) -> dict:
         return {**asdict(self), "citation": self.citation}
@@ -56,12 +57,13 @@ class Hit:
 
 @dataclass(frozen=True)
 class Lookup:
-    """What a reference found, and how (`match`: exact, contains, enclosing, not_found; see
-    lexkb.lookup), with the reason in words. When something was found: the paragraph (`hit`),
-    the section it sits in, the paragraphs before and after it, those it cites and those citing
-    it, and its citations that point outside the index or were not found. When nothing was:
-    `closest` refs or document names. `alternatives` are further exact matches in other
-    documents of an ambiguous reference."""
+    """What a reference found, and how (`match`: exact, contains, ambiguous, enclosing,
+    not_found; see lexkb.lookup), with the reason in words. When something was found: the
+    paragraph (`hit`), the section it sits in, the paragraphs before and after it, those it cites
+    and those citing it, and its citations that point outside the index or were not found. When
+    nothing was: `closest` refs or document names. `alternatives`: further units of the same
+    document the reference names; for an `ambiguous` one (no `hit`), each document's unit it
+    fits, for the person to pick."""
 
     asked: str
     match: str

@@ -61,6 +61,7 @@ class Searcher:
     def search(
         self,
         query: str,
+        *,
         k: int,
         mode: str | None,
         filters: Mapping[str, object] | None,
@@ -68,7 +69,7 @@ class Searcher:
         decay: float,
         today: date | None,
         min_relevance: float | None,
-        rerank: bool = False,
+        rerank: bool,
     ) -> SearchResults:
         """The k best chunks for `query`, with arguments already checked (see Index.search)."""
         wanted = k

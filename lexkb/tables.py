@@ -16,7 +16,9 @@ import numpy as np
 import polars as pl
 
 from lexkb.core.store import snapshot as snap
-from lexkb.core.text.refs import citation_name, document_names, title_code
+from lexkb.core.text.citing import unit_word
+from lexkb.core.text.keys import file_key
+from lexkb.core.text.refs import document_names, short_name, title_code
 from lexkb.core.vocabulary import ChunkLevel
 
 
@@ -25,18 +27,20 @@ class Tables:
 
     def __init__(self, snapshot: snap.Snapshot) -> None:
         self.documents = pl.read_parquet(snapshot.table_path("documents"))
-        # A hit names its document as a footnote would: by the name a long official title gives
-        # the act ("General Data Protection Regulation") or it is known by ("DORA"), else by
-        # the title (lexkb.core.text.refs.citation_name).
+        # A hit names its document as a footnote would: by its short name ("DORA", "IFRS 16",
+        # "Bribery Act 2010"; lexkb.core.text.refs.short_name). The documents' listing keeps
+        # the full title.
         titles = {
-            doc_id: citation_name(title) or title
-            for doc_id, title in zip(
-                self.documents["document_id"], self.documents["title"], strict=True
+            doc["document_id"]: short_name(
+                doc["title"], doc["short_name"], file_key(doc["source_name"] or "")
             )
+            for doc in self.documents.iter_rows(named=True)
         }
         self.chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
             pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
         )
+        self.short_names = titles
+        self.unit_words = unit_words(self.documents, self.chunks)
         self.by_id = {cid: row for row, cid in enumerate(self.chunks["chunk_id"])}
         levels = self.chunks["chunk_level"].to_numpy()
         self.level_rows = {level: np.flatnonzero(levels == level) for level in ChunkLevel}
@@ -87,9 +91,26 @@ class Tables:
         return [*paragraphs.to_list(), *headings.to_list(), *names]
 
 
+def unit_words(documents: pl.DataFrame, chunks: pl.DataFrame) -> dict[str, str | None]:
+    """Document id -> the word its numbered units are cited by (lexkb.core.text.citing): by
+    its type, and a contract's by the word its own text uses."""
+    kinds = dict(documents.select("document_id", "document_type").rows())
+    contracts = [doc_id for doc_id, kind in kinds.items() if (kind or "").casefold() == "contract"]
+    texts = dict(
+        chunks.filter(
+            pl.col("document_id").is_in(contracts) & (pl.col("chunk_level") == ChunkLevel.PARAGRAPH)
+        )
+        .group_by("document_id")
+        .agg(pl.col("content"))
+        .rows()
+    )
+    return {doc_id: unit_word(kind, texts.get(doc_id, ())) for doc_id, kind in kinds.items()}
+
+
 def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[str, str]:
     """Names a user may put before a reference or use in a filter: the document's names
-    (lexkb.core.text.refs.document_names), a title code's parts ("LSA", "230"), the catalog's
+    (lexkb.core.text.refs.document_names), a title code's parts ("LSA", "230"), its file's
+    name (its key before keys were made readable: "CELEX_32022R2554_EN_TXT"), the catalog's
     aliases (`catalog`: alias -> document key, from the manifest)."""
     by_key = {}
     claims: dict[str, set[str]] = {}
@@ -100,6 +121,8 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
         )
         if code := title_code(doc["title"]):
             names += [code[1], code[0]]
+        if doc.get("source_name"):
+            names.append(file_key(doc["source_name"]))
         for name in names:
             claims.setdefault(alias_key(name), set()).add(doc["document_id"])
     # A name several documents go by ("Agreement", "AML Policy") names none of them: it would

@@ -23,7 +23,6 @@ import polars as pl
 from assets.partitions import WRITER_TAGS, documents_partitions
 from assets.resources import LexkbSettings
 from transforms import source_files as src
-from transforms.workdir import WorkDir
 
 update_index_job = dg.define_asset_job(
     "update_index",
@@ -42,7 +41,7 @@ reindex_job = dg.define_asset_job(
 
 
 def _last_scan(settings: LexkbSettings) -> dict[str, str]:
-    scan = WorkDir(settings.root_path).sources
+    scan = settings.work.sources
     if not scan.is_file():
         return {}
     return dict(pl.read_parquet(scan, columns=["key", "sha256"]).rows())

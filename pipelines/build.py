@@ -11,27 +11,22 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+import dagster as dg
+import polars as pl
 
-import dagster as dg  # noqa: E402
-from dagster._core.storage.tags import (  # noqa: E402
-    ASSET_PARTITION_RANGE_END_TAG,
-    ASSET_PARTITION_RANGE_START_TAG,
-)
-
-from assets.partitions import documents_partitions  # noqa: E402
-from assets.progress import report_to, stderr_reporter  # noqa: E402
-from assets.resources import EmbedderSettings, LexkbSettings  # noqa: E402
-from lexkb.core.store import root_lock  # noqa: E402
-from lexkb.core.store import snapshot as snap  # noqa: E402
-from lexkb.core.store.object_store import is_remote, mirror_path  # noqa: E402
-from pipelines.definitions import defs  # noqa: E402
-from pipelines.signals import sigterm_kept  # noqa: E402
-from transforms import (
-    checks_worker,  # noqa: E402
-    dbt_runner,  # noqa: E402
-)
-from transforms.isolation import start_server  # noqa: E402
+from assets import tags as run_tags
+from assets.partitions import documents_partitions
+from assets.progress import report_to, stderr_reporter
+from assets.resources import EmbedderSettings, LexkbSettings
+from lexkb.core import environment
+from lexkb.core.store import root_lock
+from lexkb.core.store import snapshot as snap
+from lexkb.core.store.object_store import is_remote, mirror_path
+from pipelines.definitions import defs
+from pipelines.signals import sigterm_kept
+from transforms import checks_worker, dbt_runner
+from transforms.inferred import catalog_gaps
+from transforms.isolation import start_server
 
 
 @dataclass(frozen=True)
@@ -52,6 +47,9 @@ class BuildReport:
     parsed: int = 0  # files parsed in this build
     cached: int = 0  # files whose parsed elements were reused from an earlier build
     steps: dict[str, float] = field(default_factory=dict)  # seconds per step of the build run
+    # Field -> the documents that lack it, which a catalog entry would give
+    # (transforms.inferred.catalog_gaps).
+    catalog_would_add: dict[str, list[str]] = field(default_factory=dict)
 
 
 class NothingPublished(RuntimeError):
@@ -122,6 +120,8 @@ def run_build(
     for source in sources:
         if not Path(source).exists():
             raise ValueError(f"source path does not exist: {source}")
+    # Dagster reads it when a run or an instance would report usage, not at its import.
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     # An s3:// root stays a URL; its local mirror is what the lock guards (lexkb.core.store.object_store).
     root = str(root) if is_remote(root) else Path(root).resolve()
     start_server()
@@ -158,7 +158,7 @@ def _run(
     if instance is None:
         instance = (
             dg.DagsterInstance.get()
-            if os.environ.get("DAGSTER_HOME")
+            if environment.dagster_home()
             else dg.DagsterInstance.ephemeral()
         )
     resources: dict[str, object] = {"settings": settings}
@@ -171,7 +171,7 @@ def _run(
     keys = instance.get_dynamic_partitions(documents_partitions.name)
     if not keys:
         raise ValueError(f"no supported documents under {', '.join(map(str, sources))}")
-    tags = {ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]}
+    tags = {run_tags.PARTITION_RANGE_START: keys[0], run_tags.PARTITION_RANGE_END: keys[-1]}
     with sigterm_kept():
         result = defs.resolve_job_def("build_index").execute_in_process(
             run_config=run_config,
@@ -218,4 +218,13 @@ def build_report(result: dg.ExecuteInProcessResult, root: Path) -> BuildReport:
         parsed=parsing["parsed"],
         cached=parsing["cached"],
         steps=step_seconds(result),
+        catalog_would_add=_catalog_gaps(root),
     )
+
+
+def _catalog_gaps(root: Path) -> dict[str, list[str]]:
+    """What a catalog would add to the documents of the snapshot CURRENT names."""
+    current = current_snapshot(root)
+    if current is None:
+        return {}
+    return catalog_gaps(pl.read_parquet(current.table_path("documents")))

@@ -73,6 +73,7 @@ def _build(args: argparse.Namespace) -> int:
                     "blocked": report.blocked,
                     "seconds": round(time.perf_counter() - started, 1),
                     "steps": report.steps,
+                    "catalog_would_add": report.catalog_would_add,
                 }
             )
         )
@@ -99,7 +100,15 @@ def _build(args: argparse.Namespace) -> int:
             print(f"  quarantined {safe(key)}: {safe(reason)}", file=sys.stderr)
         for key, reason in report.ignored.items():
             print(f"  ignored {safe(key)}: {reason}", file=sys.stderr)
+        for name, keys in report.catalog_would_add.items():
+            print(f"  a catalog would add {name} to {_listed(keys)}", file=sys.stderr)
     if args.timings:
         for step, seconds in sorted(report.steps.items(), key=lambda item: -item[1]):
             print(f"  {seconds:8.2f} s  {step}", file=sys.stderr)
     return 0
+
+
+def _listed(keys: list[str], shown: int = 5) -> str:
+    """ "a, b and 3 more": document keys, a few by name."""
+    named = ", ".join(safe(key) for key in keys[:shown])
+    return named + (f" and {len(keys) - shown} more" if len(keys) > shown else "")

@@ -17,13 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.tags import PRIORITY_TAG
 
+from assets import tags
 from assets.resources import REPO_ROOT, LexkbSettings
 from transforms import dbt_runner
 from transforms.dbt_sources import export_standards
-from transforms.staging import TABLE_DIR
-from transforms.workdir import WorkDir
 
 with dbt_runner.dbt_core_hidden():
     from dagster_dbt import (
@@ -80,7 +78,7 @@ TRANSLATOR = DagsterDbtTranslator(
     project=DBT_PROJECT,
     dagster_dbt_translator=TRANSLATOR,
     # Collected after every step it does not depend on, which its early run overlaps.
-    op_tags={PRIORITY_TAG: "-1"},
+    op_tags={tags.PRIORITY: "-1"},
 )
 def dbt_models(context: dg.AssetExecutionContext, settings: LexkbSettings) -> Iterator:
     tables, database, target = _paths(settings)
@@ -95,8 +93,8 @@ def dbt_models(context: dg.AssetExecutionContext, settings: LexkbSettings) -> It
 def _paths(settings: LexkbSettings) -> tuple[Path, Path, Path]:
     """The staged tables dbt reads, its database and its run artefacts (beside the database, not
     in the source tree)."""
-    work = WorkDir(settings.root_path).path
-    return work / TABLE_DIR, work / DATABASE_FILE, work / "dbt-target"
+    work = settings.work.path
+    return settings.tables, work / DATABASE_FILE, work / "dbt-target"
 
 
 # dbt reads `search_tables` and `citation_edges` (its sources), and edges come last.

@@ -7,13 +7,7 @@ import dagster as dg
 from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
 from assets.embeddings import chunk_embeddings, topic_clusters
-from assets.index import (
-    citation_edges,
-    clause_types,
-    defined_terms,
-    published_snapshot,
-    search_tables,
-)
+from assets.index import citation_edges, clause_types, defined_terms, search_tables
 from assets.partitions import WRITER_TAGS
 from assets.progress import progress_logger
 from assets.resources import (
@@ -26,6 +20,7 @@ from assets.resources import (
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models, dbt_starts_early
+from pipelines.publishing import published_snapshot
 
 # Everything after the scan, in the order a build runs it.
 BUILD_ASSETS = [

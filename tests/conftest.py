@@ -51,3 +51,33 @@ def gdpr_pdf_tables():
 
     source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]
     return structure_document(source, document_elements(source))
+
+
+# The six documents of ../shared/data/realdocs, one per family, built into one index.
+REALDOCS = (
+    "CELEX_32022R2554_EN_TXT.pdf",
+    "asset_00100_ukpga_20100023_en.pdf",
+    "ifrs-16-leases.pdf",
+    "usc17.htm",
+    "nda.pdf",
+    "Compto AML Policy.docx",
+)
+
+
+@pytest.fixture(scope="session")
+def realdocs_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The six real documents built together by `lexkb build --json` without an embedder (about
+    a minute), once per session: the index root and the build's report."""
+    import json
+    import subprocess
+
+    sources = [str(shared_file("realdocs", name)) for name in REALDOCS]
+    root = tmp_path_factory.mktemp("realdocs") / "root"
+    lexkb = str(REPO / ".venv" / "bin" / "lexkb")
+    done = subprocess.run(
+        [lexkb, "build", *sources, "--out", str(root), "--embedder", "none", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return root, json.loads(done.stdout)

@@ -1,5 +1,6 @@
 """The house's floors (docs/architecture.md): every import points down, none runs in a circle,
 no room is over MAX_LINES, and a query's walk from the CLI stays in the query module's rooms.
+Training, the benchmarks and the data they share are held to their own arrows the same way.
 
 The graph is read from the source (every `import`, also inside functions; not those under
 `if TYPE_CHECKING:`, which never run), so an arrow that only a rarely used command takes is
@@ -16,8 +17,21 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("lexkb", "transforms", "assets", "pipelines")
+PACKAGES = (
+    "lexkb",
+    "transforms",
+    "assets",
+    "pipelines",
+    "evaluation_data",
+    "training",
+    "benchmarks",
+    "tests/support",
+)
 MAX_LINES = 600
+# A benchmark is one measurement's script, read top to bottom as its report is; the limit holds
+# the rooms of the program, the data module and training (benchmarks/citation_libraries.py,
+# adapters for five outside parsers, is 698 lines).
+NO_LINE_LIMIT = {"benchmarks"}
 
 # What each floor may import. The ground floor (lexkb.core) stands on nothing of ours; the query
 # module (the rest of lexkb) and transforms stand on it side by side; assets on transforms;
@@ -28,12 +42,34 @@ ALLOWED = {
     "transforms": {"core", "transforms"},
     "assets": {"core", "transforms", "assets"},
     "pipelines": {"core", "transforms", "assets", "pipelines"},
+    # Outside the program. The data sets lexkb is trained and measured on are read by one
+    # package that stands on nothing of ours, so training and the benchmarks read them alike;
+    # training stands on lexkb (the embedder, and a contract's paragraphs as `Index` gives
+    # them) and that package, never on a benchmark; the benchmarks measure everything,
+    # training's models and data included, and borrow the tests' helpers (servers in child
+    # processes, hostile files), nothing else of the tests.
+    "evaluation_data": {"evaluation_data"},
+    "training": {"core", "query", "training", "evaluation_data"},
+    "tests.support": {"core", "query", "tests.support"},
+    "benchmarks": {
+        "core",
+        "query",
+        "transforms",
+        "assets",
+        "pipelines",
+        "evaluation_data",
+        "training",
+        "tests.support",
+        "benchmarks",
+    },
 }
 
 
 def floor(module: str) -> str:
     if module == "lexkb.core" or module.startswith("lexkb.core."):
         return "core"
+    if module == "tests.support" or module.startswith("tests.support."):
+        return "tests.support"
     top = module.split(".")[0]
     return "query" if top == "lexkb" else top
 
@@ -151,11 +187,22 @@ def test_the_graph_sees_an_upward_arrow(tmp_path):
     assert found == {"pipelines.build", "lexkb.core.store.schema"}
 
 
+def test_the_graph_reads_training_and_the_benchmarks(graph):
+    """Their arrows are in the graph the two tests above read: training's to the shared data,
+    a benchmark's to another benchmark and to training."""
+    assert "evaluation_data.cuad" in graph["training.cuad_examples"]
+    assert "evaluation_data.questions" in graph["training.examples"]
+    assert {"benchmarks.obliqa", "evaluation_data.obliqa"} <= graph["benchmarks.line_vectors"]
+    assert "training.cuad_examples" in graph["benchmarks.clause_model"]
+    assert "tests.support.serve_process" in graph["benchmarks.serve"]
+
+
 def test_no_room_over_the_limit():
     over = {
         str(path.relative_to(REPO)): n
-        for path in modules().values()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        for name, path in modules().items()
+        if floor(name) not in NO_LINE_LIMIT
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert over == {}
 

@@ -23,19 +23,15 @@ from __future__ import annotations
 
 import hashlib
 import random
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-from clause_head_fit import overlaps  # noqa: E402
-from cuad_data import (  # noqa: E402
+from evaluation_data.cuad import (
     categories,
     clauses,
     contract_key,
     descriptions,
     marked_by_contract,
+    overlaps,
     squeeze,
 )
 

@@ -1,7 +1,7 @@
 """Every example the two judgement models train and are measured on, written once to one file
 (issue 37), so that the training run needs only torch and a tokenizer, on any machine.
 
-    .venv/bin/python training/examples.py [--data ../shared/data] [--out training/out/examples.jsonl.gz]
+    .venv/bin/python -m training.examples [--data ../shared/data] [--out training/out/examples.jsonl.gz]
         [--tasks nli,rel] [--contracts benchmarks/out/contracts/index-txt]
 
 Runs in the project's environment: choosing a whole NDA's spans uses the local embedder (as
@@ -27,7 +27,7 @@ Support (`nli`: 0 Entailment, 1 Contradiction, 2 NotMentioned):
   language, and premises where "not less than" states what the claim says.
 - `xref_dev`: XRefRAG dev's one-passage sentences against their passages (Entailment), to see
   how the model reads true paraphrases it never trained on.
-- `dev_pairs`: ContractNLI dev's pairs (training/nli_data.py); `dev_nda`: each dev NDA and
+- `dev_pairs`: ContractNLI dev's pairs (evaluation_data/contractnli.py); `dev_nda`: each dev NDA and
   hypothesis as `train` reads the 50 NDAs, labelled with the NDA's label (group "NDA|n", form
   "s<rank>" for a span, "c<k>" for the nearest k joined). Dev is never trained on.
 
@@ -58,21 +58,18 @@ import hashlib
 import json
 import random
 import re
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from evaluation_data.contractnli import LABELS, Pair, dev_pairs, hard_negatives, train_pairs
+from evaluation_data.cuad import descriptions
+from evaluation_data.questions import written_questions
+from training.cuad_examples import cuad_examples, tune_clause_spans
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
-from training.cuad_examples import cuad_examples, tune_clause_spans  # noqa: E402
-from training.nli_data import LABELS, Pair, dev_pairs, hard_negatives, train_pairs  # noqa: E402
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-from abstention import written_questions  # noqa: E402
-from cuad_data import descriptions  # noqa: E402
 
 SEED = 7
 MIN_WORDS = 25

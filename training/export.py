@@ -1,6 +1,6 @@
 """Export a model training/train.py wrote to the int8 ONNX file lexkb ships (issue 37).
 
-    /tmp/trainvenv/bin/python training/export.py --task nli|rel --weights training/out/nli
+    /tmp/trainvenv/bin/python -m training.export --task nli|rel --weights training/out/nli
         --out lexkb/core/judge/models/support.onnx [--base model.safetensors]
 
 The weights (`weights.pt.0`, `.1`, ...) are joined and given back the base's word embeddings,
@@ -28,8 +28,8 @@ import torch
 from safetensors.torch import load_file
 from tokenizers import Tokenizer
 
+from evaluation_data.contractnli import LABELS, macro_f1
 from training.minilm import PairClassifier
-from training.nli_data import LABELS, macro_f1
 from training.train import MAX_TOKENS, encode, padded, read_examples
 
 OPSET = 17

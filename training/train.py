@@ -1,6 +1,6 @@
 """Train one of the two judgement models from training/examples.py's file (issue 37).
 
-    python training/train.py --task nli|rel --examples training/out/examples.jsonl.gz
+    python -m training.train --task nli|rel --examples training/out/examples.jsonl.gz
         --out training/out/nli [--epochs 3] [--seed 7] [--base model.safetensors]
         [--tokenizer tokenizer.json]
 
@@ -37,8 +37,8 @@ import numpy as np
 import torch
 from tokenizers import Tokenizer
 
+from evaluation_data.contractnli import LABELS, macro_f1
 from training.minilm import PairClassifier, load_minilm
-from training.nli_data import LABELS, macro_f1
 
 BATCH = 32
 PART_BYTES = 15_000_000

@@ -6,9 +6,10 @@ a search filtered by `clause_type` and a `classify` call agree. Other documents 
 labelled: a regulation's paragraph about terminating an authorisation is not a termination
 clause.
 
-The paragraphs' vectors are kept under ROOT/work/embeddings by the hash of their text, so a
-rebuild embeds only the paragraphs of contracts that changed: labelling CUAD's 255 contracts
-embeds about 30,000 paragraphs, some ten minutes on two cores.
+The vectors of the paragraphs, and of the first sentences read alone (lexkb.core.clauses.labels.
+decide), are kept under ROOT/work/embeddings by the hash of their text, so a rebuild embeds only
+the paragraphs of contracts that changed: labelling CUAD's 255 contracts embeds about 30,000
+paragraphs, some ten minutes on two cores.
 
 A build without an embedder loads no model here either: each paragraph takes the labels whose
 names it says (lexkb.core.clauses.labels.decide_by_name), and each row's `method` says how its
@@ -54,8 +55,10 @@ def clause_table(
     texts = paragraphs["content"].to_list()
     labels = build_types()
     if embed:
-        vectors = paragraph_vectors(texts, cache_dir) if cache_dir is not None else None
-        table, taken = decide(texts, labels, vectors=vectors)
+        if cache_dir is not None:  # paragraphs' and their sentences' vectors, kept
+            table, taken = decide(texts, labels, embed=lambda t: paragraph_vectors(t, cache_dir))
+        else:
+            table, taken = decide(texts, labels)
         how = methods(labels)
     else:
         table, taken = decide_by_name(texts, labels)

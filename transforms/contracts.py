@@ -11,7 +11,9 @@ where units start.
 from __future__ import annotations
 
 import re
-from datetime import date
+
+from lexkb.core.text.dates import find_date
+from transforms.titles import is_notice, without_placeholders
 
 # A contract announces itself in its first lines: "This Agreement is made ... by and between",
 # "WHEREAS", "WITNESSETH", "hereinafter referred to as".
@@ -40,34 +42,6 @@ def is_contract(texts: list[str]) -> bool:
 
 
 # Preamble ---------------------------------------------------------------------------------------
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
-_DATE_PATTERNS = (
-    re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
-    re.compile(
-        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
-    ),
-)
 _AGREEMENT_DATE = re.compile(
     r"\b(?:dated|made|entered\s+into|executed|effective)\b[^.;]{0,40}?\b(?:as\s+of|on|this|at)?\b",
     re.IGNORECASE,
@@ -85,29 +59,6 @@ _CORPORATE = re.compile(
     r",\s*(?=(?:Inc|LLC|L\.L\.C|Ltd|Limited|L\.P|LP|LLP|Corp|Co|N\.A|S\.A|GmbH|plc|B\.V|AG|SE)\b\.?)",
     re.IGNORECASE,
 )
-
-
-def find_date(text: str) -> tuple[date, int] | None:
-    """The first calendar date written out in `text`, and where it starts."""
-    best: tuple[date, int] | None = None
-    for pattern in _DATE_PATTERNS:
-        for match in pattern.finditer(text):
-            groups = match.groups()
-            if groups[0].isdigit():
-                day, month, year = int(groups[0]), groups[1], int(groups[2])
-            else:
-                month, day, year = groups[0], int(groups[1]), int(groups[2])
-            number = _MONTHS.get(month.casefold().rstrip("."))
-            if number is None or not 1 <= day <= 31 or not 1900 <= year <= 2100:
-                continue
-            try:
-                found = date(year, number, day)
-            except ValueError:
-                continue
-            if best is None or match.start() < best[1]:
-                best = (found, match.start())
-            break
-    return best
 
 
 def _party_name(text: str) -> str | None:
@@ -162,15 +113,71 @@ def preamble(texts: list[str]) -> dict:
     return found
 
 
+# Words a name keeps in lower case ("Software as a Service Agreement").
+_MINOR = {"a", "an", "and", "as", "at", "between", "by", "for", "in", "of", "on", "or", "the", "to"}
+# A clause's number: a numbered heading ("2. LICENSE GRANT") is no name of the whole.
+_CLAUSE_NUMBER = re.compile(r"^(?:\d{1,3}(?:\.\d+)*\.?|\(?[a-z]{1,3}[.)]|[IVX]{1,4}\.)\s")
+# The agreement a sentence names: "PLEASE READ THIS PREFECT SOFTWARE AS A SERVICE (SAAS)
+# AGREEMENT ...", "This Master Services Agreement (the "Agreement") is made ...".
+_NAMED = re.compile(
+    r"\bth(?:is|ese)\s+((?:[\w()&'’.-]+\s+){0,10}?(?:agreement|contract|lease|licen[cs]e|deed"
+    r"|indenture|terms\s+of\s+(?:service|use)|terms\s+and\s+conditions))\b",
+    re.IGNORECASE,
+)
+# How far into a notice its sentence may run over lines.
+_NOTICE_LINES = 3
+# The kind of agreement a name ends with ("... Services Agreement", "... Terms of Service").
+_NAME_ENDS = re.compile(
+    r"\b(?:agreement|contract|lease|licen[cs]e|deed|indenture|terms\s+of\s+(?:service|use)"
+    r"|terms\s+and\s+conditions|memorandum\s+of\s+understanding|addendum|amendment)$",
+    re.IGNORECASE,
+)
+
+
+def _reads_as_name(text: str) -> bool:
+    """Set as a name: in capitals or title case, or every word capitalised but the minor ones
+    and ending in the agreement's kind ("Software as a Service (SaaS) Agreement")."""
+    if text.upper() == text or text.istitle():
+        return True
+    if not _NAME_ENDS.search(text):
+        return False
+    words = [w.strip("()[]\"“”'‘’,:") for w in text.split()]
+    words = [w for w in words if w[:1].isalpha()]
+    return (
+        bool(words)
+        and words[0][0].isupper()
+        and all(w[0].isupper() or w.casefold() in _MINOR for w in words)
+    )
+
+
+def _named_in(sentence: str) -> str | None:
+    """The agreement a sentence names ("... THIS PREFECT SOFTWARE AS A SERVICE (SAAS)
+    AGREEMENT ..."), in two words at least: "this Agreement" names no particular one."""
+    for match in _NAMED.finditer(" ".join(sentence.split())):
+        name = match.group(1)
+        if len(name.split()) >= 2 and _reads_as_name(name):
+            return name
+    return None
+
+
 def contract_title(texts: list[str]) -> str | None:
-    """The agreement's name as its first lines print it ("SERVICES AGREEMENT")."""
-    for text in texts[:25]:
-        clean = " ".join(text.split())
+    """The agreement's name as its first lines print it ("SERVICES AGREEMENT"). A notice to the
+    reader ("PLEASE READ THIS ... AGREEMENT CAREFULLY BEFORE ...") is never the title, but the
+    agreement it names is, where no line before it names one; a template's blanks are no part
+    of a name (transforms.titles)."""
+    lines = [" ".join(text.split()) for text in texts[:25]]
+    for at, line in enumerate(lines):
+        if is_notice(line):
+            if name := _named_in(" ".join(lines[at : at + _NOTICE_LINES])):
+                return name
+            continue
+        clean = without_placeholders(line)
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)
             and not clean.endswith((".", ",", ";"))
-            and (clean.upper() == clean or clean.istitle())
+            and not _CLAUSE_NUMBER.match(clean)
+            and _reads_as_name(clean)
         ):
             return clean
     return None

@@ -94,7 +94,9 @@ def _parsed_project():
 
 @contextmanager
 def _environment(**values: str) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
+    """`values` in the environment for one dbt call, the variables' earlier values put back
+    after it."""
+    saved = {name: os.environ.pop(name, None) for name in values}
     os.environ.update(values)
     try:
         yield

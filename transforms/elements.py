@@ -9,7 +9,8 @@ so the structure builder can cut unnumbered text where the page does.
 - Plain text: a row per line, blocks separated by blank lines. Runs of three or more spaces inside
   a line are line breaks a conversion lost (SEC filings' text is full of them), so they split it.
 - DOCX, HTML, Markdown: unstructured's elements, each its own block; but the US Code's XHTML
-  (the OLRC's rendering) is markup and is read as such, like legal XML.
+  (the OLRC's rendering) is markup and is read as such, like legal XML. A DOCX's list numbers
+  are Word's own, with their refs and levels (transforms.docx_numbering).
 - Passage files (JSON/JSONL): each object is already a paragraph with its own document key and
   reference.
 - Legal XML (USLM, CLML, Formex, Akoma Ntoso): the publisher's markup, read by
@@ -25,25 +26,15 @@ from pathlib import Path
 
 import polars as pl
 
-from transforms import html_text, offline_nlp
+from transforms import docx_numbering, html_text, offline_nlp
+from transforms.element_schema import ELEMENT_SCHEMA
 from transforms.legal_xml import uscode_html
 from transforms.limits import ParseLimits
 from transforms.quarantine import SourceError
 from transforms.source_files import SourceFile
 
-ELEMENT_SCHEMA = {
-    "element_index": pl.Int32,
-    "category": pl.String,
-    "text": pl.String,
-    "page": pl.Int32,
-    "depth": pl.Int32,
-    "document_key": pl.String,
-    "ref": pl.String,
-    "title": pl.String,
-    "block": pl.Int32,
-}
 # Bump when the element frame of a file would change, so cached frames are parsed again.
-PARSER_VERSION = 3
+PARSER_VERSION = 4
 
 _PASSAGE_FIELDS = {
     "document_key": ("DocumentID", "document_id", "document_key", "document"),
@@ -317,9 +308,9 @@ def document_elements(source: SourceFile, limits: ParseLimits | None = None) -> 
     elif source.format == "xml":
         from transforms.legal_xml.dialects import legal_xml_elements
 
-        frame = legal_xml_elements(source.path, ELEMENT_SCHEMA)
+        frame = legal_xml_elements(source.path)
     elif source.format == "html" and uscode_html.is_uscode_html(text := read_text(source.path)):
-        frame = uscode_html.read_uscode_html(text).frame(ELEMENT_SCHEMA)
+        frame = uscode_html.read_uscode_html(text).frame()
     else:
         try:
             elements = _partition(source, limits)
@@ -342,6 +333,8 @@ def document_elements(source: SourceFile, limits: ParseLimits | None = None) -> 
             ],
             schema=ELEMENT_SCHEMA,
         )
+        if source.format == "docx":
+            frame = docx_numbering.number_rows(frame, source.path)
     if frame.filter(pl.col("text").str.strip_chars() != "").is_empty():
         raise SourceError(_no_text_reason(source), kind="no_text")
     return frame

@@ -41,6 +41,9 @@ SHORT_LINE = 0.75
 # sides, are centred.
 CENTRE_POINTS = 20.0
 _TERMINAL = (".", ";", ":", "!", "?")
+# Footnotes run to the page's foot: no line under them stands this many points left of their
+# labels.
+NOTE_MARGIN = 2.0
 # A superscript's first character stands this share of its row's height above the row's base.
 RAISED = 0.2
 # A superscript's baseline is compared with a letter this many characters from it at most.
@@ -464,17 +467,29 @@ def mark_footnotes(lines: list[Line]) -> None:
     ("(1) OJ C 343 ...", its number set as a superscript) to the page's end, each note with
     the lines that continue it made one `Footnote` line. Only lines below the first label,
     with nothing of the body under it, count; a running head above the text stays as it is."""
+    labelled = [line for line in lines if line.note_label]
+    if not labelled:
+        return
+    # The page's foot (a page number, the act-by-act layout's "ELI: ... 2/144") may come first
+    # in reading order; it stands below every note, where no body text does.
+    foot = min(line.bottom for line in labelled)
     start = next(
         (
             index
             for index, line in enumerate(lines)
-            if line.note_label and all(other.top > line.top for other in lines[:index])
+            if line.note_label
+            and all(other.top > line.top or other.top < foot for other in lines[:index])
         ),
         None,
     )
     if start is None:
         return
     first = lines[start]
+    below = [line for line in lines[start:] if line.top <= first.top]
+    if any(line.left < first.left - NOTE_MARGIN for line in below):
+        # Body text goes on under them, left of their labels: notes an amending act quotes
+        # ("(1) * Commission Delegated Regulation ..." inside ‘...’), not the page's own.
+        return
     notes: list[Line] = []
     for line in lines[start:]:
         if line.top > first.top:

@@ -42,11 +42,12 @@ class Published:
 
 
 def content_fingerprint(tables: dict[str, pl.DataFrame], settings: dict) -> str:
-    """Hash of what a reader can observe: the snapshot format, chunk ids and hashes, documents,
-    edges, which lines have vectors, clause labels, definitions, topics, settings (the embedder among
-    them)."""
+    """Hash of what a reader can observe: the snapshot format, the source formats it keeps,
+    chunk ids and hashes, documents, edges, which lines have vectors, clause labels, definitions,
+    topics, settings (the embedder among them)."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     digest.update(f"format {SNAPSHOT_FORMAT}".encode())
+    digest.update(f"sources kept {snap.SOURCE_FORMATS}".encode())
     digest.update(tables["line_embeddings"].select("chunk_id", "line").write_csv().encode())
     chunks = tables["chunks"].select("chunk_id", "content_hash", "ref", "document_key", "page")
     digest.update(chunks.write_csv().encode())
@@ -95,6 +96,30 @@ def _check_written(directory: Path, tables: dict[str, dict]) -> None:
             raise snap.SnapshotError(f"{name}.parquet reads back {rows} rows, not {entry['rows']}")
 
 
+def _keep_sources(directory: Path, sources: list[dict]) -> list[dict]:
+    """Copy each source file of a kept format into the snapshot (snap.source_name), so that its
+    pages can be shown from the snapshot alone; return the manifest's entries, each naming its
+    copy and none the path on the building machine. A file whose bytes changed since it was
+    parsed, or that is gone, is not kept."""
+    entries = []
+    for source in sources:
+        entry = {k: v for k, v in source.items() if k != "path"}
+        name = snap.source_name(source["sha256"], source["format"])
+        target = directory / name
+        if source["format"] in snap.SOURCE_FORMATS and source.get("path"):
+            try:
+                if not target.exists():  # files found twice have one copy
+                    shutil.copyfile(source["path"], target)
+                if snap.file_sha256(target) == source["sha256"]:
+                    entry["file"] = name
+                else:
+                    target.unlink()
+            except OSError:
+                target.unlink(missing_ok=True)
+        entries.append(entry)
+    return entries
+
+
 def current_manifest(root: Path) -> dict | None:
     try:
         return snap.load(root).manifest
@@ -109,11 +134,15 @@ def publish(
     sources: list[dict],
     now: datetime | None = None,
     keep: int = KEEP,
+    remote: str | None = None,
 ) -> Published:
-    """Write, verify and switch to a new snapshot, then prune old ones beyond `keep`; all under
-    the root's writer lock (re-entrant: a build that holds it already goes straight on)."""
+    """Write, verify and switch to a new snapshot, then prune old ones beyond `keep`; for an
+    `s3://` root (`remote`, whose local mirror `root` is) push it there too. All of it under
+    the root's writer lock, the one place a snapshot is written; `lexkb build` holds the same
+    lock for its whole run (re-entrant), so that its parse caches are its own too."""
     with root_lock.hold(root, wait_seconds=600, purpose="publish"):
-        return _publish(root, tables, settings, sources, now, keep)
+        published = _publish(root, tables, settings, sources, now, keep)
+        return push_snapshot(remote, published, keep=keep) if remote else published
 
 
 def _publish(
@@ -147,6 +176,7 @@ def _publish(
             pl.from_arrow(frame).write_parquet(file, compression="zstd", statistics=True)
             manifest_tables[name] = {"file": file.name, "rows": frame.num_rows}
         _write_duckdb(staging, SQL_TABLES)
+        sources = _keep_sources(staging, sources)
         if settings.get("embedder"):
             vector_files.write(
                 staging,

@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.store.snapshot import file_sha256
+from lexkb.core.text.keys import file_key
 from transforms.metadata import is_metadata_file
 
 FORMATS: dict[str, str] = {
@@ -51,8 +52,9 @@ class SourceFile:
 
     @property
     def document_key(self) -> str:
-        """The file name without folder or extension: the default name of its document."""
-        return self.key.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        """The file name without folder or extension: its document's first name (made
+        readable once the build has read its title: transforms.document_keys)."""
+        return file_key(self.key)
 
 
 @dataclass(frozen=True)

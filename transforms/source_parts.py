@@ -13,10 +13,9 @@ from pathlib import Path
 import polars as pl
 
 from transforms.legal_xml.outline import is_outline
-from transforms.legal_xml.structure import structure_legal_xml
 from transforms.quarantine import SourceError, with_copies
 from transforms.source_files import SourceFile
-from transforms.structure import structure_document
+from transforms.structure import structure_document, structure_legal_xml
 from transforms.workdir import WorkDir
 
 Part = tuple[pl.DataFrame, ...]

@@ -40,10 +40,14 @@ def with_inputs(
     metadata_errors: dict[str, str],
 ) -> dict:
     """The tables' settings with what they were built from: each source file (for the
-    snapshot's manifest), each file left out and why, and the catalog entries ignored."""
+    snapshot's manifest; its path only so that publishing can keep a copy), each file left out
+    and why, and the catalog entries ignored."""
     return {
         **settings,
-        "sources": [{"key": s.key, "sha256": s.sha256, "format": s.format} for s in sources],
+        "sources": [
+            {"key": s.key, "sha256": s.sha256, "format": s.format, "path": str(s.path)}
+            for s in sources
+        ],
         "quarantined": {r["source"]: r["error"] for r in quarantined},
         "ignored_files": ignored,
         "metadata_errors": metadata_errors,

@@ -311,15 +311,14 @@ def check_continuity(
     """No document of the previous snapshot may disappear while its source file is still there
     with the same bytes (a parser or structure regression). `sources` maps source key to SHA-256;
     a document whose file changed and now fails is quarantined, which is accounted for."""
-    rows = (
-        []
-        if previous is None
-        else previous.select("document_key", "source_name", "source_sha256").to_dicts()
-    )
+    rows = [] if previous is None else previous.to_dicts()
+    # A document is still there under another key once its key was made readable
+    # (transforms.document_keys): its id, derived from its file, has not moved.
     present = set(documents["document_key"])
+    present_ids = set(documents["document_id"]) if "document_id" in documents.columns else set()
 
     def status(row: dict) -> str:
-        if row["document_key"] in present:
+        if row["document_key"] in present or row.get("document_id") in present_ids:
             return "present"
         if row["source_name"] not in sources:
             return "source removed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from lexkb.core.store.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
-from transforms import metadata
+from transforms import document_keys, inferred, metadata
 from transforms.bm25 import BM25Params, build_bm25, terms_by_hash, tokens_of
 from transforms.source_files import SourceFile
 from transforms.workdir import WorkDir
@@ -17,8 +17,9 @@ def assemble(
     params: BM25Params | None = None,
     kept: pl.DataFrame | None = None,
 ) -> tuple[dict[str, pl.DataFrame], dict, pl.DataFrame]:
-    """Concatenate (documents, sections, chunks) parts in the given order, apply the catalog's
-    document metadata and score BM25: the tables, their settings, and the chunks' terms by
+    """Concatenate (documents, sections, chunks) parts in the given order, fill in what the
+    documents state of themselves and the catalog's metadata, make their keys readable, and
+    score BM25: the tables, their settings, and the chunks' terms by
     content hash (pass them as `kept` next time, and unchanged chunks are not tokenized again).
 
     The row order of chunks.parquet is the `chunk_row` that BM25 postings point at.
@@ -26,9 +27,12 @@ def assemble(
     params = params or BM25Params()
     catalog = catalog or metadata.Catalog()
     documents = pl.concat([p[0] for p in parts]) if parts else empty_frame(DOCUMENTS)
-    documents = metadata.apply(documents, catalog)
     sections = pl.concat([p[1] for p in parts]) if parts else empty_frame(SECTIONS)
     chunks = pl.concat([p[2] for p in parts]) if parts else empty_frame(CHUNKS)
+    # The catalog's metadata, what the documents state of themselves where it says nothing
+    # (read with the catalog's titles), then readable keys.
+    documents = inferred.infer(metadata.apply(documents, catalog), chunks)
+    documents, chunks, aliases = document_keys.readable(documents, chunks, catalog.aliases)
     texts, hashes = chunks["content"].to_list(), chunks["content_hash"].to_list()
     terms_of_rows = tokens_of(texts, hashes, kept)
     terms, postings = build_bm25(
@@ -43,7 +47,7 @@ def assemble(
     }
     settings = {
         "bm25": params.settings(),
-        "aliases": dict(sorted(catalog.aliases.items())),
+        "aliases": dict(sorted(aliases.items())),
     }
     return tables, settings, terms_by_hash(hashes, terms_of_rows)
 

@@ -1,16 +1,11 @@
 """answered: does a paragraph found answer the question? The relevance model's best chance.
 
-Two judges read a question against an index. The scope model (lexkb.answers.scope) asks whether
-the question is about what the index holds, from the words of the question and the whole
-search: how many of its phrases the index says, and whether its capitalised terms are the
-index's own. It was fitted to ObliQA, whose questions repeat their passages' phrases, and a
-person's own words look foreign to it: on six real documents asked in people's words it declined
-47 of 70 answerable questions (BENCHMARKS.md, "People's questions"). The relevance model
-(lexkb.core.judge) reads the question with each paragraph found and says how likely it is that
-the paragraph answers it. So a question is declined when no paragraph found answers it
-(`declined`); the scope model only says why: out of scope when it also reads the question as
-foreign, else not answered by the sources. A statement, which the relevance model does not
-read, is judged by the scope model alone.
+Two judges read a question against an index. The relevance model (lexkb.core.judge) reads the
+question with each paragraph found and says how likely it is that the paragraph answers it; a
+question is declined when no paragraph found answers it (`declined`). The scope model
+(lexkb.answers.scope), fitted to questions that repeat their passages' phrases, only says why:
+out of scope when it also reads the question as foreign, else not answered by the sources. A
+statement, which the relevance model does not read, is judged by the scope model alone.
 """
 
 from __future__ import annotations
@@ -24,15 +19,10 @@ from lexkb.results import Hit
 # Hits given without the relevance model's chances get them for the first ANSWER_DEPTH.
 ANSWER_DEPTH = 10
 OUT_OF_SCOPE, NOT_ANSWERED = "out_of_scope", "not_answered_by_sources"
-# Below this best chance a question is declined. On the 280 questions written here in people's
-# words over fourteen documents (benchmarks/questions/people/, benchmarks/realqa.py
-# --questions), 0.005 answers 84% of the 220 answerable ones and declines 23% of the 60
-# unanswerable ones; 0.1 answers 46% and declines 72%. The model barely tells them apart
-# (BENCHMARKS.md "People's questions"), and a person is better served by the nearest provisions,
-# quoted and marked as possibly not answering, than by a refusal of a question the documents
-# answer. At this chance or more for the first hit an answer may be DIRECT: the lowest value
-# at which no unanswerable question of those sets was (79% of those DIRECT cite the right
-# unit first).
+# Below this best chance a question is declined; at DIRECT_ANSWERS or more for the first hit an
+# answer may be DIRECT. Both chosen on questions in people's words (BENCHMARKS.md, "People's
+# questions"): the model barely tells answerable from unanswerable ones, and the nearest
+# provisions, marked as possibly not answering, serve a person better than a refusal.
 MIN_ANSWERS = 0.005
 DIRECT_ANSWERS = 0.95
 

@@ -33,11 +33,10 @@ orders answers and is not itself calibrated.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -62,9 +61,12 @@ from lexkb.answers.quantities import find_quantities
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
 from lexkb.answers.whole import is_lead_in, points_after
+from lexkb.core import environment
 from lexkb.core.vocabulary import EntityFound, Verdict
 from lexkb.results import Hit
 
+# Told the text searched and the hits retrieved, or None when nothing was searched (ask).
+Retrieved = Callable[[str, "list[Hit] | None"], None]
 SYSTEM_PROMPT = (
     "You answer questions about regulatory and legal texts using only the paragraphs in the "
     "<context> you are given. End every sentence with the id of the paragraph that supports it "
@@ -348,11 +350,14 @@ def ask(
     settings: AskSettings | None = None,
     cache: AnswerCache | None = CACHE,
     turns: Sequence[Mapping[str, object]] | None = None,
+    observe: Retrieved | None = None,
 ) -> Answer:
     """Answer `question` from the index, with numbered citations, a mode and a verification
     summary. `history` names a JSON file of earlier turns, read for follow-ups and appended to
     (lexkb.answers.history: anything else there is refused with a HistoryError); a service that
-    keeps conversations itself passes their earlier `turns` ({question, ...}) instead."""
+    keeps conversations itself passes their earlier `turns` ({question, ...}) instead.
+    `observe` is told the text searched and the hits retrieved (None when nothing was searched:
+    an answer from the cache, or a question refused for its wording), for a service's traces."""
     settings = settings or AskSettings()
     question = check.text(question, "question", index.limits.max_query_chars)
     if history is not None and turns is not None:
@@ -360,18 +365,21 @@ def ask(
     history_path = Path(history) if history is not None else None
     turns = [dict(t) for t in turns] if turns is not None else read_history(history_path)
     searched, reading = read_as(question, turns)
-    writer = f"{llm.llm_url() or 'extractive'} {os.environ.get('LEXKB_LLM_MODEL')} {settings!r}"
+    retrieved: list[list[Hit]] = []  # the hits of the one search an ask makes, once made
+    writer = f"{llm.llm_url() or 'extractive'} {environment.llm_model()} {settings!r}"
     key = AnswerCache.key(question, filters, index.version, searched, writer)
     cached = cache.get(key, index.version, settings.cache_seconds) if cache else None
     if cached is not None:
         answer = replace(cached, from_cache=True)
     else:
-        answer, cacheable = _answer(index, question, searched, filters, settings)
+        answer, cacheable = _answer(index, question, searched, filters, settings, retrieved.append)
         answer = replace(answer, read_as=reading)
         if cache is not None and cacheable:
             cache.put(key, answer)
     if history_path is not None:
         append_turn(history_path, _turn(answer))
+    if observe is not None:
+        observe(searched, retrieved[0] if retrieved else None)
     return answer
 
 
@@ -417,7 +425,12 @@ def _injected(hits: list[Hit]) -> list[str]:
 
 
 def _answer(
-    index, question: str, searched: str, filters: Mapping | None, settings: AskSettings
+    index,
+    question: str,
+    searched: str,
+    filters: Mapping | None,
+    settings: AskSettings,
+    seen: Callable[[list[Hit]], None],
 ) -> tuple[Answer, bool]:
     """The answer, and whether it may be cached: not when it is extractive because the model
     failed, since the model may answer next time."""
@@ -429,6 +442,7 @@ def _answer(
     results = index.search(
         searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
+    seen(results.hits)
     # A follow-up is judged in its context: "and who must keep them?" alone names nothing in
     # scope, while the question before it does.
     found = evidence(index, searched, results.hits, settings.evidence)

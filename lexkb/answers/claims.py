@@ -4,7 +4,8 @@ A generated answer pairs claims with citations. Each pair is checked in two step
 
 1. The citation is looked up like `get` does. Only an `exact` or `contains` match is checked
    further; a citation of a unit that does not exist is `not_found`, with the nearest unit named
-   as a near miss, never silently replaced by it.
+   as a near miss, never silently replaced by it, and so is one that fits units of several
+   documents (`ambiguous`), with each of them named.
 2. The claim is read against the paragraph, rules first, where they fire, then the support model:
    - a claim a sentence holds word for word (six words or more) is `supported`: a quotation;
    - conflicts (lexkb.answers.contradictions): an opposed modality ("shall" against "shall not"
@@ -12,7 +13,7 @@ A generated answer pairs claims with citations. Each pair is checked in two step
      on the same subject, makes the verdict `contradicted`;
    - a claim stating a quantity (a number, amount, date, period or percentage) that the
      paragraph does not state is `not_addressed`, with the quantity named;
-   - otherwise the support model trained here (lexkb.core.judge, issue 37) reads the claim with
+   - otherwise the support model trained here (lexkb.core.judge) reads the claim with
      the paragraph and with each of its sentences: `supported` when one of them entails it with
      probability ENTAIL_AT or more, else `contradicted` when one contradicts it with
      CONTRADICT_AT or more, else `not_addressed`. A sentence that states the claim outweighs
@@ -38,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.contradictions import polarity_conflict, statement_conflicts
 from lexkb.answers.document_verdict import document_verdict
@@ -357,7 +359,9 @@ def _one(index, citation: Mapping) -> CitationMatch:
     except KeyError:
         lookup = index.get(cited)
         if not lookup.found:
-            nearest = [lookup.hit.citation] if lookup.hit else lookup.closest
+            # An ambiguous reference names its candidates, one per document it fits.
+            candidates = [h.citation for h in lookup.alternatives]
+            nearest = [lookup.hit.citation] if lookup.hit else lookup.closest or candidates
             return CitationMatch(
                 cited, claim, Verdict.NOT_FOUND, lookup.reason, lookup_match=lookup.match,
                 closest=nearest,
@@ -366,7 +370,9 @@ def _one(index, citation: Mapping) -> CitationMatch:
     return _match(cited, claim, judge(claim, hit), hit, match)
 
 
-def verify_citations(index, citations: Sequence[Mapping], threshold: float = 0.75) -> CitationCheck:
+def verify_citations(
+    index, citations: Sequence[Mapping], threshold: float = defaults.CITATION_THRESHOLD
+) -> CitationCheck:
     """Check each `{paragraph_id or ref, claim}`, or `{document, claim}` for a claim cited to
     a whole document. `score` is the share supported; `passed` when it reaches `threshold`.
     Deprecated sources are flagged in `warnings`."""

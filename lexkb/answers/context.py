@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.injection import instruction_start
 from lexkb.answers.tokens import TOKENIZER, count_tokens
@@ -171,7 +172,7 @@ def format_context(
     index,
     paragraphs: Sequence[Paragraph],
     query: str | None = None,
-    max_tokens: int = 8000,
+    max_tokens: int = defaults.CONTEXT_TOKENS,
     roles: Mapping[str, str] | Sequence[str] | None = None,
 ) -> Context:
     """XML context for a prompt from `paragraphs` (chunk ids or references, hits from search

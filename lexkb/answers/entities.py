@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.quantities import Quantity, as_quantity, find_quantities
 from lexkb.answers.source_hits import source_hits
@@ -172,7 +173,10 @@ def _located(
 
 
 def verify_entities(
-    index, entities: Sequence[str], source_ids: Sequence[object], threshold: float = 0.80
+    index,
+    entities: Sequence[str],
+    source_ids: Sequence[object],
+    threshold: float = defaults.ENTITY_THRESHOLD,
 ) -> EntityCheck:
     """Look up each entity of a generated answer in the paragraphs `source_ids` names (chunk
     ids, references or hits). `score` is the share found (exact or normalised); `passed` when

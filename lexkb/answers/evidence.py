@@ -69,7 +69,10 @@ class EvidenceSettings:
         default_factory=lambda: {
             "primary": 1.0,
             "secondary": 0.7,
+            "standard": 0.7,
             "guidance": 0.5,
+            "contract": 0.5,
+            "internal": 0.5,
             "tertiary": 0.4,
             "informational": 0.3,
             "faq": 0.3,

@@ -19,12 +19,8 @@ gets the best sentence, then the date that sentence writes.
 
 With `rerank` (the default), the relevance model (lexkb.core.judge.shipped.answers) reads the
 question with each answer's paragraph, and the answers are ordered by its chance blended with
-their order here (lexkb.rerank.blend); each carries its paragraph's chance as `answers`. The
-model learnt CUAD's clause descriptions on the tune half's contracts: on the held-out half it
-lifts found@1 from 0.502 to 0.562 and Recall@3 from 0.616 to 0.678, for about 60 ms a
-question (BENCHMARKS.md, issue 37, stop 36). The first model, which knew no contract
-questions, read the answers' sentences and lowered found@1 (0.474); `rerank=False` keeps the
-sentence order alone.
+their order here (lexkb.rerank.blend); each carries its paragraph's chance as `answers`
+(BENCHMARKS.md, "Extraction on CUAD"); `rerank=False` keeps the sentence order alone.
 """
 
 from __future__ import annotations
@@ -34,6 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import typed
 from lexkb.answers.claims import sentence_vectors
@@ -142,7 +139,7 @@ def extract(
     question: str,
     document: str | None = None,
     hits: Sequence[object] | None = None,
-    k: int = 3,
+    k: int = defaults.EXTRACT_LIMIT,
     min_relevance: float = MIN_RELEVANCE,
     rerank: bool = True,
 ) -> Extraction:

@@ -160,20 +160,42 @@ _GENERIC = frozenset(
         "appendix", "notes", "overview", "short title", "subject matter",
     }
 )  # fmt: skip
+# A heading's numbering: "Article 5", "4.3", "CHAPTER III" (a roman number only after a word
+# such as "Chapter", in capitals, so that "Civil liability" keeps its first word).
 _NUMBERING = re.compile(
-    r"^(?:(?:article|rule|section|chapter|part|schedule|annex|§+)\s*)?"
-    r"(?:[A-Z]{0,3}\d[\w.()]*)?\s*[:.-]?\s*",
+    r"^(?:(?:article|rule|section|chapter|part|schedule|annex|§+)\s*"
+    r"(?:(?-i:[IVXLC]+)\b)?)?(?:[A-Z]{0,3}\d[\w.()]*)?\s*[:.,-]?\s*",
     re.IGNORECASE,
 )
+# What is left of "Article 3, paragraph 14" once its numbering is gone: a reference, no subject.
+_REFERENCE_ONLY = re.compile(
+    r"^(?:sub)?(?:paragraph|point|para\.?)s?\s*(?:\d+\w{0,2}|\([a-z0-9]{1,4}\))", re.I
+)
+LONG_TITLE = 60  # characters past which a suggestion names a document by its short name
 
 
 def _heading(hit: Hit) -> str | None:
     """The hit's section heading without its numbering, when it names a subject."""
     for heading in reversed(hit.section_path or []):
-        text = _NUMBERING.sub("", heading, count=1).strip(" .:-")
-        if 3 <= len(text) <= 90 and text.casefold() not in _GENERIC:
+        text = _NUMBERING.sub("", heading, count=1).strip(" .,:;-")
+        if (
+            3 <= len(text) <= 90
+            and text.casefold() not in _GENERIC
+            and not _REFERENCE_ONLY.match(text)
+        ):
             return text
     return None
+
+
+def _names(index) -> dict[str, str]:
+    """Each document's name in a suggestion: its title, or past LONG_TITLE characters its
+    short name or number, so that a suggestion stays one line."""
+    return {
+        d["document_key"]: d["title"]
+        if len(d["title"] or "") <= LONG_TITLE
+        else d.get("short_name") or d.get("number") or d["title"]
+        for d in index.documents()
+    }
 
 
 def _candidates(index, hits: list[Hit]) -> Iterator[Hit]:
@@ -188,10 +210,11 @@ def suggestions(index, question: str, hits: list[Hit] | None = None, n: int = 3)
     if hits is None:
         hits = index.search(question, k=20, mode="keyword").hits
     found: dict[str, str] = {}
+    names = _names(index)
     for hit in _candidates(index, hits):
         heading = _heading(hit)
         if heading and heading.casefold() not in found:
-            document = hit.document_title or hit.document_key
+            document = names.get(hit.document_key) or hit.document_title or hit.document_key
             found[heading.casefold()] = f"What does {document} say about {heading}?"
         if len(found) == n:
             break

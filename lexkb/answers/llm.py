@@ -16,9 +16,9 @@ says why.
 from __future__ import annotations
 
 import json
-import os
 
 from lexkb.answers import outbound
+from lexkb.core import environment
 
 MAX_RESPONSE_BYTES = 1_000_000
 DEFAULT_TIMEOUT_SECONDS = 60.0
@@ -31,13 +31,13 @@ class LLMError(RuntimeError):
 
 
 def llm_url() -> str | None:
-    url = os.environ.get("LEXKB_LLM_URL", "").strip()
+    url = environment.llm_url()
     return url.rstrip("/") or None
 
 
 def timeout_seconds() -> float:
     """LEXKB_LLM_TIMEOUT, or the default when it is unset."""
-    raw = os.environ.get("LEXKB_LLM_TIMEOUT", "").strip()
+    raw = environment.llm_timeout()
     if not raw:
         return DEFAULT_TIMEOUT_SECONDS
     try:
@@ -62,10 +62,10 @@ def chat(messages: list[dict], temperature: float = 0.0) -> tuple[str, str]:
     except outbound.OutboundError as error:
         raise LLMError(str(error)) from error
     deadline = timeout_seconds()
-    model = os.environ.get("LEXKB_LLM_MODEL", "default")
+    model = environment.llm_model()
     body = json.dumps({"model": model, "messages": messages, "temperature": temperature}).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if key := os.environ.get("LEXKB_LLM_API_KEY"):
+    if key := environment.llm_api_key():
         headers["Authorization"] = f"Bearer {key}"
     try:
         payload = outbound.request_json(

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.graph import CITED_BY, CITES
 
@@ -134,7 +135,10 @@ def _check(index, relation: Mapping, max_hops: int) -> RelationMatch:
 
 
 def verify_relations(
-    index, relations: Sequence[Mapping], max_hops: int = 1, threshold: float = 0.70
+    index,
+    relations: Sequence[Mapping],
+    max_hops: int = defaults.RELATION_MAX_HOPS,
+    threshold: float = defaults.RELATION_THRESHOLD,
 ) -> RelationCheck:
     """Check each `{source, target, relation_type, max_hops?}` (source and target: chunk ids
     or references) against the citation graph. `score` is the share confirmed; `passed` when

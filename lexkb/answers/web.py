@@ -16,14 +16,15 @@ cut off). Web results are not sources of the snapshot: they carry no ref and no 
 from __future__ import annotations
 
 import html
-import os
 import re
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import outbound
+from lexkb.core import environment
 from lexkb.core.text.tokenize import tokenize
 
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
@@ -135,7 +136,7 @@ def _result(query: str, item: object, preferred: Sequence[str]) -> WebResult | N
 
 def web_search(
     queries: Sequence[str],
-    max_results_per_query: int = 5,
+    max_results_per_query: int = defaults.WEB_RESULTS_PER_QUERY,
     preferred_domains: Sequence[str] = (),
     url: str | None = None,
     timeout: float = 10.0,
@@ -149,10 +150,10 @@ def web_search(
         raise check.QueryError("queries is empty")
     queries = [check.text(q, "query", limits.max_query_chars) for q in queries]
     count = check.count(max_results_per_query, "max_results_per_query", 1, MAX_RESULTS_PER_QUERY)
-    key = os.environ.get("BRAVE_API_KEY")
+    key = environment.brave_api_key()
     if not key:
         return WebResults([], ["web search is off: BRAVE_API_KEY is not set; no results"])
-    target = endpoint(url or os.environ.get("BRAVE_SEARCH_URL") or BRAVE_URL)
+    target = endpoint(url or environment.brave_search_url() or BRAVE_URL)
     clock = outbound.Clock(timeout)
     results: dict[str, WebResult] = {}
     warnings = []

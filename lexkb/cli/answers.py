@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from lexkb import defaults
 from lexkb.core.text.terminal import safe
+from lexkb.graph import CITES
 from lexkb.index import Index
 
 
@@ -162,7 +164,9 @@ def add_commands(command, with_index) -> None:
     context = command("context", "paragraphs as XML prompt context within a token budget")
     context.add_argument("ids", nargs="+", help="chunk ids, primary first")
     context.add_argument("--query", help="the question, recorded in the XML")
-    context.add_argument("--max-tokens", type=int, default=8000, help="budget (cl100k_base)")
+    context.add_argument(
+        "--max-tokens", type=int, default=defaults.CONTEXT_TOKENS, help="budget (cl100k_base)"
+    )
     with_index(context)
     context.set_defaults(func=cmd_context)
 
@@ -171,7 +175,9 @@ def add_commands(command, with_index) -> None:
     )
     entities.add_argument("entities", nargs="+", help="e.g. '30 days' 'USD 5,000' 'Client Money'")
     entities.add_argument("--sources", nargs="+", required=True, help="chunk ids or references")
-    entities.add_argument("--threshold", type=float, default=0.80, help="share found to pass")
+    entities.add_argument(
+        "--threshold", type=float, default=defaults.ENTITY_THRESHOLD, help="share found to pass"
+    )
     with_index(entities)
     entities.set_defaults(func=cmd_verify_entities)
 
@@ -182,7 +188,12 @@ def add_commands(command, with_index) -> None:
         "--cite", nargs=2, action="append", metavar=("REF", "CLAIM"), help="repeatable"
     )
     citations.add_argument("--input", help="JSON list of {paragraph_id or ref, claim}; - = stdin")
-    citations.add_argument("--threshold", type=float, default=0.75, help="share supported to pass")
+    citations.add_argument(
+        "--threshold",
+        type=float,
+        default=defaults.CITATION_THRESHOLD,
+        help="share supported to pass",
+    )
     with_index(citations)
     citations.set_defaults(func=cmd_verify_citations)
 
@@ -192,11 +203,18 @@ def add_commands(command, with_index) -> None:
     relations.add_argument("source", nargs="?", help="chunk id or reference")
     relations.add_argument("target", nargs="?", help="chunk id or reference")
     relations.add_argument(
-        "--type", default="cites", choices=["cites", "defined-in", "cited-by", "related"]
+        "--type", default=CITES, choices=["cites", "defined-in", "cited-by", "related"]
     )
-    relations.add_argument("--max-hops", type=int, default=1, help="path length allowed")
+    relations.add_argument(
+        "--max-hops", type=int, default=defaults.RELATION_MAX_HOPS, help="path length allowed"
+    )
     relations.add_argument("--input", help="JSON list of {source, target, relation_type}")
-    relations.add_argument("--threshold", type=float, default=0.70, help="share confirmed to pass")
+    relations.add_argument(
+        "--threshold",
+        type=float,
+        default=defaults.RELATION_THRESHOLD,
+        help="share confirmed to pass",
+    )
     with_index(relations)
     relations.set_defaults(func=cmd_verify_relations)
 
@@ -208,7 +226,12 @@ def add_commands(command, with_index) -> None:
 
     web = command("web-search", "web results (Brave Search; needs BRAVE_API_KEY)")
     web.add_argument("queries", nargs="+")
-    web.add_argument("--max-results", type=int, default=5, help="per query (1 to 20)")
+    web.add_argument(
+        "--max-results",
+        type=int,
+        default=defaults.WEB_RESULTS_PER_QUERY,
+        help="per query (1 to 20)",
+    )
     web.add_argument("--prefer", action="append", help="a preferred domain (repeatable)")
     web.add_argument("--json", action="store_true", help="print JSON (docs/schemas/)")
     web.set_defaults(func=cmd_web_search)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from lexkb import defaults
 from lexkb.core.text.terminal import safe
 from lexkb.index import Index
 
@@ -165,7 +166,9 @@ def add_commands(command, with_index) -> None:
     extract = command("extract", "the sentences that answer a question, with offsets")
     extract.add_argument("question")
     extract.add_argument("--document", dest="document_name", help="look in this document only")
-    extract.add_argument("-k", "--k", type=int, default=3, help="answers to return")
+    extract.add_argument(
+        "-k", "--k", type=int, default=defaults.EXTRACT_LIMIT, help="answers to return"
+    )
     with_index(extract)
     extract.set_defaults(func=cmd_extract)
 

@@ -14,6 +14,7 @@ import atexit
 import os
 import sys
 
+from lexkb import defaults
 from lexkb.cli.answers import add_commands as add_answer_commands
 from lexkb.cli.ask import add_commands as add_ask_commands
 from lexkb.cli.build import cmd_build
@@ -28,13 +29,15 @@ from lexkb.cli.query import (
 )
 from lexkb.cli.serve import add_commands as add_serve_commands
 from lexkb.cli.snapshots import cmd_snapshots
+from lexkb.core import environment
 from lexkb.core.embed.embedders import PROVIDERS
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.index import MODES
+from lexkb.limits import DEFAULT_LIMITS
 
 
 def _default_index() -> str:
-    return os.environ.get("LEXKB_ROOT", "var/index")
+    return environment.index_root() or "var/index"
 
 
 INDEX_HELP = (
@@ -104,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = command("search", "ranked paragraphs for a question, each a citation")
     search.add_argument("query")
-    search.add_argument("-k", "--k", type=int, default=10, help="how many hits")
+    search.add_argument("-k", "--k", type=int, default=defaults.SEARCH_LIMIT, help="how many hits")
     search.add_argument(
         "--mode", choices=MODES, help="unset: hybrid when the index has vectors, else keyword"
     )
@@ -132,9 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     hop = command("hop", "paragraphs reached along citations in both directions, with paths")
     hop.add_argument("identifier", help="chunk id or reference")
-    hop.add_argument("--max-hops", type=int, default=3, help="edges at most (1 to 10)")
-    hop.add_argument("--decay", type=float, default=0.7, help="score kept per edge, in (0, 1]")
-    hop.add_argument("-k", "--k", type=int, default=30, help="how many paragraphs")
+    hop.add_argument(
+        "--max-hops",
+        type=int,
+        default=defaults.HOP_MAX_HOPS,
+        help=f"edges at most (1 to {DEFAULT_LIMITS.max_hops})",
+    )
+    hop.add_argument(
+        "--decay", type=float, default=defaults.DECAY, help="score kept per edge, in (0, 1]"
+    )
+    hop.add_argument("-k", "--k", type=int, default=defaults.HOP_LIMIT, help="how many paragraphs")
     with_index(hop)
     hop.set_defaults(func=cmd_hop)
 
@@ -170,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch = command("search-batch", "run a JSONL file of {qid, query}; write hits as JSONL")
     batch.add_argument("--queries", required=True, help="input: one {qid, query} per line")
     batch.add_argument("--out", required=True, help="output: one {qid, mode, hits} per line")
-    batch.add_argument("-k", "--k", type=int, default=10, help="hits per query")
+    batch.add_argument("-k", "--k", type=int, default=defaults.SEARCH_LIMIT, help="hits per query")
     batch.add_argument("--mode", choices=MODES, help="unset: hybrid when the index has vectors")
     batch.add_argument("--expand", action="store_true", help="as search --expand")
     add_filters(batch)

@@ -75,9 +75,12 @@ def cmd_get(args: argparse.Namespace) -> int:
         print(json.dumps(lookup.to_dict()))
         return 0 if ok else 1
     if lookup.hit is None:
-        print(f"{safe(lookup.asked)}: not found: {safe(lookup.reason)}", file=sys.stderr)
+        what = "ambiguous" if lookup.match == MatchKind.AMBIGUOUS else "not found"
+        print(f"{safe(lookup.asked)}: {what}: {safe(lookup.reason)}", file=sys.stderr)
         if lookup.closest:
             print(f"  closest: {safe('; '.join(lookup.closest))}", file=sys.stderr)
+        for candidate in lookup.alternatives:  # each document the reference fits
+            print(f"  {safe(candidate.citation)} ({candidate.chunk_id})", file=sys.stderr)
         return 1
     if lookup.match != MatchKind.EXACT:
         stream = sys.stdout if ok else sys.stderr

@@ -12,26 +12,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 
+from lexkb.core import environment
 from lexkb.core.text.terminal import safe
-from lexkb.mcp.admission import PER_KEY_UNITS, PER_KEY_UNITS_ENV
+from lexkb.mcp.admission import PER_KEY_UNITS
 from lexkb.serve.sessions import SESSIONS_PER_KEY
 from lexkb.serve.store import CONVERSATIONS_PER_KEY
 
-STORE_ENV = "LEXKB_SERVE_STORE"
-DEFAULT_STORE = "var/serve.db"
 DEFAULT_PORT = 8000
 
 
-def _store_option(p: argparse.ArgumentParser) -> None:
+def _store_option(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    """--store; `default` None where an outer parser gives it (an inner parser's default would
+    replace a value given before its command: `serve --store X keys list`)."""
     p.add_argument(
         "--store",
-        default=os.environ.get(STORE_ENV, DEFAULT_STORE),
+        default=default if default is not None else argparse.SUPPRESS,
         help="conversations, feedback and keys: a SQLite file (created 0600, outside the index "
-        f"root) or a postgresql:// URL; default ${STORE_ENV}, else %(default)s",
+        f"root) or a postgresql:// URL; default ${environment.SERVE_STORE}, else "
+        + ("%(default)s" if default is not None else environment.DEFAULT_SERVE_STORE),
     )
 
 
@@ -68,7 +69,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         default=None,
         help="cost units of costly work (asks, reranked searches, verification: about five "
         "pair-model reads a unit) one key may have in progress; past it, 429 (default "
-        f"${PER_KEY_UNITS_ENV}, else {PER_KEY_UNITS})",
+        f"${environment.SERVE_COST_PER_KEY}, else {PER_KEY_UNITS})",
     )
     serve.add_argument(
         "--sessions-per-key",
@@ -82,16 +83,17 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         default=CONVERSATIONS_PER_KEY,
         help="conversations one key may keep (default %(default)s)",
     )
-    _store_option(serve)
+    _store_option(serve, environment.serve_store())
     serve.add_argument(
         "--index",
-        default=os.environ.get("LEXKB_ROOT", "var/index"),
+        default=environment.index_root() or "var/index",
         help="index root (follows CURRENT); default $LEXKB_ROOT, else %(default)s",
     )
     serve.set_defaults(func=cmd_serve)
     sub = serve.add_subparsers(dest="serve_command", metavar="keys")
     keys = sub.add_parser("keys", help="add, list or revoke API keys")
-    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="ACTION")
+    _store_option(keys)
+    actions = keys.add_subparsers(dest="keys_action", required=True, metavar="{add,list,revoke}")
     add = actions.add_parser("add", help="a new key, printed once")
     add.add_argument("name")
     add.add_argument("--admin", action="store_true", help="may read everyone's feedback, traces")
@@ -105,6 +107,9 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         p.add_argument("--index", default=argparse.SUPPRESS, help="index root (refused around)")
         p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(func=cmd_keys)
+    # argparse shows a subcommand as required whether it is or not: `serve` runs without one.
+    usage = serve.format_usage().removeprefix("usage: ").rstrip()
+    serve.usage = usage.replace(" keys ...", " [keys ...]")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -139,8 +144,9 @@ def cmd_keys(args: argparse.Namespace) -> int:
     from lexkb.serve.store import Store
 
     # Refused inside the index root, as `serve` refuses it: a key store written there would
-    # go into the index (and `serve` would then not open it).
-    store = Store(args.store, index_root=args.index)
+    # go into the index (and `serve` would then not open it). Only `add` makes a store: a
+    # path mistyped for `list` or `revoke` is said to hold none, and is left as it was.
+    store = Store(args.store, index_root=args.index, create=args.keys_action == "add")
     if args.keys_action == "add":
         key, secret = store.add_key(args.name, admin=args.admin)
         if args.json:

@@ -27,10 +27,12 @@ class SearchMode(StrEnum):
 
 class MatchKind(StrEnum):
     """How a reference matched a unit (`Index.get`): the unit itself, a point inside the
-    paragraph returned, the nearest unit around one that does not exist, or nothing."""
+    paragraph returned, units of several documents that it fits alike (each a candidate, none
+    chosen), the nearest unit around one that does not exist, or nothing."""
 
     EXACT = "exact"
     CONTAINS = "contains"
+    AMBIGUOUS = "ambiguous"
     ENCLOSING = "enclosing"
     NOT_FOUND = "not_found"
 

@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from lexkb.core import environment
+
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-TOKEN_ENV = "LEXKB_MCP_TOKEN"
 MIN_TOKEN_CHARS = 32
 # What the SDK allows when it binds a loopback address itself (mcp.server.lowlevel.server).
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
@@ -112,16 +112,16 @@ def access_for(
     host: str,
     allow_hosts: Sequence[str] = (),
     allow_origins: Sequence[str] = (),
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] | None = None,
 ) -> Access:
     """What the server bound to `host` lets in; raises ValueError, saying what is missing,
     for a non-loopback host without allowed hosts, allowed origins and a token."""
     hosts, origins = named(allow_hosts, allow_origins)
-    token = environ.get(TOKEN_ENV) or None
+    token = environment.mcp_token(environ)
     if token is not None and (len(token) < MIN_TOKEN_CHARS or token != token.strip()):
         raise ValueError(
-            f"{TOKEN_ENV} must hold at least {MIN_TOKEN_CHARS} characters without surrounding "
-            "spaces (for example from `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            f"{environment.MCP_TOKEN} must hold at least {MIN_TOKEN_CHARS} characters without "
+            "surrounding spaces (for example from `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
         )
     if is_loopback(host):
         return Access(*with_loopback(host, hosts, origins), token)
@@ -130,7 +130,7 @@ def access_for(
         for name, given in (
             ("--allow-host", hosts),
             ("--allow-origin", origins),
-            (TOKEN_ENV, token),
+            (environment.MCP_TOKEN, token),
         )
         if not given
     ]
@@ -138,7 +138,7 @@ def access_for(
         raise ValueError(
             f"{host} is not a loopback address, so lexkb serves it only to the Host values "
             "named by --allow-host, the browser origins named by --allow-origin and clients "
-            f"that send the bearer token in {TOKEN_ENV}; missing: {', '.join(missing)}"
+            f"that send the bearer token in {environment.MCP_TOKEN}; missing: {', '.join(missing)}"
         )
     return Access(tuple(hosts), tuple(origins), token)
 

@@ -24,12 +24,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from lexkb.mcp import env
+from lexkb.core import environment as env
 
 # Cost units one key may have in progress at once: a few asks, or a check of some sixty
 # citations, or two or three reranked searches.
 PER_KEY_UNITS = 16
-PER_KEY_UNITS_ENV = "LEXKB_SERVE_COST_PER_KEY"
 # The Retry-After of a refusal: costly calls take tenths of a second to a few seconds.
 RETRY_SECONDS = 1
 
@@ -50,7 +49,7 @@ class KeyBudget:
 
     def __init__(self, per_key: int | None = None) -> None:
         self.per_key = (
-            per_key if per_key is not None else env.count(PER_KEY_UNITS_ENV, PER_KEY_UNITS)
+            per_key if per_key is not None else env.count(env.SERVE_COST_PER_KEY, PER_KEY_UNITS)
         )
         self._held: dict[str, int] = {}
         self._lock = threading.Lock()

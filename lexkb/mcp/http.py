@@ -41,21 +41,16 @@ from typing import TYPE_CHECKING, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from lexkb.mcp import env
+from lexkb.core import environment as env
 from lexkb.mcp.access import Access, BearerGate
 
 if TYPE_CHECKING:
+    import socket
+
     from mcp.server.mcpserver import MCPServer
     from starlette.types import ASGIApp
 
 PATH = "/mcp"
-READ_TIMEOUT_ENV = "LEXKB_MCP_READ_TIMEOUT"
-MAX_BODY_ENV = "LEXKB_MCP_MAX_BODY_BYTES"
-MAX_SESSIONS_ENV = "LEXKB_MCP_MAX_SESSIONS"
-SESSION_IDLE_ENV = "LEXKB_MCP_SESSION_IDLE"
-MAX_CONNECTIONS_ENV = "LEXKB_MCP_MAX_CONNECTIONS"
-MAX_HEADER_ENV = "LEXKB_MCP_MAX_HEADER_BYTES"
-MAX_CLIENT_CONNECTIONS_ENV = "LEXKB_MCP_MAX_CLIENT_CONNECTIONS"
 # A request's head (request line and headers) up to this many bytes: browsers and HTTP
 # clients send a few KiB, and 64 KiB is above the 8-16 KiB that nginx and Apache accept.
 MAX_HEADER_BYTES = 64 * 1024
@@ -88,14 +83,14 @@ class HttpSettings:
     def from_env(cls) -> HttpSettings:
         default = cls()
         return cls(
-            read_timeout=env.seconds(READ_TIMEOUT_ENV, default.read_timeout),
-            max_body_bytes=env.count(MAX_BODY_ENV, default.max_body_bytes),
-            max_sessions=env.count(MAX_SESSIONS_ENV, default.max_sessions),
-            session_idle=env.seconds(SESSION_IDLE_ENV, default.session_idle),
-            max_connections=env.count(MAX_CONNECTIONS_ENV, default.max_connections),
-            max_header_bytes=env.count(MAX_HEADER_ENV, default.max_header_bytes),
+            read_timeout=env.seconds(env.MCP_READ_TIMEOUT, default.read_timeout),
+            max_body_bytes=env.count(env.MCP_MAX_BODY_BYTES, default.max_body_bytes),
+            max_sessions=env.count(env.MCP_MAX_SESSIONS, default.max_sessions),
+            session_idle=env.seconds(env.MCP_SESSION_IDLE, default.session_idle),
+            max_connections=env.count(env.MCP_MAX_CONNECTIONS, default.max_connections),
+            max_header_bytes=env.count(env.MCP_MAX_HEADER_BYTES, default.max_header_bytes),
             max_client_connections=env.count(
-                MAX_CLIENT_CONNECTIONS_ENV, default.max_client_connections
+                env.MCP_MAX_CLIENT_CONNECTIONS, default.max_client_connections
             ),
         )
 
@@ -272,9 +267,16 @@ def serve_http(
     run_bounded(app_for(server, host, access, settings), host, port, settings)
 
 
-def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> None:
+def run_bounded(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    settings: HttpSettings,
+    sockets: list[socket.socket] | None = None,
+) -> None:
     """Run `app` under uvicorn with `settings`' bounds (read deadline, head size,
-    connections) until stopped; `lexkb serve` runs its app this way too."""
+    connections) until stopped; `lexkb serve` runs its app this way too, on the socket it
+    bound before saying where it serves (`sockets`)."""
     import uvicorn
 
     bounds = {
@@ -299,4 +301,4 @@ def run_bounded(app: ASGIApp, host: str, port: int, settings: HttpSettings) -> N
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         log_level="warning",
     )
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=sockets)

@@ -18,19 +18,17 @@ from dataclasses import dataclass
 
 import anyio
 
-from lexkb.mcp import env
+from lexkb.core import environment as env
 
 # The local pool is anyio's default size, so local tools run as concurrently as before.
 LOCAL_CALLS = 40
 OUTBOUND_CALLS = 8
-OUTBOUND_CALLS_ENV = "LEXKB_MCP_OUTBOUND_CALLS"
 # Calls that run the pair models (a reranked search, evidence, extract, verify_citations; each
 # tool's cost is in lexkb.mcp.tools) at once: each reads with two threads (lexkb.core.judge.pairs),
 # so half as many as the cores. More would not finish sooner, and would take the cores the cheap
 # calls need: on two cores, with one key flooding /api/verify/citations, /api/search's p50 was
 # 82 ms with four such calls at once and 11 ms with one (benchmarks/serve_faults.py).
 COSTLY_CALLS = max(1, (os.cpu_count() or 2) // 2)
-COSTLY_CALLS_ENV = "LEXKB_MCP_COSTLY_CALLS"
 
 
 @dataclass(frozen=True)
@@ -50,9 +48,9 @@ class Pools:
         to the environment's LEXKB_MCP_OUTBOUND_CALLS and LEXKB_MCP_COSTLY_CALLS, else
         OUTBOUND_CALLS and COSTLY_CALLS."""
         if outbound is None:
-            outbound = env.count(OUTBOUND_CALLS_ENV, OUTBOUND_CALLS)
+            outbound = env.count(env.MCP_OUTBOUND_CALLS, OUTBOUND_CALLS)
         if costly is None:
-            costly = env.count(COSTLY_CALLS_ENV, COSTLY_CALLS)
+            costly = env.count(env.MCP_COSTLY_CALLS, COSTLY_CALLS)
         return cls(
             anyio.CapacityLimiter(local),
             anyio.CapacityLimiter(outbound),

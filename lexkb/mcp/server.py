@@ -41,8 +41,8 @@ with citations. `ask` runs the whole loop and returns a verified, cited answer w
 calibrated relevance 0-1 and a chunk id) -> `hop` from the best hits along citations ->
 `get` a reference the text mentions -> `format_context` the chosen chunk ids -> write the
 answer citing refs -> check it with `verify_citations`, `verify_entities`, `verify_relations`
-and `check_contradictions`. Every lookup says how it matched (exact, contains, enclosing,
-not_found): cite only exact and contains matches."""
+and `check_contradictions`. Every lookup says how it matched (exact, contains, ambiguous,
+enclosing, not_found): cite only exact and contains matches."""
 
 
 def cited_answer(question: str) -> str:

@@ -1,6 +1,6 @@
 """The MCP tools: one function per tool, and TOOLS, the table the server is built from.
 
-Each function takes the open index first, then the tool's typed arguments (lexkb.mcp.schemas),
+Each function takes the open index first, then its request model's fields (lexkb.requests),
 and returns what the query module returns (an object with `to_dict()`, or a dict); the server
 hides `index` from the published schema, runs the call off the event loop (outbound tools in a
 pool of their own) and turns refusals into tool errors. A docstring is the tool's description
@@ -9,13 +9,12 @@ as assistants read it, so it is written for them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from lexkb import answers
 from lexkb.answers.answered import ANSWER_DEPTH
@@ -24,49 +23,45 @@ from lexkb.answers.classify import classify as classify_clauses
 from lexkb.answers.evidence import evidence as judge_evidence
 from lexkb.answers.extract import extract as extract_span
 from lexkb.answers.guardrails import check_question as guard_question
-from lexkb.answers.web import MAX_RESULTS_PER_QUERY
 from lexkb.answers.web import web_search as search_web
 from lexkb.index import Index
-from lexkb.limits import DEFAULT_LIMITS as LIMITS
 from lexkb.mcp import degraded
-from lexkb.mcp.schemas import (
-    MAX_SPANS,
-    CitedClaim,
-    ClauseDescriptions,
-    ClauseNames,
-    ContextParagraph,
-    Decay,
-    FittedSet,
-    Hits,
-    Hops,
-    Many,
-    Mode,
-    Number,
-    Reference,
-    Relation,
-    SearchFilters,
-    Share,
-    Text,
-    chosen,
-)
+from lexkb.mcp.schemas import MAX_SPANS, SearchFilters, chosen
+from lexkb.requests import BY_TOOL, parameters
 from lexkb.rerank import RERANK_DEPTH
 
 
+def flat(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The tool named as `function` takes its request's fields (lexkb.requests) as flat
+    arguments after the index: its signature, which the server publishes as the tool's schema,
+    is the model's, with each field's type, bounds and default, and a call that leaves an
+    argument out gets the model's default. The function names the same fields, in order."""
+    request = BY_TOOL[function.__name__]
+    index, *named = inspect.signature(function).parameters.values()
+    fields = parameters(request)
+    if [p.name for p in named] != [p.name for p in fields]:
+        raise TypeError(f"{function.__name__} does not take {request.__name__}'s fields")
+    signature = inspect.Signature([index.replace(annotation=Index), *fields])
+
+    @functools.wraps(function)
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return function(*bound.args, **bound.kwargs)
+
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    return tool
+
+
+@flat
 def search(
     index: Index,
-    query: Annotated[
-        str,
-        Field(
-            min_length=1,
-            max_length=LIMITS.max_query_chars,
-            examples=["how long must client money records be kept"],
-        ),
-    ],
-    mode: Mode | None = None,
-    limit: Hits = 10,
-    filters: SearchFilters | None = None,
-    expand: bool = False,
-    rerank: bool = False,
+    query: str,
+    mode: str | None,
+    limit: int,
+    filters: SearchFilters | None,
+    expand: bool,
+    rerank: bool,
 ) -> Any:
     """Search the snapshot: hits best first, each with citation, document metadata, section
     path, page, parent_chunk_id, calibrated relevance (0-1) and content hash. With `rerank`, a
@@ -81,16 +76,17 @@ def search(
     )
 
 
-def get(index: Index, reference: Reference) -> Any:
+@flat
+def get(index: Index, reference: str) -> Any:
     """A paragraph by chunk id or reference, with its section, neighbours and citations.
-    `match` says how it matched; `found` is false for enclosing and not_found, with the
-    nearest unit or the closest refs."""
+    `match` says how it matched; `found` is false for ambiguous (each document's unit it
+    fits in `alternatives`: name the document), enclosing and not_found, with the nearest
+    unit or the closest refs."""
     return index.get(reference)
 
 
-def hop(
-    index: Index, start: Reference, max_hops: Hops = 2, decay: Decay = 0.7, limit: Hits = 20
-) -> Any:
+@flat
+def hop(index: Index, start: str, max_hops: int, decay: float, limit: int) -> Any:
     """Paragraphs reachable from `start` along citations (both directions), with paths."""
     reached = index.hop(start, max_hops=max_hops, decay=decay, k=limit)
     return {
@@ -100,123 +96,87 @@ def hop(
     }
 
 
+@flat
 def documents(index: Index) -> Any:
     """Every document: number, title, type, version, dates, paragraph count."""
     return {"snapshot_version": index.version, "documents": index.documents()}
 
 
+@flat
 def clusters(index: Index) -> Any:
     """The snapshot's topic clusters (paragraphs grouped by their vectors), each with its
     id, label (top words), size and main documents; search takes `filters.cluster_id`."""
     return {"snapshot_version": index.version, "clusters": index.clusters()}
 
 
-def format_context(
-    index: Index,
-    paragraphs: Annotated[
-        list[str | ContextParagraph], Field(min_length=1, max_length=LIMITS.max_list_items)
-    ],
-    query: Annotated[str, Field(max_length=LIMITS.max_query_chars)] | None = None,
-    max_tokens: Annotated[int, Field(ge=1, le=LIMITS.max_tokens), Number] = 8000,
-) -> Any:
+@flat
+def format_context(index: Index, paragraphs: list[Any], query: str | None, max_tokens: int) -> Any:
     """Chunk ids (or {chunk_id, role}) as XML for a prompt, grouped by document, within
     max_tokens (cl100k_base); lists what was left out and why."""
     items = [p if isinstance(p, str) else p.model_dump(exclude_none=True) for p in paragraphs]
     return answers.format_context(index, items, query, max_tokens=max_tokens)
 
 
+@flat
 def verify_entities(
-    index: Index,
-    entities: Annotated[
-        list[str],
-        Field(
-            min_length=1,
-            max_length=LIMITS.max_list_items,
-            examples=[["30 days", "USD 5,000", "Client Money"]],
-        ),
-    ],
-    source_ids: Many,
-    threshold: Share = 0.80,
+    index: Index, entities: list[str], source_ids: list[str], threshold: float
 ) -> Any:
     """Are an answer's names, numbers, amounts, dates, periods and terms in the sources?
     Each: exact, normalized, near_miss (with what the sources say) or not_found."""
     return answers.verify_entities(index, entities, source_ids, threshold)
 
 
-def verify_citations(
-    index: Index,
-    citations: Annotated[list[CitedClaim], Field(min_length=1, max_length=LIMITS.max_list_items)],
-    threshold: Share = 0.75,
-) -> Any:
+@flat
+def verify_citations(index: Index, citations: list[Any], threshold: float) -> Any:
     """Does each cited paragraph exist, and support, contradict or not address its claim?"""
     items = [c.model_dump(exclude_none=True) for c in citations]
     return answers.verify_citations(index, items, threshold)
 
 
-def verify_relations(
-    index: Index,
-    relations: Annotated[list[Relation], Field(min_length=1, max_length=LIMITS.max_list_items)],
-    max_hops: Hops = 1,
-    threshold: Share = 0.70,
-) -> Any:
+@flat
+def verify_relations(index: Index, relations: list[Any], max_hops: int, threshold: float) -> Any:
     """Is each stated relation an edge (or path) of the citation graph, of that type and
     direction? Near misses: wrong_direction, wrong_type, too_far."""
     items = [r.model_dump(exclude_none=True) for r in relations]
     return answers.verify_relations(index, items, max_hops, threshold)
 
 
-def check_contradictions(
-    index: Index,
-    paragraph_ids: Many,
-    claims: Annotated[list[str], Field(min_length=1, max_length=LIMITS.max_list_items)]
-    | None = None,
-) -> Any:
+@flat
+def check_contradictions(index: Index, paragraph_ids: list[str], claims: list[str] | None) -> Any:
     """Conflicts on the same subject between paragraphs, or between claims and paragraphs:
     opposed obligations, differing numbers, amounts or periods."""
     return answers.check_contradictions(index, paragraph_ids, claims)
 
 
+@flat
 def web_search(
     index: Index,
-    queries: Annotated[list[Text], Field(min_length=1, max_length=10)],
-    max_results_per_query: Annotated[int, Field(ge=1, le=MAX_RESULTS_PER_QUERY), Number] = 5,
-    preferred_domains: Annotated[list[str], Field(max_length=50)] | None = None,
+    queries: list[str],
+    max_results_per_query: int,
+    preferred_domains: list[str] | None,
 ) -> Any:
     """Web results (Brave Search) for what the snapshot does not hold; needs BRAVE_API_KEY,
     else no results and a warning. Web results are not snapshot sources."""
     return search_web(queries, max_results_per_query, preferred_domains or (), limits=index.limits)
 
 
-def ask(
-    index: Index,
-    question: Annotated[
-        str,
-        Field(
-            min_length=1,
-            max_length=LIMITS.max_query_chars,
-            examples=["How long must records be kept?"],
-        ),
-    ],
-    filters: SearchFilters | None = None,
-) -> Any:
+@flat
+def ask(index: Index, question: str, filters: SearchFilters | None) -> Any:
     """The whole loop: guardrails, retrieval, evidence, an answer whose every sentence is
     cited [n] and verified, the mode (DIRECT, QUALIFIED, ABSTAIN) with its reason, sources
     with relevance and authority, and whether it came from the cache."""
     return degraded.noted(ask_question(index, question, filters=chosen(filters)), question)
 
 
-def evidence(index: Index, query: Text, filters: SearchFilters | None = None) -> Any:
+@flat
+def evidence(index: Index, query: str, filters: SearchFilters | None) -> Any:
     """Is there enough to answer? Searches, then judges scope, relevance, authority and
     conflicts: mode DIRECT, QUALIFIED or ABSTAIN with the reason."""
     return degraded.noted(judge_evidence(index, query, filters=chosen(filters)), query)
 
 
-def extract(
-    index: Index,
-    question: Text,
-    document: Reference | None = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_SPANS), Number] = 3,
-) -> Any:
+@flat
+def extract(index: Index, question: str, document: str | None, limit: int) -> Any:
     """The sentences that answer `question` (in one document, or anywhere), each with its
     citation and character offsets in its paragraph; no_answer when nothing addresses it."""
     return degraded.without_model(
@@ -226,10 +186,9 @@ def extract(
     )
 
 
+@flat
 def classify(
-    index: Index,
-    document: Reference,
-    clause_types: ClauseDescriptions | ClauseNames | FittedSet | None = None,
+    index: Index, document: str, clause_types: dict[str, str] | list[str] | str | None
 ) -> Any:
     """A document's clauses by type, each with ref, page, text, score and method. Without
     clause_types: termination, indemnity, limitation of liability, confidentiality, dispute
@@ -240,7 +199,8 @@ def classify(
     return classify_clauses(index, document=document, clause_types=clause_types)
 
 
-def check_question(index: Index, question: Text) -> Any:
+@flat
+def check_question(index: Index, question: str) -> Any:
     """Would lexkb answer this? Refuses predictive, estimation, advice, own-data and
     out-of-scope questions, with the reason and three questions the index can answer."""
     return degraded.noted(guard_question(index, question), question)

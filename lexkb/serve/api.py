@@ -1,5 +1,7 @@
-"""The JSON API under /api: the query module's lookups, `ask` with conversations and feedback,
-and verification, for applications that do not embed Python (OpenAPI at /api/openapi.json).
+"""The JSON API's first routes, under /api, kept with their first shapes for the clients and
+the page that call them (each reply says it is deprecated: lexkb.serve.versions; /api/v1 is the
+API's current version, lexkb.serve.v1), and what both versions share: the Service every route
+reads, and the helpers that run a route's work, send its reply and refuse what is not there.
 
 Each route runs in a worker thread, as the MCP tools do: finding the current snapshot and
 querying it block. Routes whose MCP tool has a cost (ask, a reranked search, verify_citations:
@@ -7,24 +9,22 @@ lexkb.mcp.tools) run in the same pools as MCP's calls, in the costly one, counte
 caller's key (lexkb.mcp.admission); the rest are plain `def`s in the local worker threads. What a
 route returns is the query module's own `to_dict()`, sent as it is (the Python API already bounds
 and types it; validating it again would cost more than the search on a small index). A refusal
-is JSON with the reason: 400 for a bad argument, 404 for what does not exist (or is another
-key's), 409 past the conversations a key may keep, 422 for a body that does not fit its type,
-429 past the ask limit or the key's cost units in progress, with Retry-After, 503 while the
-store cannot be reached, and 500, saying nothing of what failed, for anything else.
+is JSON with the reason (lexkb.serve.errors); 409 past the conversations a key may keep.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
-from fastapi import APIRouter, FastAPI, Query, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 
@@ -35,19 +35,22 @@ from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
 from lexkb.limits import DEFAULT_LIMITS, QueryError
 from lexkb.mcp import degraded, tools
-from lexkb.mcp.admission import Busy, KeyBudget
+from lexkb.mcp.admission import KeyBudget
 from lexkb.mcp.pools import Pools
 from lexkb.mcp.schemas import SearchFilters, chosen
 from lexkb.mcp.server import Refused
 from lexkb.serve import models
-from lexkb.serve.gate import RETRY_AFTER
 from lexkb.serve.metrics import Metrics
 from lexkb.serve.ratelimit import RateLimit
-from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store, StoreUnavailable
+from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store, Trace
+
+if TYPE_CHECKING:
+    from lexkb.core.store.diff import Diff
 
 log = logging.getLogger("lexkb.serve")
 LISTED = 100  # conversations, feedback and traces per listing
 MAX_OFFSET = 1_000_000
+DIFFS_KEPT = 4  # diffs between two snapshots kept in memory, for their pages
 T = TypeVar("T")
 RefQuery = Annotated[
     str,
@@ -128,10 +131,16 @@ class Service:
                 raise OverLimit(self.asks.per_window, wait)
             index = self.index()
             cache = OwnersCache(self.answers, who)
-            found = ask_question(index, question, filters=chosen(filters), cache=cache, turns=turns)
+            seen: list[tuple[str, list | None]] = []
+            started = time.perf_counter()
+            found = ask_question(
+                index, question, filters=chosen(filters), cache=cache, turns=turns,
+                observe=lambda searched, hits: seen.append((searched, hits)),
+            )  # fmt: skip
+            trace = traced(seen, time.perf_counter() - started)
             answer = degraded.noted(found, question).to_dict()
         self.metrics.answer(answer)
-        return self.store.record_answer(who, answer, conversation_id), index.version
+        return self.store.record_answer(who, answer, conversation_id, trace), index.version
 
     def mcp_ask(self, state: Mapping[str, Any], arguments: dict[str, Any]) -> dict:
         """MCP's `ask` under `lexkb serve` (lexkb.mcp.server.Hosted): the caller is the key
@@ -144,6 +153,18 @@ class Service:
         return turn["answer"]
 
 
+def traced(seen: list[tuple[str, list | None]], seconds: float) -> Trace:
+    """An ask's Trace from what `ask` observed: the text searched and each candidate's chunk,
+    citation, rank score, calibrated relevance and (reranked) chance of answering."""
+    searched, hits = seen[0] if seen else (None, None)
+    candidates = [
+        {"chunk_id": h.chunk_id, "citation": h.citation, "score": h.score,
+         "relevance": h.relevance, "answers": h.answers}
+        for h in hits or ()
+    ]  # fmt: skip
+    return Trace(searched, candidates, round(seconds, 4))
+
+
 def service(request: Request) -> Service:
     return request.app.state.service
 
@@ -152,17 +173,17 @@ def owner(request: Request) -> str:
     return request.scope["state"]["owner"]
 
 
-def _sent(payload: Any, index=None) -> JSONResponse:
+def sent(payload: Any, index=None) -> JSONResponse:
     body = payload.to_dict() if hasattr(payload, "to_dict") else payload
     headers = {"X-Lexkb-Snapshot": index.version} if index is not None else None
     return JSONResponse(body, headers=headers)
 
 
-def _not_found(what: str) -> HTTPException:
+def not_found(what: str) -> HTTPException:
     return HTTPException(404, f"no {what} of yours with that id")
 
 
-async def _run(
+async def run_costly(
     request: Request, tool: str, arguments: Mapping[str, Any], work: Callable[[], T]
 ) -> T:
     """`work` in a worker thread of the pool MCP's `tool` runs in, given these `arguments`: a
@@ -183,27 +204,27 @@ router = APIRouter(prefix="/api")
 async def search(body: models.SearchRequest, request: Request) -> JSONResponse:
     def work() -> JSONResponse:
         index = service(request).index()
-        return _sent(tools.search(index, **dict(body)), index)
+        return sent(tools.search(index, **dict(body)), index)
 
-    return await _run(request, "search", dict(body), work)
+    return await run_costly(request, "search", dict(body), work)
 
 
 @router.get("/get", summary="a paragraph by chunk id or reference, with how it matched")
 def get(request: Request, reference: RefQuery) -> JSONResponse:
     index = service(request).index()
-    return _sent(tools.get(index, reference), index)
+    return sent(tools.get(index, reference), index)
 
 
 @router.post("/hop", summary="paragraphs reached along citations, with paths")
 def hop(body: models.HopRequest, request: Request) -> JSONResponse:
     index = service(request).index()
-    return _sent(tools.hop(index, **dict(body)), index)
+    return sent(tools.hop(index, **dict(body)), index)
 
 
 @router.get("/documents", summary="every document with its catalog entry")
 def documents(request: Request) -> JSONResponse:
     index = service(request).index()
-    return _sent(tools.documents(index), index)
+    return sent(tools.documents(index), index)
 
 
 @router.get("/documents/{document}/tree", summary="a document's section tree and paragraphs")
@@ -211,8 +232,8 @@ def document_tree(document: str, request: Request) -> JSONResponse:
     from lexkb.export import to_tree
 
     index = service(request).index()
-    info, paragraphs = _document(index, document)
-    return _sent(to_tree(info, paragraphs, index.version), index)
+    info, paragraphs = document_of(index, document)
+    return sent(to_tree(info, paragraphs, index.version), index)
 
 
 @router.get(
@@ -224,7 +245,7 @@ def document_markdown(document: str, request: Request) -> PlainTextResponse:
     from lexkb.export import to_markdown
 
     index = service(request).index()
-    info, paragraphs = _document(index, document)
+    info, paragraphs = document_of(index, document)
     return PlainTextResponse(
         to_markdown(info, paragraphs, index.version),
         media_type="text/markdown; charset=utf-8",
@@ -236,10 +257,10 @@ def document_markdown(document: str, request: Request) -> PlainTextResponse:
 def snapshots(request: Request) -> JSONResponse:
     from lexkb.core.store import index_root
 
-    root = _local_root(request)
+    root = local_root(request)
     index = service(request).index()
     listed = index_root.list_snapshots(root)
-    return _sent(
+    return sent(
         {
             "served": index.version,
             "snapshots": [{**vars(s), "path": None} for s in listed],
@@ -254,44 +275,30 @@ def snapshots_diff(
     old: Annotated[str, Query(max_length=100)] = "previous",
     new: Annotated[str, Query(max_length=100)] = "CURRENT",
 ) -> JSONResponse:
-    from lexkb.core.store import index_root
-    from lexkb.core.store.diff import diff
-
-    root = _local_root(request)
-    # Versions are resolved here with the root named "the index root": the reply is a key
-    # holder's, and where the index lies on the server's disk is the operator's to know.
-    known, current = index_root.versions(root), index_root.current_version(root)
-    try:
-        old, new = (
-            index_root.pick_version(v, known, current, "the index root") for v in (old, new)
-        )
-    except SnapshotError as exc:  # a version that names no snapshot
-        raise HTTPException(404, str(exc)) from exc
-    try:
-        return _sent(diff(root, old, new))
-    except (SnapshotError, OSError) as exc:  # a snapshot that cannot be read: say which only
-        log.warning("snapshots diff %s %s: %s", old, new, exc)
-        raise HTTPException(404, f"snapshot {old} or {new} cannot be read") from exc
+    return sent(diff_between(request, old, new))
 
 
 @router.post("/ask", summary="a cited, verified answer")
 async def ask(body: models.AskRequest, request: Request) -> JSONResponse:
-    return await _run(request, "ask", dict(body), lambda: _ask(request, body, None))
+    return await run_costly(request, "ask", dict(body), lambda: _ask(request, body, None))
 
 
 @router.post("/conversations", summary="start a conversation")
 def create_conversation(body: models.ConversationRequest, request: Request) -> JSONResponse:
+    return JSONResponse(new_conversation(request, body.title))
+
+
+def new_conversation(request: Request, title: str) -> dict:
+    """A new conversation of the caller's; 409 when the key keeps as many as it may."""
     served = service(request)
-    made = served.store.create_conversation(
-        owner(request), body.title, served.conversations_per_key
-    )
+    made = served.store.create_conversation(owner(request), title, served.conversations_per_key)
     if made is None:
         raise HTTPException(
             409,
             f"this key has {served.conversations_per_key} conversations, as many as a key may "
             "keep: delete one to start another",
         )
-    return JSONResponse(made)
+    return made
 
 
 @router.get("/conversations", summary="my conversations, most recent first, a page at a time")
@@ -314,16 +321,16 @@ def list_conversations(
 
 @router.get("/conversations/{conversation_id}", summary="one of my conversations with its turns")
 def get_conversation(conversation_id: str, request: Request) -> JSONResponse:
-    found = service(request).store.conversation(owner(request), _bounded(conversation_id))
+    found = service(request).store.conversation(owner(request), bounded(conversation_id))
     if found is None:
-        raise _not_found("conversation")
+        raise not_found("conversation")
     return JSONResponse(found)
 
 
 @router.delete("/conversations/{conversation_id}", summary="delete one of my conversations")
 def delete_conversation(conversation_id: str, request: Request) -> JSONResponse:
-    if not service(request).store.delete_conversation(owner(request), _bounded(conversation_id)):
-        raise _not_found("conversation")
+    if not service(request).store.delete_conversation(owner(request), bounded(conversation_id)):
+        raise not_found("conversation")
     return JSONResponse({"deleted": conversation_id})
 
 
@@ -334,16 +341,16 @@ def delete_conversation(conversation_id: str, request: Request) -> JSONResponse:
 async def continue_conversation(
     conversation_id: str, body: models.AskRequest, request: Request
 ) -> JSONResponse:
-    chosen_id = _bounded(conversation_id)
-    return await _run(request, "ask", dict(body), lambda: _ask(request, body, chosen_id))
+    chosen_id = bounded(conversation_id)
+    return await run_costly(request, "ask", dict(body), lambda: _ask(request, body, chosen_id))
 
 
 @router.delete("/answers/{answer_id}", summary="delete one of my answers and its feedback")
 def delete_answer(answer_id: str, request: Request) -> JSONResponse:
     """An ask outside a conversation had no way to be deleted: this deletes any one answer
     of the caller's (and the feedback that copies it), in a conversation or not."""
-    if not service(request).store.delete_answer(owner(request), _bounded(answer_id)):
-        raise _not_found("answer")
+    if not service(request).store.delete_answer(owner(request), bounded(answer_id)):
+        raise not_found("answer")
     return JSONResponse({"deleted": answer_id})
 
 
@@ -353,7 +360,7 @@ def feedback(body: models.FeedbackRequest, request: Request) -> JSONResponse:
         owner(request), body.answer_id, body.rating, body.comment
     )
     if item is None:
-        raise _not_found("answer")
+        raise not_found("answer")
     return JSONResponse(item)
 
 
@@ -362,16 +369,16 @@ async def verify_citations(body: models.VerifyCitationsRequest, request: Request
     def work() -> JSONResponse:
         index = service(request).index()
         items = [c.model_dump(exclude_none=True) for c in body.citations]
-        return _sent(answers.verify_citations(index, items, body.threshold), index)
+        return sent(answers.verify_citations(index, items, body.threshold), index)
 
-    return await _run(request, "verify_citations", dict(body), work)
+    return await run_costly(request, "verify_citations", dict(body), work)
 
 
 @router.post("/verify/entities", summary="are an answer's names and numbers in its sources?")
 def verify_entities(body: models.VerifyEntitiesRequest, request: Request) -> JSONResponse:
     index = service(request).index()
     found = answers.verify_entities(index, body.entities, body.source_ids, body.threshold)
-    return _sent(found, index)
+    return sent(found, index)
 
 
 @router.get("/me", summary="who this key is, and its asks left this hour")
@@ -401,88 +408,71 @@ def admin_answers(
 
 
 def _ask(request: Request, body: models.AskRequest, conversation_id: str | None) -> JSONResponse:
+    turn, version = answered(request, body, conversation_id)
+    return JSONResponse(turn, headers={"X-Lexkb-Snapshot": version})
+
+
+def answered(
+    request: Request, body: models.AskRequest, conversation_id: str | None
+) -> tuple[dict, str]:
+    """The caller's ask, alone or in one of their conversations (404 otherwise): the stored
+    turn and the version of the snapshot that answered; OverLimit (429) past the allowance."""
     served, who = service(request), owner(request)
     turns = None
     if conversation_id is not None:
         if not served.store.owns(who, conversation_id):
-            raise _not_found("conversation")
+            raise not_found("conversation")
         turns = served.store.turns(who, conversation_id)
+    return served.ask(who, body.question, body.filters, turns, conversation_id)
+
+
+def diff_between(request: Request, old: str, new: str) -> Diff:
+    """What changed from snapshot `old` to `new` (versions, prefixes, previous or CURRENT) of
+    the served root; 404 for a version that names no snapshot, or one that cannot be read."""
+    from lexkb.core.store import index_root
+
+    root = local_root(request)
+    # Versions are resolved here with the root named "the index root": the reply is a key
+    # holder's, and where the index lies on the server's disk is the operator's to know.
+    known, current = index_root.versions(root), index_root.current_version(root)
     try:
-        turn, version = served.ask(who, body.question, body.filters, turns, conversation_id)
-    except OverLimit as exc:
-        return JSONResponse(
-            {"error": str(exc)}, status_code=429, headers={"Retry-After": str(exc.wait)}
+        old, new = (
+            index_root.pick_version(v, known, current, "the index root") for v in (old, new)
         )
-    return JSONResponse(turn, headers={"X-Lexkb-Snapshot": version})
+    except SnapshotError as exc:  # a version that names no snapshot
+        raise HTTPException(404, str(exc)) from exc
+    try:
+        return _diff(root, old, new)
+    except (SnapshotError, OSError) as exc:  # a snapshot that cannot be read: say which only
+        log.warning("snapshots diff %s %s: %s", old, new, exc)
+        raise HTTPException(404, f"snapshot {old} or {new} cannot be read") from exc
 
 
-def _document(index, document: str):
+@lru_cache(maxsize=DIFFS_KEPT)
+def _diff(root: Path, old: str, new: str) -> Diff:
+    """Snapshots never change once published, so a diff between two is worked out once: the
+    pages of a long one are then read from memory."""
+    from lexkb.core.store.diff import diff
+
+    return diff(root, old, new)
+
+
+def document_of(index, document: str):
     """A document's catalog entry and paragraphs; 404 when the index has no such document."""
     try:
-        return index.document_paragraphs(_bounded(document))
+        return index.document_paragraphs(bounded(document))
     except (KeyError, ValueError) as exc:
         raise HTTPException(404, str(exc.args[0] if exc.args else exc)) from exc
 
 
-def _bounded(value: str) -> str:
+def bounded(value: str) -> str:
     if not 0 < len(value) <= DEFAULT_LIMITS.max_reference_chars:
         raise QueryError(f"1 to {DEFAULT_LIMITS.max_reference_chars} characters, not {len(value)}")
     return value
 
 
-def _local_root(request: Request) -> Path:
+def local_root(request: Request) -> Path:
     root = service(request).current.root
     if not isinstance(root, Path):
         raise QueryError("snapshots are listed and compared for a local index root only")
     return root
-
-
-def add_error_handlers(app: FastAPI) -> None:
-    """Every refusal as JSON {"error": reason}."""
-
-    async def refused(_: Request, exc: Exception) -> JSONResponse:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        status = 404 if isinstance(exc, KeyError) else 400
-        return JSONResponse({"error": str(message)}, status_code=status)
-
-    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        # Its headers too: a 405 says which methods are allowed (Allow).
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-
-    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse(
-            {
-                "error": f"{where}: {first.get('msg', 'invalid')}" if where else "invalid body",
-                "detail": [{"loc": e.get("loc"), "msg": e.get("msg")} for e in errors],
-            },
-            status_code=422,
-        )
-
-    async def busy(_: Request, exc: Exception) -> JSONResponse:
-        wait = getattr(exc, "wait", 1)
-        return JSONResponse(
-            {"error": str(exc)}, status_code=429, headers={"Retry-After": str(wait)}
-        )
-
-    async def unavailable(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(
-            {"error": str(exc)}, status_code=503, headers={"Retry-After": str(RETRY_AFTER)}
-        )
-
-    async def failed(request: Request, exc: Exception) -> JSONResponse:
-        # Starlette's own answer is the plain text "Internal Server Error"; a client of a JSON
-        # API reads JSON. What failed goes to the log (Starlette logs the traceback after).
-        log.error("%s %s failed: %s: %s", request.method, request.url.path,
-                  type(exc).__name__, exc)  # fmt: skip
-        return JSONResponse({"error": "internal error (the server's log says what)"}, 500)
-
-    for kind in (QueryError, ValueError, KeyError, SnapshotError):
-        app.add_exception_handler(kind, refused)
-    app.add_exception_handler(StoreUnavailable, unavailable)
-    app.add_exception_handler(Busy, busy)
-    app.add_exception_handler(HTTPException, http_error)
-    app.add_exception_handler(RequestValidationError, invalid)
-    app.add_exception_handler(Exception, failed)

@@ -14,6 +14,7 @@ and body size, connections, sessions).
 from __future__ import annotations
 
 import logging
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,13 +30,17 @@ from lexkb.mcp.http import PATH as MCP_PATH
 from lexkb.mcp.http import HttpSettings, run_bounded
 from lexkb.mcp.pools import Pools
 from lexkb.mcp.server import build_server
-from lexkb.serve.api import Service, add_error_handlers, router
+from lexkb.serve import v1, v1_people
+from lexkb.serve.api import Service, router
+from lexkb.serve.errors import add_error_handlers
 from lexkb.serve.gate import Gate, Policy
 from lexkb.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
 from lexkb.serve.openapi import document
+from lexkb.serve.pages import router as pages
 from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.sessions import SESSIONS_PER_KEY, KeySessions
 from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store
+from lexkb.serve.versions import V1, Deprecated
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -96,7 +101,12 @@ def build_app(
         conversations_per_key=quotas.conversations_per_key,
     )  # fmt: skip
     api.state.service = service
-    api.include_router(router)
+    for routes in (router, v1.router, v1_people.router):
+        api.include_router(routes)
+    api.add_api_route(  # where a client of /api/v1 looks for it: the same document
+        f"{V1}/openapi.json", lambda: JSONResponse(api.openapi()), include_in_schema=False
+    )
+    api.include_router(pages)
     add_error_handlers(api)
     _add_operator_routes(api, current, store, metrics)
     metrics.counted_by(
@@ -125,7 +135,8 @@ def build_app(
         lambda: sessions.refused,
     )
     routes = RouteLabels(api.routes, [MCP_PATH])
-    return Gate(Split(sessions, api), policy, store, metrics, settings.max_body_bytes, routes)
+    app = Split(sessions, Deprecated(api))
+    return Gate(app, policy, store, metrics, settings.max_body_bytes, routes)
 
 
 class WithHeaders:
@@ -214,11 +225,36 @@ def serve(
     policy: Policy,
     quotas: Quotas | None = None,
 ) -> None:
-    """Serve until stopped, under the MCP server's HTTP bounds (LEXKB_MCP_* settings)."""
+    """Serve until stopped, under the MCP server's HTTP bounds (LEXKB_MCP_* settings). The
+    address is taken before the service says where it serves: a port in use is a ValueError
+    that says so, and nothing claims to be served."""
     import sys
 
     settings = HttpSettings.from_env()
-    app = build_app(root, store, policy, settings, quotas)
+    bound = listening(host, port)
+    try:
+        app = build_app(root, store, policy, settings, quotas)
+    except BaseException:
+        bound.close()
+        raise
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     print(f"lexkb serve: http://{shown}:{port}/ (store: {store.where})", file=sys.stderr)
-    run_bounded(app, host, port, settings)
+    run_bounded(app, host, port, settings, sockets=[bound])
+
+
+def listening(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port`, as uvicorn binds one (SO_REUSEADDR); ValueError when the
+    address cannot be taken (in use, or not this machine's)."""
+    name = host.strip("[]")
+    try:
+        family = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)[0][0]
+        bound = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    try:
+        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        bound.bind((name, port))
+    except OSError as exc:
+        bound.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return bound

@@ -1,7 +1,9 @@
-"""The OpenAPI document at /api/openapi.json: FastAPI's description of the routes and their
-request bodies, with each response described by the JSON Schema that the CLI's `--json` and the
-MCP tools are tested against (lexkb/schemas), so the API cannot document one shape and send
-another (tests/service/test_serve_api.py validates every response against it).
+"""The OpenAPI document at /api/openapi.json (and /api/v1/openapi.json): FastAPI's description
+of the routes and their request bodies, the key they take (`securitySchemes`), and each
+response described by the JSON Schema that the CLI's `--json` and the MCP tools are tested
+against (lexkb/schemas), so the API cannot document one shape and send another
+(tests/service/test_serve_api.py validates every response against it). The first routes, under
+/api without a version, are marked deprecated (lexkb.serve.versions).
 
 The schema files refer to each other by file name ("hit.json", "ask.json#/$defs/..."); here each
 becomes a component and each reference a pointer to it."""
@@ -15,6 +17,8 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+
+from lexkb.serve.versions import is_legacy, successor
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 # (method, path) -> the schema of its 200 response: "file" or "file#/$defs/name".
@@ -39,6 +43,49 @@ RESPONSES = {
     ("get", "/api/me"): "serve#/$defs/me",
     ("get", "/api/admin/feedback"): "serve#/$defs/feedback_list",
     ("get", "/api/admin/answers"): "serve#/$defs/traces",
+    # /api/v1
+    ("post", "/api/v1/search"): "search",
+    ("get", "/api/v1/get"): "get",
+    ("post", "/api/v1/hop"): "serve#/$defs/hop",
+    ("get", "/api/v1/documents"): "api-v1#/$defs/document_page",
+    ("get", "/api/v1/documents/{document}/tree"): "export",
+    ("get", "/api/v1/snapshots"): "api-v1#/$defs/snapshot_page",
+    ("get", "/api/v1/snapshots/diff"): "api-v1#/$defs/diff",
+    ("get", "/api/v1/snapshots/diff/{part}"): "api-v1#/$defs/diff_page",
+    ("get", "/api/v1/answers/{answer_id}"): "api-v1#/$defs/turn",
+    ("delete", "/api/v1/answers/{answer_id}"): "serve#/$defs/deleted",
+    ("get", "/api/v1/conversations"): "api-v1#/$defs/conversation_page",
+    ("get", "/api/v1/conversations/{conversation_id}"): "api-v1#/$defs/conversation",
+    ("delete", "/api/v1/conversations/{conversation_id}"): "serve#/$defs/deleted",
+    ("get", "/api/v1/conversations/{conversation_id}/turns"): "api-v1#/$defs/turn_page",
+    ("post", "/api/v1/feedback"): "api-v1#/$defs/feedback",
+    ("get", "/api/v1/feedback"): "api-v1#/$defs/feedback_page",
+    ("get", "/api/v1/feedback/{feedback_id}"): "api-v1#/$defs/feedback",
+    ("post", "/api/v1/verify/citations"): "verify-citations",
+    ("post", "/api/v1/verify/entities"): "verify-entities",
+    ("get", "/api/v1/me"): "serve#/$defs/me",
+    ("get", "/api/v1/admin/feedback"): "api-v1#/$defs/feedback_page",
+    ("get", "/api/v1/admin/answers"): "api-v1#/$defs/trace_page",
+}
+# What is made is answered 201 with its Location: (method, path) -> the schema of its body.
+CREATED = {
+    ("post", "/api/v1/ask"): "api-v1#/$defs/turn",
+    ("post", "/api/v1/conversations/{conversation_id}/ask"): "api-v1#/$defs/turn",
+    ("post", "/api/v1/conversations"): "api-v1#/$defs/conversation",
+    ("post", "/api/v1/feedback"): "api-v1#/$defs/feedback",
+}
+# 404s with a body of their own: a reference that names nothing, to `get` and `hop` alike.
+NOT_FOUND = {
+    ("get", "/api/v1/get"): "api-v1#/$defs/unknown_reference",
+    ("post", "/api/v1/hop"): "api-v1#/$defs/unknown_reference",
+}
+SECURITY = {
+    "apiKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "an API key (lk_...) from `lexkb serve keys add NAME`. On a loopback "
+        "address without --require-keys, a request without one is the local user.",
+    }
 }
 REFUSALS = {
     "400": "a bad argument",
@@ -84,11 +131,41 @@ def components() -> dict[str, Any]:
     return found
 
 
-def _response(schema: str, description: str) -> dict:
-    return {
+def _response(schema: str, description: str, **headers: str) -> dict:
+    described = {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": pointer(schema, "")}}},
     }
+    if headers:
+        described["headers"] = {
+            name: {"description": meaning, "schema": {"type": "string"}}
+            for name, meaning in headers.items()
+        }
+    return described
+
+
+def _described(method: str, path: str, operation: dict) -> None:
+    """The replies of one operation: each success with the schema its body follows, each
+    refusal as an error; a route of the first version marked deprecated, with its headers."""
+    responses = operation.setdefault("responses", {})
+    legacy = {}
+    if is_legacy(path):
+        operation["deprecated"] = True
+        legacy = {
+            "Deprecation": "when this route was deprecated (RFC 9745)",
+            "Link": f'<{successor(path)}>; rel="successor-version": the route to use instead',
+        }
+    if (method, path) in RESPONSES:
+        described = responses.get("200", {}).get("description", "")
+        responses["200"] = _response(RESPONSES[(method, path)], described or "OK", **legacy)
+    if (method, path) in CREATED:
+        responses["201"] = _response(
+            CREATED[(method, path)], "made", Location="where what was made is read"
+        )
+    for status, meaning in REFUSALS.items():
+        responses[status] = _response("serve#/$defs/error", meaning)
+    if (method, path) in NOT_FOUND:
+        responses["404"] = _response(NOT_FOUND[(method, path)], "the reference names nothing")
 
 
 def document(app: FastAPI) -> dict[str, Any]:
@@ -100,13 +177,10 @@ def document(app: FastAPI) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     schemas.update(components())
+    spec["components"]["securitySchemes"] = SECURITY
+    spec["security"] = [{name: []} for name in SECURITY]
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
-            responses = operation.setdefault("responses", {})
-            if (method, path) in RESPONSES:
-                described = responses.get("200", {}).get("description", "")
-                responses["200"] = _response(RESPONSES[(method, path)], described or "OK")
-            for status, meaning in REFUSALS.items():
-                responses[status] = _response("serve#/$defs/error", meaning)
+            _described(method, path, operation)
     app.openapi_schema = spec
     return spec

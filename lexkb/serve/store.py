@@ -1,117 +1,44 @@
 """The store for what users write: API keys, conversations, answers (with their traces) and
-feedback, in SQLite (a file the operator names, WAL, 0600) or PostgreSQL (a URL).
-
-One set of SQL serves both: statements are written with `?` placeholders and turned into
-psycopg's `%s` for PostgreSQL; ids are random text made here and times are seconds since the
-epoch, so neither database's own sequences or time types are needed. The schema is created and
-moved forward by MIGRATIONS, each applied once, in order, inside a transaction, and recorded in
-`schema_migrations`, so a store written by an older lexkb opens in a newer one.
+feedback, in SQLite or PostgreSQL (lexkb.serve.database: the connection, its recovery and the
+migrations).
 
 Every read and write of a user's rows names its owner (the key's id): a conversation, answer or
 feedback of another key is not found, never shown. Each statement runs under one lock on one
 connection: the store is written a few times per ask, so that is not the bottleneck (the ask
-itself is).
-
-A PostgreSQL server can restart under a running service (an upgrade, a failover, `pg_ctl
-restart`), and psycopg's connection then stays closed for good: every keyed request failed with
-"the connection is closed" until lexkb serve was restarted too. So the connection is made again
-whenever it is found lost: a read (SELECT) that finds it lost is run once more on the new one;
-a write is preceded by a ping (which reconnects), so that it never goes out on a connection
-already lost, and is not repeated when the connection is lost under it (whether it was applied
-is then unknown). While the server cannot be reached, StoreUnavailable says so (the API answers
-503 with Retry-After) and the next request tries again.
+itself is). Listings go a page at a time by keyset (`After`: the sort time and id of the last
+row seen), so a page neither repeats nor skips a row when rows are added meanwhile.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import os
 import secrets
-import sqlite3
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-log = logging.getLogger("lexkb.serve")
+from lexkb.serve.database import (
+    MIGRATIONS,
+    Database,
+    StoreError,
+    StoreUnavailable,
+    is_url,
+    sqlite_path,
+)
+
+__all__ = [
+    "MIGRATIONS", "Database", "Key", "Store", "StoreError", "StoreUnavailable", "is_url",
+    "sqlite_path",
+]  # fmt: skip
 KEY_PREFIX = "lk_"
-# Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
-# request after this long instead of holding the store's lock (and every request) longer.
-CONNECT_TIMEOUT = 5
 # The owner of everything written in single-user mode (loopback, no keys).
 LOCAL_OWNER = "local"
 MAX_TITLE_CHARS = 200
 # Conversations one key may keep (lexkb serve --conversations-per-key).
 CONVERSATIONS_PER_KEY = 1000
 MAX_COMMENT_CHARS = 2000
-
-MIGRATIONS: tuple[str, ...] = (
-    # 1: keys, conversations, answers (a conversation's turns, and the trace of every ask),
-    # feedback on an answer.
-    """
-    CREATE TABLE api_keys (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        key_hash TEXT NOT NULL UNIQUE,
-        admin INTEGER NOT NULL DEFAULT 0,
-        created_at DOUBLE PRECISION NOT NULL,
-        revoked_at DOUBLE PRECISION
-    );
-    CREATE TABLE conversations (
-        id TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        title TEXT NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE INDEX conversations_owner ON conversations (owner, updated_at);
-    CREATE TABLE answers (
-        id TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
-        question TEXT NOT NULL,
-        answer TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        confidence DOUBLE PRECISION NOT NULL,
-        source_count INTEGER NOT NULL,
-        snapshot_version TEXT,
-        trace TEXT NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE INDEX answers_conversation ON answers (conversation_id, created_at);
-    CREATE INDEX answers_created ON answers (created_at);
-    CREATE TABLE feedback (
-        id TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        answer_id TEXT NOT NULL,
-        rating TEXT NOT NULL,
-        comment TEXT NOT NULL,
-        question TEXT NOT NULL,
-        answer TEXT NOT NULL,
-        confidence DOUBLE PRECISION NOT NULL,
-        source_count INTEGER NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE INDEX feedback_created ON feedback (created_at);
-    """,
-)
-
-
-class StoreError(ValueError):
-    """A store lexkb will not open, or a request it refuses; the message says why."""
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached now (PostgreSQL restarting, or down): worth retrying,
-    unlike other StoreErrors. The message names no host or port: it goes to key holders."""
-
-    def __init__(self, message: str = "the store does not answer now; try again shortly") -> None:
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -123,6 +50,25 @@ class Key:
     admin: bool
     created_at: float
     revoked_at: float | None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """How an ask was answered, for the admin: the text searched (a follow-up's includes the
+    question before it), the candidates retrieved with their scores (none when the answer came
+    from the cache or was refused before any search), and the seconds it took."""
+
+    searched: str | None = None
+    candidates: list[dict] = field(default_factory=list)
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class After:
+    """Where a page of a listing starts: after the row with this sort time and id."""
+
+    at: float
+    id: str
 
 
 def key_hash(secret: str) -> str:
@@ -152,190 +98,8 @@ def _turn(
     }
 
 
-def is_url(target: str) -> bool:
-    return target.startswith(("postgresql://", "postgres://"))
-
-
-def sqlite_path(target: str | Path, index_root: str | Path | None = None) -> Path:
-    """The SQLite file for `target`, refused inside the index root (snapshots stay read-only)
-    and when it is not a regular file."""
-    path = Path(target).expanduser().absolute()
-    if index_root is not None and not str(index_root).startswith("s3://"):
-        root = Path(index_root).expanduser().resolve()
-        if path.resolve() == root or root in path.resolve().parents:
-            raise StoreError(
-                f"the store {path} lies inside the index root {root}: name a file outside it "
-                "(what users write never goes into the index)"
-            )
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise StoreError(f"the store {path} is not a regular file")
-    return path
-
-
-class Store:
+class Store(Database):
     """Keys, conversations, answers and feedback; see the module's docstring."""
-
-    def __init__(self, target: str | Path, index_root: str | Path | None = None) -> None:
-        self.postgres = is_url(str(target))
-        self._lock = threading.RLock()
-        if self.postgres:
-            try:
-                import psycopg
-            except ImportError as exc:  # the optional dependency (pip install lexkb[postgres])
-                raise StoreError(
-                    "a PostgreSQL store needs psycopg: pip install 'lexkb[postgres]'"
-                ) from exc
-            self._url = str(target)
-            self._psycopg: Any = psycopg
-            self._db: Any = None
-            self._depth = 0  # transactions open: no reconnecting in the middle of one
-            self._live()
-            self.where = self.kind = "postgresql"
-        else:
-            path = sqlite_path(target, index_root)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-            os.chmod(path, 0o600)
-            self._db = sqlite3.connect(
-                path, check_same_thread=False, isolation_level=None, timeout=10
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self.where = str(path)
-            self.kind = "sqlite"
-        self.migrate()
-
-    # -- plumbing -------------------------------------------------------------------------
-
-    def _sql(self, statement: str) -> str:
-        return statement.replace("?", "%s") if self.postgres else statement
-
-    def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._lock:
-            if not self.postgres:
-                return self._run(self._db, statement, params)
-            if self._depth:  # inside a transaction: on the connection it began on, or fail
-                return self._guarded(self._db, statement, params)
-            reading = statement.lstrip()[:6].upper() == "SELECT"
-            if not reading:
-                self._ping()  # a write never goes out on a connection already lost
-            db = self._live()
-            try:
-                return self._run(db, statement, params)
-            except self._psycopg.OperationalError as exc:
-                if not reading or not self._lost(db):
-                    raise self._unavailable(exc) from exc
-                log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
-            return self._guarded(self._live(), statement, params)
-
-    def _run(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
-        cursor = db.execute(self._sql(statement), tuple(params))
-        return list(cursor.fetchall()) if cursor.description else []
-
-    def _guarded(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
-        """`statement` on `db`, with a lost connection reported as StoreUnavailable."""
-        try:
-            return self._run(db, statement, params)
-        except self._psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
-
-    def _live(self) -> Any:
-        """The PostgreSQL connection, made again when there is none or it was lost."""
-        if self._db is not None and not self._lost(self._db):
-            return self._db
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-        try:
-            self._db = self._psycopg.connect(
-                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-            )
-        except self._psycopg.OperationalError as exc:
-            log.warning("store: PostgreSQL cannot be reached: %s", exc)
-            raise StoreUnavailable() from exc
-        return self._db
-
-    def _ping(self) -> None:
-        """A round trip on the connection, made again when it is found lost: the health check
-        before a write or a transaction, so that neither starts on a dead connection."""
-        db = self._live()
-        try:
-            db.execute("SELECT 1")
-        except self._psycopg.OperationalError as exc:
-            if not self._lost(db):
-                raise self._unavailable(exc) from exc
-            log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
-            self._live()
-
-    @staticmethod
-    def _lost(db: Any) -> bool:
-        return bool(db.closed or db.broken)
-
-    def _unavailable(self, exc: Exception) -> Exception:
-        """StoreUnavailable where the connection is lost (the server restarting or gone), else
-        `exc` itself: a statement PostgreSQL refused is a fault here, not a reason to retry."""
-        if self._db is not None and self._lost(self._db):
-            log.warning("store: the PostgreSQL connection was lost: %s", exc)
-            return StoreUnavailable()
-        return exc
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._lock:
-            if self.postgres:
-                if not self._depth:
-                    self._ping()
-                self._depth += 1
-                try:
-                    with self._db.transaction():
-                        yield
-                except self._psycopg.OperationalError as exc:
-                    raise self._unavailable(exc) from exc
-                finally:
-                    self._depth -= 1
-                return
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    def migrate(self) -> int:
-        """Apply the migrations not yet applied; the schema version after."""
-        with self._transaction():
-            self._rows(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
-            )
-            done = {row[0] for row in self._rows("SELECT version FROM schema_migrations")}
-            for version, script in enumerate(MIGRATIONS, start=1):
-                if version in done:
-                    continue
-                for statement in filter(str.strip, script.split(";")):
-                    self._rows(statement)
-                self._rows(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (version, time.time()),
-                )
-        return len(MIGRATIONS)
-
-    def schema_version(self) -> int:
-        return int(self._rows("SELECT MAX(version) FROM schema_migrations")[0][0] or 0)
-
-    def ping(self) -> bool:
-        """Does the database answer? (/readyz)"""
-        try:
-            return self._rows("SELECT 1")[0][0] == 1
-        except Exception:
-            return False
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
 
     # -- keys -----------------------------------------------------------------------------
 
@@ -490,16 +254,23 @@ class Store:
             self._rows("DELETE FROM answers WHERE id = ? AND owner = ?", params)
         return True
 
-    def record_answer(self, owner: str, answer: dict, conversation_id: str | None = None) -> dict:
-        """Keep an answer (the whole typed Answer: its trace) and return it as a turn, with
-        the id feedback names. A conversation deleted while its ask was answered is not
+    def record_answer(
+        self,
+        owner: str,
+        answer: dict,
+        conversation_id: str | None = None,
+        trace: Trace | None = None,
+    ) -> dict:
+        """Keep an answer (the whole typed Answer) with how it was found (`trace`), and return
+        it as a turn, with the id feedback names. A conversation deleted while its ask was answered is not
         there to hold it (its key failed: a 500, the answer lost): the answer is then kept
         outside any conversation, and the turn says so (`conversation_id` None). The
         conversation's row is updated first, so that on PostgreSQL a deletion waits for
         this transaction and then takes the new turn with it."""
         answer_id = _id()
         now = time.time()
-        trace = json.dumps(answer, default=str)
+        kept = json.dumps(answer, default=str)
+        trace = trace or Trace()
         with self._transaction():
             if conversation_id is not None and not self._rows(
                 "UPDATE conversations SET updated_at = ? WHERE id = ? AND owner = ? RETURNING id",
@@ -508,8 +279,8 @@ class Store:
                 conversation_id = None
             self._rows(
                 "INSERT INTO answers (id, owner, conversation_id, question, answer, mode, "
-                "confidence, source_count, snapshot_version, trace, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "confidence, source_count, snapshot_version, trace, created_at, searched, "
+                "candidates, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     answer_id,
                     owner,
@@ -520,11 +291,14 @@ class Store:
                     float(answer["confidence"]),
                     len(answer["sources"]),
                     answer.get("snapshot_version"),
-                    trace,
+                    kept,
                     now,
+                    trace.searched,
+                    json.dumps(trace.candidates),
+                    trace.seconds,
                 ),
             )
-        return _turn(answer_id, conversation_id, answer["question"], trace, now)
+        return _turn(answer_id, conversation_id, answer["question"], kept, now)
 
     def recent_answers(self, limit: int = 50) -> list[dict]:
         """The last answers of every owner, with their traces (the admin page)."""
@@ -538,43 +312,182 @@ class Store:
     # -- feedback -------------------------------------------------------------------------
 
     def add_feedback(self, owner: str, answer_id: str, rating: str, comment: str) -> dict | None:
-        """Feedback on one of `owner`'s answers, stored with its question, answer, confidence
-        and number of sources; None when `owner` has no such answer."""
-        rows = self._rows(
-            "SELECT question, answer, confidence, source_count FROM answers "
-            "WHERE id = ? AND owner = ?",
-            (answer_id, owner),
-        )
-        if not rows:
+        """`give_feedback` as /api/feedback returns it (without the time of its change)."""
+        given = self.give_feedback(owner, answer_id, rating, comment)
+        if given is None:
             return None
+        return {k: v for k, v in given[0].items() if k != "updated_at"}
+
+    def give_feedback(
+        self, owner: str, answer_id: str, rating: str, comment: str
+    ) -> tuple[dict, bool] | None:
+        """`owner`'s feedback on one of their answers, stored with its question, answer,
+        confidence and number of sources: one per answer and key, so feedback given again
+        changes it (`created` False); None when `owner` has no such answer."""
+        comment = comment[:MAX_COMMENT_CHARS]
+        with self._transaction():
+            rows = self._rows(
+                "SELECT question, answer, confidence, source_count FROM answers "
+                "WHERE id = ? AND owner = ?",
+                (answer_id, owner),
+            )
+            if not rows:
+                return None
+            now = time.time()
+            earlier = self._rows(
+                "SELECT id, created_at FROM feedback WHERE owner = ? AND answer_id = ?",
+                (owner, answer_id),
+            )
+            if earlier:
+                self._rows(
+                    "UPDATE feedback SET rating = ?, comment = ?, updated_at = ? WHERE id = ?",
+                    (rating, comment, now, earlier[0][0]),
+                )
+                feedback_id, created_at = earlier[0]
+            else:
+                feedback_id, created_at = _id(), now
+                self._rows(
+                    "INSERT INTO feedback (id, owner, answer_id, rating, comment, question, "
+                    "answer, confidence, source_count, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (feedback_id, owner, answer_id, rating, comment, *rows[0], now, now),
+                )
         question, answer, confidence, sources = rows[0]
         item = {
-            "id": _id(),
-            "answer_id": answer_id,
-            "rating": rating,
-            "comment": comment[:MAX_COMMENT_CHARS],
-            "question": question,
-            "answer": answer,
-            "confidence": confidence,
-            "source_count": sources,
-            "created_at": time.time(),
-        }
-        self._rows(
-            "INSERT INTO feedback (id, owner, answer_id, rating, comment, question, answer, "
-            "confidence, source_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item["id"], owner, *list(item.values())[1:]),
-        )
-        return item
+            "id": feedback_id, "answer_id": answer_id, "rating": rating, "comment": comment,
+            "question": question, "answer": answer, "confidence": confidence,
+            "source_count": sources, "created_at": created_at, "updated_at": now,
+        }  # fmt: skip
+        return item, not earlier
 
     def feedback(self, owner: str | None = None, limit: int = 100) -> list[dict]:
         """Feedback, newest first: `owner`'s, or everyone's (None: the admin page)."""
         where, params = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
         rows = self._rows(
             "SELECT id, owner, answer_id, rating, comment, question, answer, confidence, "
-            f"source_count, created_at FROM feedback {where} ORDER BY created_at DESC LIMIT ?",
+            f"source_count, created_at FROM feedback {where} ORDER BY updated_at DESC LIMIT ?",
             (*params, limit),
         )
         names = (
             "id owner answer_id rating comment question answer confidence source_count created_at"
         )
         return [dict(zip(names.split(), r, strict=True)) for r in rows]
+
+    # -- pages (keyset: newest or oldest first, ties by id) --------------------------------
+
+    def conversation_page(self, owner: str, limit: int, after: After | None) -> list[dict]:
+        """`owner`'s conversations, most recently used first, each with its number of turns."""
+        where, params = _after("c.updated_at", "c.id", after, newest_first=True)
+        rows = self._rows(
+            "SELECT c.id, c.title, c.created_at, c.updated_at, "
+            "(SELECT COUNT(*) FROM answers a WHERE a.conversation_id = c.id) "
+            f"FROM conversations c WHERE c.owner = ?{where} "
+            "ORDER BY c.updated_at DESC, c.id LIMIT ?",
+            (owner, *params, limit),
+        )
+        return [_conversation(r) for r in rows]
+
+    def conversation_summary(self, owner: str, conversation_id: str) -> dict | None:
+        """One of `owner`'s conversations as its listing shows it, or None."""
+        rows = self._rows(
+            "SELECT c.id, c.title, c.created_at, c.updated_at, "
+            "(SELECT COUNT(*) FROM answers a WHERE a.conversation_id = c.id) "
+            "FROM conversations c WHERE c.id = ? AND c.owner = ?",
+            (conversation_id, owner),
+        )
+        return _conversation(rows[0]) if rows else None
+
+    def turn_page(
+        self, owner: str, conversation_id: str, limit: int, after: After | None
+    ) -> list[dict]:
+        """A conversation's turns, oldest first."""
+        where, params = _after("created_at", "id", after, newest_first=False)
+        rows = self._rows(
+            "SELECT id, conversation_id, question, trace, created_at FROM answers "
+            f"WHERE conversation_id = ? AND owner = ?{where} ORDER BY created_at, id LIMIT ?",
+            (conversation_id, owner, *params, limit),
+        )
+        return [_turn(*r) for r in rows]
+
+    def answer(self, owner: str, answer_id: str) -> dict | None:
+        """One of `owner`'s answers as a turn, or None."""
+        rows = self._rows(
+            "SELECT id, conversation_id, question, trace, created_at FROM answers "
+            "WHERE id = ? AND owner = ?",
+            (answer_id, owner),
+        )
+        return _turn(*rows[0]) if rows else None
+
+    def feedback_page(self, owner: str | None, limit: int, after: After | None) -> list[dict]:
+        """Feedback most recently given or changed first: `owner`'s, or everyone's (None: the
+        admin's, each naming its owner's key)."""
+        where, params = _after("f.updated_at", "f.id", after, newest_first=True)
+        mine, who = ("f.owner = ?", (owner,)) if owner is not None else ("1 = 1", ())
+        rows = self._rows(
+            f"SELECT {_FEEDBACK}, f.owner, COALESCE(k.name, f.owner) FROM feedback f "
+            f"LEFT JOIN api_keys k ON k.id = f.owner WHERE {mine}{where} "
+            "ORDER BY f.updated_at DESC, f.id LIMIT ?",
+            (*who, *params, limit),
+        )
+        return [_feedback(r, with_owner=owner is None) for r in rows]
+
+    def feedback_item(self, owner: str, feedback_id: str) -> dict | None:
+        """One of `owner`'s feedback, or None."""
+        rows = self._rows(
+            f"SELECT {_FEEDBACK}, f.owner, f.owner FROM feedback f WHERE f.id = ? AND f.owner = ?",
+            (feedback_id, owner),
+        )
+        return _feedback(rows[0], with_owner=False) if rows else None
+
+    def trace_page(self, limit: int, after: After | None) -> list[dict]:
+        """Every owner's answers, newest first, each with how it was found (Trace) and the
+        name of the key that asked."""
+        where, params = _after("a.created_at", "a.id", after, newest_first=True)
+        rows = self._rows(
+            "SELECT a.id, a.conversation_id, a.question, a.trace, a.created_at, a.owner, "
+            "COALESCE(k.name, a.owner), a.searched, a.candidates, a.seconds FROM answers a "
+            f"LEFT JOIN api_keys k ON k.id = a.owner WHERE 1 = 1{where} "
+            "ORDER BY a.created_at DESC, a.id LIMIT ?",
+            (*params, limit),
+        )
+        return [
+            {
+                **_turn(*r[:5]),
+                "owner": r[5],
+                "owner_name": r[6],
+                "searched": r[7],
+                "candidates": json.loads(r[8]) if r[8] else [],
+                "seconds": r[9],
+            }
+            for r in rows
+        ]
+
+
+_FEEDBACK = (
+    "f.id, f.answer_id, f.rating, f.comment, f.question, f.answer, f.confidence, "
+    "f.source_count, f.created_at, f.updated_at"
+)
+
+
+def _feedback(row: Sequence[Any], with_owner: bool) -> dict:
+    """A feedback row of _FEEDBACK, the owner's id and key name, as a dict."""
+    names = "id answer_id rating comment question answer confidence source_count"
+    item = dict(zip([*names.split(), "created_at", "updated_at"], row[:10], strict=True))
+    if with_owner:
+        item.update(owner=row[10], owner_name=row[11])
+    return item
+
+
+def _conversation(row: Sequence[Any]) -> dict:
+    keys = ("id", "title", "created_at", "updated_at", "turn_count")
+    return {**dict(zip(keys, row, strict=True)), "turn_count": int(row[4])}
+
+
+def _after(at: str, id_column: str, after: After | None, newest_first: bool) -> tuple[str, tuple]:
+    """The condition (and its parameters) that starts a page after the row `after` names, in
+    a listing ordered by `at` (descending when `newest_first`), then by id."""
+    if after is None:
+        return "", ()
+    sign = "<" if newest_first else ">"
+    condition = f" AND ({at} {sign} ? OR ({at} = ? AND {id_column} > ?))"
+    return condition, (after.at, after.at, after.id)

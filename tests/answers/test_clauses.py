@@ -81,21 +81,30 @@ def test_build_labels_contract_paragraphs_only(contract_index):
 def test_a_rebuild_embeds_only_the_contract_paragraphs_that_changed(contract_index, tmp_path):
     import polars as pl
 
+    from lexkb.core.clauses.labels import sentences
     from transforms.clauses import CACHE_NAME, clause_table
+    from transforms.ids import sha256_text
     from transforms.vector_cache import VectorCache
+
+    def paragraphs(chunks: pl.DataFrame) -> set[str]:
+        return set(
+            chunks.filter(
+                (pl.col("chunk_level") == "paragraph")
+                & (pl.col("document_id").is_in(first["document_id"].unique().implode()))
+            )["content"]
+        )
 
     snapshot = contract_index.snapshot
     chunks = pl.read_parquet(snapshot.table_path("chunks"))
     documents = pl.read_parquet(snapshot.table_path("documents"))
     first = clause_table(chunks, documents, tmp_path)
-    held = len(VectorCache(tmp_path, CACHE_NAME))
-    assert (
-        held
-        == chunks.filter(
-            (pl.col("chunk_level") == "paragraph")
-            & (pl.col("document_id").is_in(first["document_id"].unique().implode()))
-        ).height
-    )
+    cache = VectorCache(tmp_path, CACHE_NAME)
+    held = len(cache)
+    # Every contract paragraph, and the first sentence of some read alone (labels.decide).
+    texts = paragraphs(chunks)
+    firsts = {sentences(text)[0] for text in texts if sentences(text)}
+    assert all(sha256_text(text) in cache for text in texts)
+    assert len(texts) <= held <= len(texts | firsts)
     # The labels are those of the same paragraphs embedded without a cache.
     uncached = clause_table(chunks, documents)
     assert sorted(first.select("chunk_id", "clause_type").rows()) == sorted(
@@ -113,7 +122,10 @@ def test_a_rebuild_embeds_only_the_contract_paragraphs_that_changed(contract_ind
         .alias("content")
     )
     again = clause_table(changed, documents, tmp_path)
-    assert len(VectorCache(tmp_path, CACHE_NAME)) == held + 1
+    (new,) = paragraphs(changed) - texts
+    grown = len(VectorCache(tmp_path, CACHE_NAME)) - held
+    assert sha256_text(new) in VectorCache(tmp_path, CACHE_NAME)
+    assert 1 <= grown <= 1 + bool(sentences(new))  # the changed paragraph (and its first sentence)
     assert "payment terms" in set(again["clause_type"])
 
 
@@ -275,3 +287,21 @@ def test_a_date_cut_from_a_sentence_follows_that_sentence():
     assert (dated.kind, dated.text) == ("date", "December 31, 2024")
     assert text[dated.start : dated.end] == dated.text and dated.confidence == 0.9
     assert sentence_date(kind_asked("What law governs the agreement?"), ranked, [sentence]) is None
+
+
+def test_a_clause_is_labelled_by_its_first_sentence_when_the_second_blurs_it():
+    from lexkb.core.clauses.labels import build_types, decide
+
+    # The NDA's clause 4.10 (../shared/data/realdocs/nda.pdf): read whole, the second sentence
+    # pulls the governing-law head under its threshold.
+    clause = (
+        "4.10. The present Agreement is construed in accordance with the Laws of Greece the place"
+        " of jurisdiction shall be in Athens. If the English or American legal meaning differs"
+        " from the Greek legal meaning of this Agreement and its terms, the Greek legal meaning"
+        " shall prevail."
+    )
+    other = "The Supplier shall deliver the goods within thirty days of each purchase order."
+    labels = build_types()
+    table, taken = decide([clause, other], labels)
+    column = list(labels).index("governing law")
+    assert taken[0, column] and not taken[1, column]

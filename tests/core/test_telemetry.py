@@ -2,7 +2,7 @@
 
 onnxruntime's official builds write a device id and queue events under
 ~/.cache/Microsoft/DeveloperTools/.onnxruntime/ as soon as they load, unless
-ORT_DISABLE_TELEMETRY is set first (lexkb.core.embed.embedders sets it). Each search here runs
+ORT_DISABLE_TELEMETRY is set first (lexkb.core.offline sets it before every import lexkb makes). Each search here runs
 in a fresh interpreter whose HOME is a new empty folder, as a user's shell would start it, and
 without the variable in its environment (this test process has it: lexkb set it here too).
 """

@@ -3,14 +3,13 @@
 Small documents written here by hand cover each dialect's nesting, notes and quoted text, and
 hostile files (entities, malformed XML) that must be quarantined with their reason. The real
 files in ../shared/data are checked against their own markup, the GDPR's Formex against the gold
-units of benchmarks/gdpr_gold.py, and the US Code's USLM against the truth of its HTML rendering.
+units of evaluation_data/gdpr.py, and the US Code's USLM against the truth of its HTML rendering.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -22,9 +21,9 @@ from rapidfuzz.fuzz import partial_ratio, ratio
 from tests.conftest import shared_file
 from transforms.elements import document_elements
 from transforms.legal_xml.read import local
-from transforms.legal_xml.structure import structure_legal_xml
 from transforms.quarantine import SourceError
 from transforms.source_files import SourceFile, scan
+from transforms.structure import structure_legal_xml
 
 USLM_NS = "http://xml.house.gov/schemas/uslm/1.0"
 CLML_NS = "http://www.legislation.gov.uk/namespaces/legislation"
@@ -376,8 +375,7 @@ def test_uk_act_from_clml():
 
 def test_gdpr_from_formex_matches_the_gold_units():
     path = shared_file("gdpr", "gdpr-en.xml")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from gdpr_gold import load, normalize
+    from evaluation_data.gdpr import load, normalize
 
     gold, titles = load(path)
     _, sections, chunks = _built(str(path))

@@ -28,7 +28,7 @@ GDPR = (
     ("key", "title", "names"),
     [
         # EU: the act's own designation (not those it amends), and an acronym, never "(EU)".
-        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA", "Digital Operational Resilience Act"]),
+        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA", "Digital Operational Resilience Act", "EU Digital Operational Resilience Act"]),
         ("gdpr", GDPR, ["Regulation (EU) 2016/679", "GDPR", "General Data Protection Regulation"]),
         ("x", "Commission Delegated Regulation (EU) No 231/2013 of 19 December 2012", ["Regulation (EU) No 231/2013"]),
         ("x", "Directive (EU) 2015/849 of the European Parliament", ["Directive (EU) 2015/849", "AMLD4", "Fourth Anti-Money Laundering Directive"]),
@@ -37,8 +37,8 @@ GDPR = (
         ("x", "Police (Northern Ireland) Act 2000", ["Police (Northern Ireland) Act 2000", "Police (Northern Ireland) Act"]),
         ("x", "The Companies Act 2006 (c. 46)", ["Companies Act 2006", "Companies Act"]),
         # US Code: by title and by the publisher's file name.
-        ("x", "Title 17—Copyrights", ["17 U.S.C.", "Title 17", "Copyrights"]),
-        ("usc05", None, ["5 U.S.C.", "Title 5"]),
+        ("x", "Title 17—Copyrights", ["17 U.S.C.", "Title 17", "Title 17, United States Code", "Copyrights"]),
+        ("usc05", None, ["5 U.S.C.", "Title 5", "Title 5, United States Code"]),
         # Standards designated in words.
         ("x", "International Financial Reporting Standard 16 Leases", ["IFRS 16"]),
         ("x", "International Standard on Auditing 315 (Revised 2019)", ["ISA 315"]),
@@ -120,8 +120,10 @@ def test_a_question_naming_a_document_uses_a_word_the_index_knows(named):
 
 def test_answers_name_the_document_as_it_is_cited(named):
     found = named.get("DORA Article 3(19)")
-    assert found.reason == "DORA Article 3(19) is Regulation (EU) 2022/2554 Article 3(19)"
-    assert named.get("IFRS 16.B34").reason == "IFRS 16.B34 is IFRS 16 B34"
+    assert found.reason == "DORA Article 3(19) is DORA, Article 3(19)"
+    assert named.get("IFRS 16.B34").reason == "IFRS 16.B34 is IFRS 16, paragraph B34"
+    assert named.get("bribery 7(1)").hit.citation == "Bribery Act 2010, section 7(1)"
+    assert named.get("copyright § 512(c)(1)").hit.citation == "17 U.S.C. § 512(c)(1)"
 
 
 def test_a_name_several_documents_go_by_names_none_of_them():

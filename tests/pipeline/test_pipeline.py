@@ -35,6 +35,10 @@ def test_snapshot_has_every_table_and_a_verifiable_manifest(built_root):
     assert manifest["bm25"]["tokenizer"] and manifest["sources"]
     documents = {p.name for p in CORPUS.iterdir() if p.name != "catalog.yaml"}
     assert {s["key"] for s in manifest["sources"]} == documents
+    # The PDF is kept in the snapshot (its pages are shown from it); no source names a path.
+    pdfs = [s for s in manifest["sources"] if s["format"] == "pdf"]
+    assert pdfs and all(s["file"] in manifest["files"] for s in pdfs)
+    assert not any("path" in s for s in manifest["sources"])
 
 
 def test_duckdb_file_exposes_the_same_tables(built_root):

@@ -19,7 +19,6 @@ from tests.conftest import shared_file
 from tests.pipeline.test_legal_xml import _units
 from transforms.elements import document_elements
 from transforms.legal_xml.outline import is_outline
-from transforms.legal_xml.structure import structure_legal_xml
 from transforms.legal_xml.usc_levels import (
     CLAUSE,
     PARAGRAPH,
@@ -30,6 +29,7 @@ from transforms.legal_xml.usc_levels import (
     candidates,
 )
 from transforms.source_files import SourceFile
+from transforms.structure import structure_legal_xml
 
 TITLE = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x">
 <html xmlns="http://www.w3.org/1999/xhtml"><head><title>United States Code</title></head>

@@ -36,7 +36,7 @@ def test_every_lookup_says_how_it_matched(index, asked, match, found_ref):
 
 def test_enclosing_says_the_unit_does_not_exist(index):
     found = index.get("Article 5(3)")
-    assert found.reason == "Article 5(3) does not exist; nearest: DHR Article 5"
+    assert found.reason == "Article 5(3) does not exist; nearest: DHR, Article 5"
     assert index.resolve("Article 5(3)") == []  # resolve lists only what exists
 
 
@@ -59,10 +59,10 @@ def test_a_title_code_names_its_document(tmp_path):
 
 def test_cli_exit_codes_follow_the_match(built_root, capsys):
     assert main(["get", "Article 5(1)(e)", "--index", str(built_root)]) == 0
-    assert "contains: (e) is a point inside DHR Article 5(1)" in capsys.readouterr().out
+    assert "contains: (e) is a point inside DHR, Article 5(1)" in capsys.readouterr().out
     assert main(["get", "Article 5(3)", "--index", str(built_root)]) == 1
     err = capsys.readouterr().err
-    assert "Article 5(3) does not exist; nearest: DHR Article 5" in err
+    assert "Article 5(3) does not exist; nearest: DHR, Article 5" in err
     assert main(["get", "Article 5(3)", "--accept-enclosing", "--index", str(built_root)]) == 0
     capsys.readouterr()
     assert main(["get", "Article 5(3)", "--json", "--index", str(built_root)]) == 1
@@ -94,7 +94,9 @@ def two_rulebooks(tmp_path_factory):
 def test_an_ambiguous_reference_lists_every_document(two_rulebooks):
     assert {h.document_key for h in two_rulebooks.resolve("7")} == {"alpha", "beta"}
     found = two_rulebooks.get("7")
-    assert found.match == "exact" and len(found.alternatives) == 1
+    # Neither is chosen: each document's unit is a candidate to pick.
+    assert found.match == "ambiguous" and found.hit is None and not found.found
+    assert {h.document_key for h in found.alternatives} == {"alpha", "beta"}
     assert two_rulebooks.get("beta 7").hit.text == "Beta firms file returns."
 
 

@@ -37,7 +37,7 @@ def test_search_prints_cited_results(built_root):
         "--k",
         "2",
     )
-    assert "[Lexkb Rulebook (LRB) Chapter 4: Client Assets, 4.3.2]" in out.stdout.splitlines()[0]
+    assert "[LRB, rule 4.3.2]" in out.stdout.splitlines()[0]
 
 
 def test_search_json_and_document_filter(built_root):

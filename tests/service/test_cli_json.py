@@ -13,6 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from lexkb import defaults
 from lexkb.cli.main import main
 from tests.conftest import REPO
 
@@ -159,7 +160,7 @@ def test_search_batch_lines_follow_their_schema(built_root, tmp_path, registry):
         _validate(registry, "search-batch", line)
         assert line["mode"] == "keyword"
         assert all(hit["document_key"] == "lrb-chapter-4-client-assets" for hit in line["hits"])
-    assert lines[0]["hits"][0]["text"] and lines[0]["hits"][0]["citation"].startswith("Lexkb")
+    assert lines[0]["hits"][0]["text"] and lines[0]["hits"][0]["citation"].startswith("LRB, rule")
 
 
 def test_build_json_follows_its_schema(registry, tmp_path):
@@ -213,7 +214,8 @@ def test_help_version_and_closed_pipe(built_root):
     with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:
         main(["hop", "--help"])
     text = out.getvalue()
-    assert "(default: 0.7)" in text and "(default: 3)" in text and "LEXKB_ROOT" in text
+    shown = (f"(default: {defaults.DECAY})", f"(default: {defaults.HOP_MAX_HOPS})", "LEXKB_ROOT")
+    assert all(part in text for part in shown)
     # `lexkb ... | head -1` ends quietly: no traceback from the closed pipe.
     command = (
         f"{REPO}/.venv/bin/lexkb search 'client money' --k 10 --full --mode keyword "

@@ -36,4 +36,4 @@ def test_generated_requests_get_declared_replies(built_root: Path, tmp_path: Pat
     finally:
         server.stop()
     assert done.returncode == 0, done.stdout[-4000:]
-    assert "21 selected / 21 total" in done.stdout
+    assert "49 selected / 49 total" in done.stdout

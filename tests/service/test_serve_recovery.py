@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.service.postgres_control import data_directory, pg_ctl, server_options
+from tests.support.postgres_control import data_directory, pg_ctl, server_options
 from tests.support.serve_process import Served, add_key, call, start
 
 RECOVERY_SECONDS = 5.0

@@ -4,26 +4,19 @@ citation, ask and continue, give feedback, check a claim, snapshots, the admin p
 screen and a phone's, by keyboard, and without layout shifts.
 
 Screenshots go to the test's folder, or to $LEXKB_SCREENSHOTS when set (docs/screenshots is
-made that way)."""
+made that way); Chromium and the page come from tests/service/conftest.py."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.service.conftest import CHROMIUM
 from tests.support.serve_process import Served, call, start
 
-CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
-# What a closed network needs (tests/service/test_ui.py).
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 QUESTION = "How long must client money reconciliation records be kept?"
 # Layout shifts summed as Chromium reports them (the Cumulative Layout Shift of web vitals).
 WATCH_SHIFTS = """
@@ -43,35 +36,6 @@ def served(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     server = start(built_root, tmp_path_factory.mktemp("ui") / "serve.db")
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = Path(os.environ.get("LEXKB_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    opened.errors = errors
-    yield opened
-    context.close()
 
 
 def test_search_with_a_filter_then_follow_a_citation(served, page, shots):

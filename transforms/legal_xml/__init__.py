@@ -8,7 +8,8 @@ numbered, so no numbering pattern has to guess. Rooms, each with one job:
 - uslm (the US Code), clml (UK legislation), formex (the EU Official Journal), akn (Akoma
   Ntoso): one module a dialect, each citing units as its family does;
 - usc_levels and uscode_html: the US Code's XHTML rendering (uscode.house.gov), whose fields
-  and classes are markup too, with the labels' levels read by the Code's numbering scheme;
-- structure: those rows -> the (documents, sections, chunks) tables, bypassing the text-line
-  builder.
+  and classes are markup too, with the labels' levels read by the Code's numbering scheme.
+
+The readers write rows only; transforms.structure.outline makes them the (documents, sections,
+chunks) tables.
 """

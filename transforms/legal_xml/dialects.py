@@ -14,7 +14,7 @@ from transforms.quarantine import SourceError
 READERS = {USLM: uslm.read, CLML: clml.read, FORMEX: formex.read, AKN: akn.read}
 
 
-def legal_xml_elements(path: Path, schema: dict, max_mb: float = MAX_XML_MB) -> pl.DataFrame:
+def legal_xml_elements(path: Path, max_mb: float = MAX_XML_MB) -> pl.DataFrame:
     """The element frame (transforms.legal_xml.outline's rows) of a legal XML file; SourceError
     for XML that is unsafe, malformed, of another kind, or holds no unit."""
     root = parse(path, max_mb)
@@ -27,7 +27,7 @@ def legal_xml_elements(path: Path, schema: dict, max_mb: float = MAX_XML_MB) -> 
             "it reads USLM, CLML, Formex and Akoma Ntoso",
             kind="unsupported_xml",
         )
-    frame = READERS[dialect](root).frame(schema)
+    frame = READERS[dialect](root).frame()
     if not (frame["category"] == "Unit").any():
         raise SourceError(
             f"the {dialect.upper()} file holds no provision with text", kind="no_text"

@@ -4,8 +4,8 @@ A dialect walks its tree in reading order and says what it meets: the document's
 heading that opens a section (`heading`, citable like "Article 6" or "§ 106"; `division`, a Part
 or Chapter that is not cited as a unit's prefix), a unit with its ref, a note of a section (the US
 Code's statutory and editorial notes, kept apart from the statute text) or a footnote of a unit.
-The rows travel in the ordinary element frame (transforms.elements.ELEMENT_SCHEMA), so the parse
-cache and its worker need nothing new, and transforms.legal_xml.structure rebuilds the tree.
+The rows travel in the ordinary element frame (transforms.element_schema), so the parse cache and
+its worker need nothing new, and transforms.structure.outline rebuilds the tree.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection
 import polars as pl
 from lxml import etree
 
+from transforms.element_schema import ELEMENT_SCHEMA
 from transforms.legal_xml.read import local
 
 TITLE = "Title"
@@ -151,5 +152,5 @@ class Outline:
         if text:
             self._add(FOOTNOTE, text, None, None, None)
 
-    def frame(self, schema: dict) -> pl.DataFrame:
-        return pl.DataFrame(self.rows, schema=schema)
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self.rows, schema=ELEMENT_SCHEMA)

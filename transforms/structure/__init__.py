@@ -2,6 +2,8 @@
 
 Rooms, each with one job:
 - document: structure_document, one document's (documents, sections, chunks), and its profile;
+- outline: structure_legal_xml, the same tables from legal markup's outline rows
+  (transforms.legal_xml), which say what each row is, bypassing the builder;
 - furniture: page furniture (running heads, page numbers, copyright lines) dropped first;
 - builder, with contract_lines, document_lines and state: the state machine that walks the
   lines into sections and units;
@@ -14,5 +16,6 @@ the rest of the project imports from `transforms.structure`.
 from transforms.structure.document import structure_document
 from transforms.structure.furniture import drop_running_text
 from transforms.structure.numbering.contract import RECITALS_HEADING
+from transforms.structure.outline import structure_legal_xml
 
-__all__ = ["RECITALS_HEADING", "drop_running_text", "structure_document"]
+__all__ = ["RECITALS_HEADING", "drop_running_text", "structure_document", "structure_legal_xml"]

@@ -24,6 +24,7 @@ from transforms.structure.numbering.regulation import (
     QUOTE_CLOSES,
     QUOTE_OPENS,
 )
+from transforms.titles import EU_ACT_TITLE, continues_eu_title, is_notice, is_placeholder
 from transforms.tree import is_title_like, reads_as_sentence_part
 
 # A full stop after a word, then a capitalised word in lower case: one sentence ends, another
@@ -51,7 +52,10 @@ def _opens_as_title(text: str, category: str) -> bool:
     """The document's first line is its title when it reads as one, or when the format marks
     it a title and it is an official title's length, however many words ("Regulation (EU)
     2016/679 of the European Parliament and of the Council of 27 April 2016 on the protection
-    of natural persons ..."), not a sentence."""
+    of natural persons ..."), not a sentence. A notice to the reader ("PLEASE READ ...
+    CAREFULLY") or a template's blank ("<Business Name>") is never one (transforms.titles)."""
+    if is_notice(text) or is_placeholder(text):
+        return False
     if is_title_like(text):
         return True
     return category == "Title" and len(text) < MAX_TITLE_CHARS and not reads_as_sentence_part(text)
@@ -67,14 +71,26 @@ class Builder(ContractLines, DocumentLines):
     """
 
     # classification ------------------------------------------------------------------------
-    def feed(self, text: str, category: str, page: int | None, block: int | None = None) -> None:
+    def feed(
+        self,
+        text: str,
+        category: str,
+        page: int | None,
+        block: int | None = None,
+        listed: tuple[str, int] | None = None,
+    ) -> None:
+        """`listed`: the (ref in its list, level) of the Word list number the line starts with."""
         self.touch_page(page)
         self.new_block = block is not None and block != self.block
         if self.new_block:
             self.block = block
             self.blocks_seen += 1
             self.blocks_on_page[page] = self.blocks_on_page.get(page, 0) + 1
+        self.listed = listed
+        before = (len(self.sections), len(self.units))
         self._feed(text, category, page)
+        if listed is not None:
+            self.note_listed(listed, before)
         self.last_line = text
 
     def _feed(self, text: str, category: str, page: int | None) -> None:
@@ -120,21 +136,21 @@ class Builder(ContractLines, DocumentLines):
         elif (starts := self._starts_here()) or self.schedule is not None:
             if self._schedule_line(text, starts):
                 return
+            if self._list_point(text):
+                return
             if self._list_item(text):
                 return
             if self._heading(text, category):
                 return
             if self._paragraph(text):
                 return
-        if (
-            self.title is None
-            and not self.sections
-            and not self.units
-            and _opens_as_title(text, category)
-        ):
-            self.title = self.title_line = text
-            self.title_page = page
-            return
+        if self.title is None and not self.sections and self._only_notices():
+            if is_placeholder(text):
+                return  # a template's blank over its title is no text anyone cites
+            if _opens_as_title(text, category):
+                self.title = self.title_line = text
+                self.title_page = page
+                return
         if (
             not self.contract
             and (point := POINT.match(text)) is not None
@@ -181,11 +197,20 @@ class Builder(ContractLines, DocumentLines):
         return True
 
     # titles --------------------------------------------------------------------------------
+    def _only_notices(self) -> bool:
+        """No unit yet but notices to the reader ("PLEASE READ ... CAREFULLY BEFORE USING"),
+        which a document may print over its title."""
+        return all(unit.lines and is_notice(unit.lines[0]) for unit in self.units)
+
     def _continues_title(self, text: str, category: str) -> bool:
         """A heading's title wrapped onto a second line of the same block ("... of the data" /
         "subject") is one title."""
         section = self.title_open
-        if section is None or self.new_block or self.unit is not None:
+        if section is None or self.unit is not None:
+            return False
+        # A title over the full width wraps into a layout paragraph of its own, still set as
+        # a heading and going on in lower case ("... in the AI regulatory" / "sandbox").
+        if self.new_block and not (category == "Title" and text[:1].islower()):
             return False
         wrapped = text[:1].islower() or (category == "Title" and section.title.endswith(","))
         if not wrapped or len(section.title) + len(text) > 300:
@@ -200,10 +225,21 @@ class Builder(ContractLines, DocumentLines):
         after it on its page, before any section or paragraph, joins it when the line before
         filled the width or this one reads as a continuation. Not for contracts, whose title
         lines stand apart ("EXHIBIT 10.1" / "AGENCY AGREEMENT"), nor for formats with heading
-        levels, where the next heading is its own."""
-        if not self.paged or self.contract or category != "Title" or page != self.title_page:
+        levels, where the next heading is its own. An EU act's title block is one title in
+        every format, to the end of its subject line (transforms.titles.continues_eu_title)."""
+        if self.contract or page != self.title_page:
             return False
-        if self.sections or self.units or self._numbered(text) or PAREN_NUMBER.match(text):
+        if self.sections or not self._only_notices() or self._numbered(text):
+            return False
+        if PAREN_NUMBER.match(text):
+            return False
+        if EU_ACT_TITLE.match(self.title):
+            if not continues_eu_title(self.title, text):
+                return False
+            self.title = f"{self.title} {text}"
+            self.title_line = text
+            return True
+        if not self.paged or category != "Title":
             return False
         continues = text[:1].islower() or (
             len(text.split()) >= 3 and (len(last) >= WRAPPED_TITLE_CHARS or text[:1] == "(")

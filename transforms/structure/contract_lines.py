@@ -1,6 +1,8 @@
 """Contract lines: what a line of an agreement opens, a clause ("Section 12.1"), an article, an
 attachment ("Exhibit B"), a definition or a point ("Section 12.1(b)(ii)"), and when a point
-stays inside the clause that leads into it.
+stays inside the clause that leads into it; where a line holds several clauses (a text
+conversion lost the breaks between them), and where a label at a line's start only goes on
+with the sentence before it.
 
 A contract's units are cited by clause, so every number and every layout paragraph counts;
 the numbers themselves are read by numbering.contract.
@@ -11,16 +13,23 @@ from __future__ import annotations
 import re
 
 from transforms.structure.numbering import contract
+from transforms.structure.numbering.generic import CITING_END
 from transforms.structure.state import BuilderState, Unit
 from transforms.tree import Section, is_title_like
 
 # A lead-in and the points it introduces stay one paragraph up to this size ("Section 5.1(b)"
 # is then found inside it, as "Article 5(1)(e)" is in the GDPR); past it each point is its own.
 LIST_UNIT_CHARS = 1500
+# The end of a sentence or lead-in, which a clause's title does not hold.
+_SENTENCE_END = re.compile(r"[.;:!?]")
 
 
 class ContractLines(BuilderState):
     """The contract profile's line classifier, for the builder to call on every line."""
+
+    # The levels of the clause number read last ((5, 2) for "5.2"); None before the first
+    # clause and at an attachment's start, whose numbering starts again.
+    last_number: tuple[int, ...] | None = None
 
     def _clause_ref(self, number: str) -> str:
         return f"{self.prefix}Section {number}"
@@ -49,10 +58,92 @@ class ContractLines(BuilderState):
             return True
         return False
 
+    def _inline_clause(self, text: str) -> int | None:
+        """Where the first clause that continues the numbering starts inside `text` (a line
+        holding several clauses because the conversion lost its breaks), or None; else where a
+        run of definitions goes on ('... Canada. "Term" means'). Numbers of a list the line
+        runs ("1. Dr Lily Tomas 2. Dr Bernd ...") stay in it, and a line whose clauses hold
+        nothing but their titles is a table of contents, left whole."""
+        leading = (
+            contract.CONTRACT_ARTICLE.match(text)
+            or contract.SECTION_CLAUSE.match(text)
+            or contract.DOTTED_CLAUSE.match(text)
+            or contract.NUMBERED_CLAUSE.match(text)
+        )
+        last = self.last_number
+        cuts: list[tuple[int, int, tuple[int, ...]]] = []  # start, end of label, number
+        if leading is not None:
+            article = leading.re is contract.CONTRACT_ARTICLE
+            last = contract.number_parts(
+                f"Article {leading.group(1)}" if article else leading.group(1)
+            )
+            cuts.append((0, leading.start(2), last))
+        listed: set[int] = set()
+        for match in contract.INLINE_CLAUSE.finditer(text):
+            label, before = match.group(1), text[: match.start()].rstrip()
+            parts = contract.number_parts(label)
+            bare = contract.BARE_NUMBER.fullmatch(label) is not None
+            # a page number glued to a heading ("2 2. TERM") is not a clause's text
+            cited = CITING_END.search(before) is not None or not re.search("[A-Za-z]", before)
+            if cited or (bare and parts[0] - 1 in listed) or not contract.continues(label, last):
+                listed |= {parts[0]} if bare else set()
+                continue
+            cuts.append((match.start(1), match.end(1), parts))
+            last = parts
+        inline = [cut for cut in cuts if cut[0] > 0]
+        if inline:
+            return None if self._contents(text, cuts) else inline[0][0]
+        definitions = list(contract.INLINE_DEFINITION.finditer(text))
+        if len(definitions) >= 2 or (definitions and contract.DEFINITION.match(text)):
+            return definitions[0].start(1)
+        return None
+
+    @staticmethod
+    def _contents(text: str, cuts: list[tuple[int, int, tuple[int, ...]]]) -> bool:
+        """Two or more clauses in a row that hold only a title (no sentence's end before the
+        next clause, which is not their first point): a table of contents ("1. Definitions
+        2. Purpose and Scope 3. Hosting Services"; "1. RIGHTS GRANTED 2 2. TERM 4")."""
+        titles = 0
+        for (_, end, number), (start, _, following) in zip(cuts, cuts[1:], strict=False):
+            between = text[end:start]
+            if (
+                following != (*number, 1)
+                and len(between) < 100
+                and not _SENTENCE_END.search(between)
+            ):
+                titles += 1
+        return titles >= 2
+
+    def _mid_sentence(self, text: str) -> bool:
+        """A label at the line's start that goes on with the sentence the line before left open,
+        in the same layout paragraph or over a page break: a figure after its number in words
+        ("two" / "(2) years"), the rest of a cited clause ("Section 6.3(a)" / "(ii)"), or a
+        "Section 13.3" after a word that left the sentence open ("pursuant" / "Section 13.3 or
+        13.4, ..."), where a clause heading could not stand."""
+        unit = self.unit
+        if unit is None or not unit.lines or (self.new_block and unit.last_page == self.page):
+            return False
+        last = unit.lines[-1].rstrip()
+        if text.startswith("(") and contract.CITATION_END.search(last):
+            return contract.CLAUSE_POINT.match(text) is not None
+        if contract.FIGURE.match(text):
+            return contract.NUMBER_WORD_END.search(last) is not None
+        return (
+            unit.open_sentence and bool(contract.SECTION_CLAUSE.match(text)) and last[-1:].isalpha()
+        )
+
     def _contract_line(self, text: str, category: str) -> bool:
         if self._label_only():
             self.unit.add(text, join=True)
             return True
+        if (cut := self._inline_clause(text)) is not None:
+            self._feed(text[:cut].rstrip(), category, self.page)
+            self.last_line = text[:cut]
+            self.new_block = True
+            self._feed(text[cut:], category, self.page)
+            return True
+        if self._mid_sentence(text):
+            return False
         heading_like = category == "Title" or self.new_block
         if not self._starts_here():
             return False
@@ -63,13 +154,14 @@ class ContractLines(BuilderState):
                 label = f"{kind} {name.upper() if len(name) <= 2 else name}"
                 self.prefix = f"{label} "
                 self._open_division(name, rest, 0.5, label)
-                self.top_number = None
+                self.top_number = self.last_number = None
                 return True
         if (match := contract.CONTRACT_ARTICLE.match(text)) and heading_like:
             number, rest = match.group(1), match.group(2)
             if not rest or is_title_like(rest):
                 self._close_recitals()
                 number = number.upper() if re.fullmatch(r"[ivxlc]+", number, re.I) else number
+                self.last_number = contract.number_parts(f"Article {number}")
                 self.clause_seen = True
                 self._open_division(number, rest, 1.0, f"{self.prefix}Article {number}")
                 return True
@@ -121,6 +213,7 @@ class ContractLines(BuilderState):
         if restarts and not (heading and is_title_like(rest) and rest.isupper()):
             return self._contract_point(number, text, False)
         self._close_recitals()
+        self.last_number = contract.number_parts(number)
         if bare or numbered.re is contract.CLAUSE_HEADING:
             self.top_number = max(self.top_number or 0, int(number))
         label = self._clause_ref(number)

@@ -11,6 +11,8 @@ other document loses its page furniture and is walked line by line by the builde
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from transforms import contracts as contract
@@ -23,9 +25,18 @@ from transforms.structure.builder import Builder
 from transforms.structure.designations import printed_designations
 from transforms.structure.document_control import control_metadata
 from transforms.structure.furniture import clean, drop_running_text
-from transforms.structure.numbering.regulation import article_heading
+from transforms.structure.numbering.regulation import ENACTING_FORMULA, article_heading
 from transforms.structure.numbering.standard import DESIGNATION
-from transforms.tree import document_row, section_row, tables
+from transforms.titles import named
+from transforms.tree import document_row, is_title_like, section_row, tables
+
+# How many of a document's first elements its cover is looked for in.
+COVER_LINES = 12
+# Lines of a standard's cover that are not its name: a date ("June 2023"), the series
+# ("IFRS Sustainability Disclosure Standard") and its board.
+_NOT_A_NAME = re.compile(
+    r"^(?:(?:issued\s+)?(?:[a-z]+\s+)?\d{4}|.*\bstandards?|.*\bboard)$", re.IGNORECASE
+)
 
 
 def document_profile(
@@ -33,15 +44,16 @@ def document_profile(
 ) -> str:
     """contract, eu (an act with articles and recitals) or plain. A document that numbers its
     paragraphs in the margin is a standard, however much it speaks of leases and parties."""
-    if (document_type or "").casefold() == "contract" or (
-        not margin_numbers and contract.is_contract(texts)
-    ):
+    if (document_type or "").casefold() == "contract":
         return "contract"
     articles = {match.group(1) for t in texts if (match := article_heading(t))}
     # an act built of articles numbers them from 1; one "Article 14." line is a quotation
-    if "1" in articles and len(articles) >= 2:
+    built_of_articles = "1" in articles and len(articles) >= 2
+    if built_of_articles and any(ENACTING_FORMULA.match(t) for t in texts):
         return "eu"
-    return "plain"
+    if not margin_numbers and contract.is_contract(texts):
+        return "contract"
+    return "eu" if built_of_articles else "plain"
 
 
 def structure_document(
@@ -61,11 +73,17 @@ def structure_document(
     paged = body["page"].drop_nulls().n_unique() > 0
     builder = Builder(doc_id, profile, paged)
     blocks = body["block"].to_list() if "block" in body.columns else [None] * body.height
-    for text, category, page, block in zip(
-        texts, body["category"].to_list(), body["page"].to_list(), blocks, strict=True
+    # a DOCX's Word list numbers: each numbered row's ref in its list and its level
+    listed = [
+        (ref, depth) if ref is not None and depth is not None else None
+        for ref, depth in zip(body["ref"].to_list(), body["depth"].to_list(), strict=True)
+    ]
+    for text, category, page, block, number in zip(
+        texts, body["category"].to_list(), body["page"].to_list(), blocks, listed, strict=True
     ):
         for line in _split_lines(text):
-            builder.feed(line, category, page, block)
+            builder.feed(line, category, page, block, number)
+            number = None  # the number is the element's first line's
     builder.close_unit()
     if profile == "contract":
         builder.number_headings()
@@ -79,9 +97,9 @@ def structure_document(
     pages = elements.select(pl.col("page").max()).item()
     control = control_metadata(elements)
     title = (
-        control.pop("title", None)
-        or _designated(builder.title, elements)
-        or builder.title
+        named(control.pop("title", None))
+        or _designated(named(builder.title), elements)
+        or named(builder.title)
         or document_key
     )
     extra: dict = {"aliases": printed_designations(elements["text"].to_list()), **control}
@@ -104,14 +122,45 @@ def structure_document(
 
 
 def _designated(title: str | None, elements: pl.DataFrame) -> str | None:
-    """A standard's title with its designation ("IFRS 16 Leases"): the document's first line,
-    when it is a designation the title lacks (dropped as the running head that repeats it)."""
-    if not title or elements.height == 0:
+    """A standard's title as its family cites it, designation first ("IFRS 16 Leases", "IFRS S2
+    Climate-related Disclosures"): the designation its cover prints on a line of its own (often
+    dropped as the running head that repeats it), then its name. The name is the builder's
+    title, unless that is the designation itself or a line printed above it (a date, the
+    series' name); then it is the first title-like line under the designation, its layout
+    paragraph whole, that is not a date or the series' name."""
+    cover = _cover(elements)
+    at = next((i for i, (line, _) in enumerate(cover) if DESIGNATION.match(line)), None)
+    if at is None:
         return None
-    first = clean(elements["text"][0] or "")
-    if DESIGNATION.match(first) and not title.startswith(first):
-        return f"{first} {title}"
+    designation = cover[at][0]
+    if title and title.startswith(designation) and title != designation:
+        return None
+    if title and title != designation and not any(title.startswith(c) for c, _ in cover[:at]):
+        return f"{designation} {title}"
+    for index, (line, block) in enumerate(cover[at + 1 :], start=at + 1):
+        if is_title_like(line) and not _NOT_A_NAME.match(line):
+            lines = [line]
+            for more, more_block in cover[index + 1 :]:
+                if block is None or more_block != block:
+                    break
+                lines.append(more)
+            return f"{designation} {' '.join(lines)}"
     return None
+
+
+def _cover(elements: pl.DataFrame) -> list[tuple[str, int | None]]:
+    """The lines of the document's first page, as far as a cover goes, with their layout
+    paragraph; trade marks ("IFRS®") are no part of a name."""
+    rows = elements.head(COVER_LINES)
+    pages = rows["page"].to_list()
+    blocks = rows["block"].to_list() if "block" in rows.columns else [None] * rows.height
+    cover = []
+    for text, page, block in zip(rows["text"].to_list(), pages, blocks, strict=True):
+        if page != pages[0]:
+            break
+        for line in _split_lines(clean(text or "").replace("®", " ").replace("™", " ")):
+            cover.append((" ".join(line.split()), block))
+    return cover
 
 
 def _split_lines(text: str) -> list[str]:

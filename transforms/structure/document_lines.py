@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from transforms.structure.numbering.generic import (
+    CITING_END,
     DIVISION,
     DIVISION_RANK,
     LETTERED_HEADING,
@@ -19,6 +20,10 @@ from transforms.structure.numbering.generic import (
     SECTION_SIGN_RANK,
 )
 from transforms.structure.numbering.regulation import (
+    ANNEX,
+    ANNEX_PART,
+    ANNEX_PART_RANK,
+    ANNEX_RANK,
     ARTICLE,
     ARTICLE_RANK,
     NUMBERED,
@@ -43,6 +48,10 @@ SCHEDULE_PARAGRAPH_RANK = 6.0
 _SCHEDULE_PARAGRAPH = re.compile(r"^(\d{1,3}[A-Z]?)\s+(\S.*)$")
 _SUB_PARAGRAPH = re.compile(r"^\((\d{1,3}[A-Z]?)\)\s+\S")
 _SCHEDULE_PARAGRAPH_LABEL = re.compile(r"^Schedule \d{1,3}[A-Z]?, paragraph \d{1,3}[A-Z]?$")
+# A Word list number's ref in its list: a point under the item above ("2(a)", "3(b)(ii)"), and
+# the ref of a list of its own lettered in lower case ("a", "iv"); "A." may letter appendices.
+_LISTED_POINT = re.compile(r"^(.+)(\([^()]+\))$")
+_LISTED_LETTERS = re.compile(r"^[a-z]{1,5}$")
 
 
 def _heads_section(title: str) -> bool:
@@ -88,6 +97,60 @@ class DocumentLines(BuilderState):
         else:
             self.unit.add(text, join=False)
             self.unit.last_page = self.page
+
+    def _list_point(self, text: str) -> bool:
+        """In a plain document (a policy in Word), a paragraph Word numbers as a point is a unit
+        of its own, whatever its words ("a. all personal data held ..." under "2. Scope" is
+        "2(a)"): under the item above it in its list, where that item opened the unit or
+        section the line stands in; or, in a lettered list of its own, directly under a
+        numbered section ("5(a)"), once."""
+        if self.profile != "plain" or self.listed is None:
+            return False
+        ref, level = self.listed
+        section, unit = self.current_section(), self.unit
+        base = unit.base if unit is not None else None
+        point = _LISTED_POINT.match(ref) if level > 0 else None
+        if point is not None:
+            above = self.listed_levels.get(level - 1)
+            if above is None or above[0] != point.group(1) or above[1] is None:
+                return False
+            opened = above[1]
+            if not (
+                (section is not None and section.number == opened)
+                or base == opened
+                or (base or "").startswith(f"{opened}(")
+            ):
+                return False
+            self.start_unit(f"{opened}{point.group(2)}", text)
+            return True
+        if level > 0 or not _LISTED_LETTERS.match(ref) or section is None:
+            return False
+        number = section.number or ""
+        own = f"{number}({ref})"
+        previous = self.listed_levels.get(0, ("", None))[1]
+        if (
+            NUMBERED_SECTION.match(number) is None
+            or base not in (None, number, section.label, previous)
+            or any(u.ref == own for u in self.units)
+        ):
+            return False
+        self.start_unit(own, text)
+        return True
+
+    def note_listed(self, listed: tuple[str, int], before: tuple[int, int]) -> None:
+        """Remember what the Word-numbered line just read opened, for the points under it: the
+        unit it started or the section it opened, where that carries its number."""
+        ref, level = listed
+        # the unit's ref ends in the number's own part: "5(a)" for a list's own "a"
+        last = point.group(2) if (point := _LISTED_POINT.match(ref)) else f"({ref})"
+        opened = None
+        unit = self.unit
+        if len(self.units) > before[1] and unit is self.units[-1] and unit.ref:
+            opened = unit.ref if unit.ref == ref or unit.ref.endswith(last) else None
+        elif len(self.sections) > before[0] and self.sections[-1].number == ref:
+            opened = ref
+        self.listed_levels = {k: v for k, v in self.listed_levels.items() if k < level}
+        self.listed_levels[level] = (ref, opened)
 
     def _subsection(self, section: Section | None, label: str) -> bool:
         """A numbered subsection ("(2)") directly under a section headed by its bare number
@@ -154,12 +217,16 @@ class DocumentLines(BuilderState):
         return True
 
     def _numbered(self, text: str) -> bool:
+        if self.annex is not None and ANNEX_PART.match(text):
+            return True  # "A. ‘General’" under "ANNEX" heads a part; it is no annex's title
         return any(
             pattern.match(text)
             for pattern in (DIVISION, ARTICLE, DOTTED, NUMBERED, APPLICATION, SECTION_SIGN)
         )
 
     def _heading(self, text: str, category: str) -> bool:
+        if self.eu_style and self._annex_heading(text):
+            return True
         if match := DIVISION.match(text):
             kind, number, rest = (
                 match.group(1).lower().replace("-", ""),
@@ -175,7 +242,7 @@ class DocumentLines(BuilderState):
             self.seen_division = True
             self.heading_number = self.list_item = None  # a Part may number its sections anew
             return True
-        if match := article_heading(text):
+        if (match := article_heading(text)) and not self._cites_on():
             number, rest = match.group(1), match.group(2)
             section = self.open_section(number, rest, ARTICLE_RANK, f"Article {number}")
             section.awaiting_title = not rest
@@ -186,7 +253,10 @@ class DocumentLines(BuilderState):
             section = self.open_section(number, rest, SECTION_SIGN_RANK, f"§ {number}")
             section.awaiting_title = not rest
             return True
-        if (match := DOTTED.match(text)) and is_title_like(match.group(2)):
+        # In an annex, "3.3. The quality management system ..." is a point whose first line
+        # looks like a title; only a line set as a heading heads a part there.
+        annexed = self.annex is not None and category != "Title"
+        if (match := DOTTED.match(text)) and is_title_like(match.group(2)) and not annexed:
             number = match.group(1)
             self.open_section(number, match.group(2), 6.0 + number.count("."), number)
             return True
@@ -205,6 +275,45 @@ class DocumentLines(BuilderState):
                 self.heading_section = section
             return True
         return False
+
+    def _annex_heading(self, text: str) -> bool:
+        """An act's annex ("ANNEX III") and its lettered parts ("A. ‘General’"): what they
+        number is "Annex III, point 1", never a paragraph of the article before them."""
+        if (match := ANNEX.match(text)) and not self._cites_on():
+            label = f"Annex {match.group(1)}" if match.group(1) else "Annex"
+            self.annex = self.open_section(match.group(1), "", ANNEX_RANK, label)
+            self.annex.awaiting_title = True
+            return True
+        part = ANNEX_PART.match(text)
+        if self.annex is None or part is None or not is_title_like(part.group(2)):
+            return False
+        self.open_section(
+            part.group(1),
+            part.group(2),
+            ANNEX_PART_RANK,
+            f"{self.annex.label}, Section {part.group(1)}",
+        )
+        return True
+
+    def _annex_point(self, number: str) -> str | None:
+        """The ref of a numbered point inside an annex, or None outside one."""
+        if self.annex is None:
+            return None
+        section = self.current_section()
+        base = section.label if section and section.label.startswith("Annex") else self.annex.label
+        return f"{base}, point {number}"
+
+    def _cites_on(self) -> bool:
+        """The open sentence asks for a reference ("... pursuant to" / "Article 81."): what
+        follows on the next line is that reference, never a heading, however the lines fall
+        into layout paragraphs."""
+        last = self.last_line.rstrip()
+        return (
+            self.unit is not None
+            and self.unit.open_sentence
+            and last[-1:].isalpha()
+            and CITING_END.search(last) is not None
+        )
 
     def _list_item(self, text: str) -> bool:
         """In a plain document (a policy), a list numbered "1." inside a numbered section is
@@ -250,7 +359,7 @@ class DocumentLines(BuilderState):
             # followed the rule before it: "4.2.3" belongs under 4.2, not under "Guidance".
             while self.stack and self.stack[-1].number is None and self.stack[-1].rank % 1:
                 self.stack.pop()
-            self.start_unit(match.group(1), text)
+            self.start_unit(self._annex_point(match.group(1)) or match.group(1), text)
             self.last_rule = match.group(1)
             return True
         if match := APPLICATION.match(text):
@@ -262,6 +371,8 @@ class DocumentLines(BuilderState):
             guided = self.guidance.get(id(self.current_section()))
             if article is not None:
                 self.start_unit(f"{article.label}({number})", text)
+            elif (point := self._annex_point(number)) is not None:
+                self.start_unit(point, text)
             elif guided is not None:
                 # Guidance numbers its notes per rule, as ObliQA cites them: "4.2.2 Guidance 1".
                 self.start_unit(f"{guided} Guidance {number}", text)

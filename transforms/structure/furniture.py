@@ -14,7 +14,7 @@ from collections import Counter
 
 import polars as pl
 
-from transforms.pdf_text import MARGIN_NUMBER
+from transforms.pdf_text import FOOTNOTE, MARGIN_NUMBER
 from transforms.tree import is_title_like
 
 _PAGE_NUMBER = re.compile(
@@ -79,9 +79,12 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
     texts = [clean(t) for t in elements["text"].to_list()]
     keys = [_edge_key(t) for t in texts]
     page_list = elements["page"].to_list()
+    categories = elements["category"].to_list()
     positions: dict[int, list[int]] = {}
     for index, page in enumerate(page_list):
-        if page is not None:
+        # Footnotes stand at the foot, but the page's own foot may come before them in
+        # reading order ("2/144 ELI: ..." above the notes): a page's edges are its other lines.
+        if page is not None and categories[index] != FOOTNOTE:
             positions.setdefault(page, []).append(index)
     at_edge = [False] * len(texts)
     for indexes in positions.values():
@@ -104,9 +107,7 @@ def drop_running_text(elements: pl.DataFrame) -> pl.DataFrame:
     counted |= contents
     repeated_block = _repeated_edge_blocks(elements, keys, threshold) if pages >= 2 else set()
     keep = []
-    for index, (text, category) in enumerate(
-        zip(texts, elements["category"].to_list(), strict=True)
-    ):
+    for index, (text, category) in enumerate(zip(texts, categories, strict=True)):
         furniture = (
             category in ("PageBreak", "PageNumber")
             or (

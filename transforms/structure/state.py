@@ -129,6 +129,13 @@ class BuilderState:
         self.margin: str | None = None
         # lines read so far inside text an amending act quotes (0: none open)
         self.quoting = 0
+        # DOCX: the Word list number of the line being read (its ref in its list, its level),
+        # and per level the last numbered line's ref in its list with the ref of the unit or
+        # section that line opened (None: it opened none)
+        self.listed: tuple[str, int] | None = None
+        self.listed_levels: dict[int, tuple[str, str | None]] = {}
+        # EU acts: the annex open, whose numbered points are "Annex III, point 1"
+        self.annex: Section | None = None
 
     # sections -----------------------------------------------------------------------------
     def open_section(self, number: str | None, title: str, rank: float, label: str) -> Section:
@@ -237,7 +244,21 @@ class BuilderState:
             return False
         if self._label_line_runs_on():
             return False
+        if self._introduces_next() and self.unit.chars <= MAX_UNIT_CHARS:
+            return False
         return self.contract or self.unit.positional or self.unit.chars > MAX_UNIT_CHARS
+
+    def _introduces_next(self) -> bool:
+        """An act's preamble runs as one sentence over its layout paragraphs ("THE EUROPEAN
+        PARLIAMENT AND THE COUNCIL ...," / "Having regard to ...," / "Whereas:"): a line of
+        an unnumbered unit that ends in a comma or colon goes on in the next one."""
+        unit = self.unit
+        return (
+            not self.contract
+            and unit is not None
+            and unit.positional
+            and unit.lines[-1].rstrip().endswith((",", ":"))
+        )
 
     def continue_unit(self, text: str, point: bool) -> None:
         if self.unit is None:

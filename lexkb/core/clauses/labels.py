@@ -16,7 +16,8 @@ without the cosine, and the table records NO_EMBEDDER as the method.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -57,10 +58,55 @@ def decide(
     labels: Mapping[str, str],
     vectors: np.ndarray | None = None,
     min_score: float = MIN_SCORE,
+    embed: Callable[[list[str]], np.ndarray] = sentence_vectors,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(paragraphs x labels) scores and whether each paragraph takes each label: a fitted
-    head's probability against its own threshold, a zero-shot score against `min_score`."""
-    vectors = sentence_vectors(texts) if vectors is None else vectors
+    head's probability against its own threshold, a zero-shot score against `min_score`.
+
+    A clause's first sentence states its provision, and a second can blur it when the paragraph
+    is read whole ("... construed in accordance with the Laws of Greece ... If the English or
+    American legal meaning differs ..."). So where a paragraph of several sentences leans to a
+    fitted category (half its threshold or more) without taking it, its first sentence read
+    alone decides. It labels the NDA's governing law; on 64 CUAD contracts the macro-F1 of the
+    41 categories moves from 0.5960 to 0.5955 and that of the default types stays at 0.3131.
+    `embed`: the local model's vectors of texts (a build passes its cache's)."""
+    table, taken = _decide(texts, labels, embed(texts) if vectors is None else vectors, min_score)
+    heads, how = clause_heads(), methods(labels)
+    fitted = np.array([how[name] != ZERO_SHOT for name in labels])
+    if not fitted.any():
+        return table, taken
+    thresholds = np.array(
+        [heads.thresholds[heads.column(name)] if how[name] != ZERO_SHOT else 1.0 for name in labels]
+    )
+    leaning = fitted & (table >= thresholds / 2) & ~taken
+    rows = [row for row in np.flatnonzero(leaning.any(axis=1)) if sentences(texts[row])]
+    if rows:
+        firsts = [sentences(texts[row])[0] for row in rows]
+        scored, took = _decide(firsts, labels, embed(firsts), min_score)
+        took &= leaning[rows]
+        taken[rows] |= took
+        table[rows] = np.where(took, scored, table[rows])
+    return table, taken
+
+
+# A sentence ends at a full stop or semicolon before a capital or an opening bracket; shorter
+# pieces ("4.10.", "(a)") are labels, not provisions.
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(])|\n+")
+_MIN_SENTENCE_CHARS = 40
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a paragraph that has more than one, each long enough to state a
+    provision; none for a paragraph of one sentence (it is read whole)."""
+    found = [s.strip() for s in _SENTENCE_END.split(text)]
+    found = [s for s in found if len(s) >= _MIN_SENTENCE_CHARS]
+    return found if len(found) > 1 else []
+
+
+def _decide(
+    texts: list[str], labels: Mapping[str, str], vectors: np.ndarray, min_score: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """`decide` for `texts` read whole."""
     words = word_sets(texts)
     how = methods(labels)
     names = list(labels)

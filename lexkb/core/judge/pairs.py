@@ -34,10 +34,12 @@ class PairModel:
         self._lock = threading.Lock()
 
     def _load(self) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
+        from lexkb.core import offline
         from lexkb.core.embed.embedders import local_model_files
+
+        onnxruntime = offline.onnxruntime()
 
         if not self.path.is_file():
             raise PairModelError(f"model file not found: {self.path}")

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lexkb.core import environment
+
 FILE = "vectors.usearch"
 # Vectors (chunks and lines) from which a snapshot gets a graph; LEXKB_ANN_MIN_VECTORS sets it.
 MIN_VECTORS = 100_000
@@ -35,8 +37,7 @@ EXPANSION_SEARCH = DEPTH
 
 
 def min_vectors() -> int:
-    raw = os.environ.get("LEXKB_ANN_MIN_VECTORS")
-    return int(raw) if raw else MIN_VECTORS
+    return environment.ann_min_vectors(MIN_VECTORS)
 
 
 def write(directory: Path, vectors: np.ndarray, line_vectors: np.ndarray) -> bool:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from lexkb.core import environment
 from lexkb.core.store import snapshot as snap
 
 SCHEMES = ("s3",)
@@ -47,7 +48,7 @@ def is_remote(location: object) -> bool:
 
 def mirror_path(url: str) -> Path:
     """The local root that mirrors `url`: stable per URL, so builds and readers share it."""
-    base = Path(os.environ.get("LEXKB_CACHE") or Path.home() / ".cache" / "lexkb")
+    base = environment.cache_dir()
     name = hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:16]
     return base / "roots" / name
 
@@ -55,12 +56,8 @@ def mirror_path(url: str) -> Path:
 def _filesystem():
     from pyarrow import fs
 
-    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-    options: dict = {
-        "region": os.environ.get("AWS_REGION")
-        or os.environ.get("AWS_DEFAULT_REGION")
-        or "us-east-1"
-    }
+    endpoint = environment.s3_endpoint()
+    options: dict = {"region": environment.s3_region()}
     if endpoint:
         parsed = urlparse(endpoint)
         options["endpoint_override"] = parsed.netloc or parsed.path

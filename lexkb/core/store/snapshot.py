@@ -1,6 +1,7 @@
 """Locating and verifying published snapshots (the read side of the snapshot contract).
 
-Layout: ROOT/snapshots/<version>/{manifest.json, *.parquet, index.duckdb} and ROOT/CURRENT, a
+Layout: ROOT/snapshots/<version>/{manifest.json, *.parquet, index.duckdb, source-*.pdf} and
+ROOT/CURRENT, a
 one-line file naming the version services should load. A snapshot directory never changes once
 published, so a reader that verified it once can keep using it while newer ones appear.
 """
@@ -18,6 +19,16 @@ from lexkb.core.store.schema import SNAPSHOT_FORMAT
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
+# Source files a snapshot keeps beside its tables, so that a reader can show a cited page as
+# printed from the snapshot alone: PDFs, named by their SHA-256 (the documents table's
+# `source_sha256`) and listed among the manifest's files like any other.
+SOURCE_FORMATS = ("pdf",)
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def source_name(sha256: str, fmt: str) -> str:
+    """The file name of a kept source: "source-<sha256>.pdf"."""
+    return f"source-{sha256}.{fmt}"
 
 
 class SnapshotError(Exception):
@@ -35,6 +46,14 @@ class Snapshot:
 
     def table_path(self, name: str) -> Path:
         return self.path / self.manifest["tables"][name]["file"]
+
+    def source_path(self, sha256: str, fmt: str) -> Path | None:
+        """The copy of a source file this snapshot keeps (`source_name`), or None: a format
+        whose files are not kept, or a snapshot published before they were."""
+        if fmt not in SOURCE_FORMATS or not SHA256.match(sha256 or ""):
+            return None
+        name = source_name(sha256, fmt)
+        return self.path / name if name in self.manifest["files"] else None
 
 
 def file_sha256(path: Path) -> str:

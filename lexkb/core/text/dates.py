@@ -1,8 +1,10 @@
 """Days as documents and filters write them: one reading of dates for the catalog's metadata
-(the build) and the search filters (the query module), so both accept and refuse alike."""
+(the build) and the search filters (the query module), so both accept and refuse alike, and the
+dates a document writes in words ("14 December 2022"), which the build reads from its text."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
 
@@ -17,3 +19,68 @@ def as_date(value: object, what: str) -> date:
         return date.fromisoformat(str(value))
     except ValueError as exc:
         raise ValueError(f"{what} needs a date such as 2024-05-01, not {value!r}") from exc
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_DATE_PATTERNS = (
+    re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+    re.compile(
+        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
+    ),
+)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
+
+
+def find_date(text: str) -> tuple[date, int] | None:
+    """The first calendar date written out in `text` ("14 December 2022", "8th April 2010",
+    "September 26, 2002"), and where it starts."""
+    best: tuple[date, int] | None = None
+    for pattern in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            groups = match.groups()
+            if groups[0].isdigit():
+                day, month, year = int(groups[0]), groups[1], int(groups[2])
+            else:
+                month, day, year = groups[0], int(groups[1]), int(groups[2])
+            number = _MONTHS.get(month.casefold().rstrip("."))
+            if number is None or not 1 <= day <= 31 or not 1900 <= year <= 2100:
+                continue
+            try:
+                found = date(year, number, day)
+            except ValueError:
+                continue
+            if best is None or match.start() < best[1]:
+                best = (found, match.start())
+            break
+    return best
+
+
+def find_month(text: str) -> date | None:
+    """The first day of the first month written with its year and without a day in `text`
+    ("December 2024"): the earliest day such a date can mean. None where `text` has none."""
+    for match in _MONTH_YEAR.finditer(text):
+        number, year = _MONTHS.get(match.group(1).casefold().rstrip(".")), int(match.group(2))
+        if number is not None and 1900 <= year <= 2100:
+            return date(year, number, 1)
+    return None

@@ -101,8 +101,9 @@ def core_address(address: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def title_code(title: str | None) -> tuple[str, str] | None:
-    """The series and number a standard's title starts with ("LSA 230 ..." -> ("LSA", "230"))."""
-    code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?)\b", title or "")
+    """The series and number a standard's title starts with ("LSA 230 ..." -> ("LSA", "230"),
+    "IFRS S2 ..." -> ("IFRS", "S2"))."""
+    code = re.match(r"^([A-Za-z]{2,8})\s*(\d+[A-Za-z]?|(?<=\s)[A-Z]\d+)\b", title or "")
     return (code.group(1), code.group(2)) if code else None
 
 
@@ -134,6 +135,71 @@ def citation_name(title: str | None) -> str | None:
     if designation := eu_designation(" ".join(title.split())):
         return next(iter(POPULAR_NAMES.get(designation, ())), designation)
     return None
+
+
+# A standard's code at the start of its title: "IFRS 16 Leases", "LSA 230 Audit Documentation".
+_TITLE_SERIES = re.compile(r"^([A-Z]{2,8})\s*(\d+[A-Za-z]?)\b")
+
+
+def short_name(title: str | None, given: str | None = None, key: str = "") -> str:
+    """The name a citation gives a document: the short name its catalog gives (`given`), else
+    the name its family cites it by (a long title's name for the act: "DORA"; the code a
+    standard's title starts with or spells out: "IFRS 16"; "17 U.S.C."; an Act's short title;
+    the short form a title gives itself: "AML Policy"; a contract's initials: "NDA"), else its
+    title, else its key."""
+    if given:
+        return given
+    title = " ".join((title or "").split())
+    if name := citation_name(title):
+        return name
+    if code := _TITLE_SERIES.match(title):
+        return f"{code.group(1)} {code.group(2)}"
+    if us := _US_TITLE.match(title) or _US_FILE.match(key):
+        return f"{int(us.group(1))} U.S.C."
+    if act := _UK_ACT.match(title):
+        return act.group(1)
+    for pattern, series in _STANDARD_WORDS:
+        if standard := pattern.search(title):
+            return f"{series} {standard.group(1)}"
+    return next(iter(_given_forms(title) + _initials(title)), None) or title or key
+
+
+# Series whose numbered titles are standards: "IFRS 16 Leases", "ISA 230 ...", "ISO 27001".
+_STANDARD_SERIES = {
+    "IFRS",
+    "IAS",
+    "IFRIC",
+    "SIC",
+    "ISA",
+    "ISAE",
+    "ISRE",
+    "ISQM",
+    "IPSAS",
+    "ISO",
+    "IEC",
+}
+_UK_CHAPTER = re.compile(r"\d{4} c\. \d{1,4}")
+_POLICY = re.compile(r"\bpolic(?:y|ies)\b", re.IGNORECASE)
+
+
+def title_type(title: str | None, key: str = "", designations: Sequence[str] = ()) -> str | None:
+    """What a document is, read from how its family titles it: the kind of EU act its title
+    opens with ("regulation"), a UK Act ("act": its short title, or a chapter number among the
+    `designations` it prints), the US Code ("code"), a standard, a policy; None otherwise.
+    Contracts are told by their text (transforms.contracts)."""
+    title = " ".join((title or "").split())
+    if act := _EU_ACT.match(title):
+        return act.group(1).casefold()
+    if _UK_ACT.match(title) or any(_UK_CHAPTER.fullmatch(d) for d in designations):
+        return "act"
+    if _US_TITLE.match(title) or _US_FILE.match(key):
+        return "code"
+    series = _TITLE_SERIES.match(title)
+    if series and series.group(1) in _STANDARD_SERIES:
+        return "standard"
+    if any(pattern.search(title) for pattern, _ in _STANDARD_WORDS):
+        return "standard"
+    return "policy" if _POLICY.search(title) else None
 
 
 def eu_designation(title: str) -> str | None:
@@ -206,9 +272,26 @@ _MINOR = {"of", "and", "the", "for", "on", "in", "to"}
 
 
 def _acronym_forms(title: str) -> list[str]:
-    """Short forms a title gives itself: the acronym it puts in parentheses standing for the
-    words before it ("Anti-Money Laundering (AML) Policy" -> "AML Policy"), and a contract's
-    initials and self-name ("Non-Disclosure Agreement" -> "NDA", "Agreement")."""
+    """Short forms a title gives itself (_given_forms), and a contract's initials and self-name
+    ("Non-Disclosure Agreement" -> "NDA", "Agreement")."""
+    forms = _given_forms(title)
+    if contract := _CONTRACT_TITLE.match(title):
+        forms += [*_initials(title), contract.group(1)]
+    return forms
+
+
+def _initials(title: str) -> list[str]:
+    """A contract's initials, as people name it ("Non-Disclosure Agreement" -> "NDA"), where
+    its title has three words or more to make them."""
+    if not _CONTRACT_TITLE.match(title):
+        return []
+    words = [p for w in title.split() if w.lower() not in _MINOR for p in w.split("-") if p]
+    return ["".join(w[0].upper() for w in words)] if len(words) >= 3 else []
+
+
+def _given_forms(title: str) -> list[str]:
+    """The short forms made by the acronym a title puts in parentheses standing for the words
+    before it ("Anti-Money Laundering (AML) Policy" -> "AML Policy")."""
     forms: list[str] = []
     for match in re.finditer(r"\(([A-Z]{2,8})\)", title):
         acronym, before = match.group(1), title[: match.start()].split()
@@ -221,11 +304,6 @@ def _acronym_forms(title: str) -> list[str]:
                 if rest:
                     forms.append(f"{acronym} {rest}")
                 break
-    if contract := _CONTRACT_TITLE.match(title):
-        words = [p for w in title.split() if w.lower() not in _MINOR for p in w.split("-") if p]
-        if len(words) >= 3:
-            forms.append("".join(w[0].upper() for w in words))
-        forms.append(contract.group(1))
     return forms
 
 
@@ -236,14 +314,18 @@ def cited_names(key: str, title: str | None) -> list[str]:
     title = " ".join((title or "").split())
     names: list[str] = []
     if designation := eu_designation(title):
+        known = [*POPULAR_NAMES.get(designation, ()), *filter(None, [title_name(title)])]
         names += [designation, *POPULAR_NAMES.get(designation, ())]
+        # An act's name as an "Act" is said with the Union's too: "the EU AI Act".
+        names += [f"EU {name}" for name in known if name.endswith(" Act")]
     if len(title) > LONG_TITLE:
         names += [a for a in _ACRONYM.findall(title) if a not in _NOT_ACRONYMS]
     if act := _UK_ACT.match(title):
         # "the Bribery Act" is the Bribery Act 2010 where no other year is meant.
         names += [act.group(1), re.sub(r"\s+\d{4}$", "", act.group(1))]
     if us := _US_TITLE.match(title) or _US_FILE.match(key):
-        names += [f"{int(us.group(1))} U.S.C.", f"Title {int(us.group(1))}"]
+        number = int(us.group(1))
+        names += [f"{number} U.S.C.", f"Title {number}", f"Title {number}, United States Code"]
         # "Title 17—Copyrights" is also "Copyrights".
         names += [part.strip() for part in re.findall(r"[—–-]\s*(.+)$", title)[:1]]
     names += _acronym_forms(title)

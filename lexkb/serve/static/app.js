@@ -52,10 +52,6 @@ function say(id, text, isError = false) {
   node.classList.toggle("error", isError);
 }
 
-function docLink(hit) {
-  return `#documents/${encodeURIComponent(hit.document_key)}/${encodeURIComponent(hit.chunk_id)}`;
-}
-
 function citationOf(hit) {
   return hit.citation || [hit.document_title || hit.document_key, hit.ref, hit.page != null ? `p. ${hit.page}` : null].filter(Boolean).join(", ");
 }
@@ -65,17 +61,23 @@ function citationOf(hit) {
 const TABS = ["search", "ask", "documents", "check", "snapshots", "admin"];
 
 function route() {
-  const [tab, ...rest] = (location.hash.slice(1) || "search").split("/");
+  const [where, query] = (location.hash.slice(1) || "search").split("?");
+  const [tab, ...rest] = where.split("/");
   const shown = TABS.includes(tab) ? tab : "search";
   for (const name of TABS) $(`view-${name}`).hidden = name !== shown;
   for (const link of document.querySelectorAll("[data-tab]")) {
     if (link.dataset.tab === shown) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  if (shown === "documents") openDocument(rest.map(decodeURIComponent));
+  if (shown === "documents") openDocument(rest.map(decodeURIComponent), new URLSearchParams(query || ""));
   if (shown === "snapshots") loadSnapshots();
   if (shown === "admin") loadAdmin();
-  if (shown === "ask") loadConversations();
+  if (shown === "ask") {
+    loadConversations();
+    const asked = rest[0] ? decodeURIComponent(rest[0]) : null;
+    if (asked && asked !== state.conversation) openConversation(asked);
+    else keepConversation();
+  }
 }
 
 // ---- who I am, what is served -------------------------------------------------------
@@ -97,17 +99,43 @@ async function loadMe() {
 async function loadDocuments() {
   const found = await api("/api/documents");
   state.documents = found.documents;
-  const types = new Set();
-  for (const select of [$("f-document"), $("doc-select")]) {
-    select.replaceChildren(select.id === "f-document" ? el("option", { value: "", text: "any" }) : el("option", { value: "", text: "Choose a document" }));
+  const types = new Set(), authorities = new Set(), parties = new Set();
+  for (const select of [$("f-document"), $("doc-select"), $("ask-document")]) {
+    select.replaceChildren(select.id === "doc-select" ? el("option", { value: "", text: "Choose a document" }) : el("option", { value: "", text: "any" }));
   }
   for (const d of found.documents) {
     const label = d.number && d.number !== d.document_key ? `${d.number}: ${d.title}` : d.title;
-    $("f-document").append(el("option", { value: d.document_key, text: label }));
-    $("doc-select").append(el("option", { value: d.document_key, text: label }));
+    for (const id of ["f-document", "doc-select", "ask-document"]) $(id).append(el("option", { value: d.document_key, text: label }));
     if (d.document_type) types.add(d.document_type);
+    if (d.authority_level) authorities.add(d.authority_level);
+    for (const party of d.parties || []) parties.add(party);
   }
-  $("f-type").replaceChildren(el("option", { value: "", text: "any" }), ...[...types].sort().map((t) => el("option", { value: t, text: t })));
+  const options = (values) => [el("option", { value: "", text: "any" }), ...[...values].sort().map((t) => el("option", { value: t, text: t }))];
+  $("f-type").replaceChildren(...options(types));
+  $("f-authority").replaceChildren(...options(authorities));
+  $("parties").replaceChildren(...[...parties].sort().map((party) => el("option", { value: party })));
+  placeholders(found.documents);
+}
+
+// Examples in the empty fields taken from the index served, never from another corpus: a
+// document's subject, and one of its paragraphs (found by a keyword search, off the start's path).
+async function placeholders(documents) {
+  const d = documents.find((doc) => doc.tags && doc.tags.length) || documents[0];
+  if (!d) return;
+  const subject = (d.tags && d.tags[0]) || d.title;
+  const name = d.short_name || (d.title.length <= 40 ? d.title : d.number);
+  $("search-q").placeholder = `Words or a question, e.g. ${subject}`;
+  $("ask-q").placeholder = `e.g. What does ${name} say about ${subject}?`;
+  try {
+    const found = await api("/api/search", { query: subject, limit: 1, mode: "keyword", filters: { document: d.document_key } });
+    const hit = found.hits[0];
+    if (!hit) return;
+    const heading = (hit.section_path || []).slice(-1)[0];
+    if (heading) $("f-section").placeholder = `e.g. ${heading}`;
+    if (hit.ref) $("check-ref").placeholder = `e.g. ${referenceOf(hit.document_title || hit.document_key, hit.ref)}`;
+    const sentence = hit.text.split(/(?<=[.;:])\s/)[0].slice(0, 160);
+    $("check-claim").placeholder = `A sentence that cites a paragraph, e.g. ${sentence}`;
+  } catch (error) { /* the fields keep their plain placeholders */ }
 }
 
 // ---- search ------------------------------------------------------------------------
@@ -117,6 +145,8 @@ function searchFilters() {
   const pick = (id, name) => { const v = $(id).value.trim(); if (v) filters[name] = v; };
   pick("f-document", "document");
   pick("f-type", "document_type");
+  pick("f-authority", "authority_level");
+  pick("f-party", "party");
   pick("f-section", "section");
   pick("f-clause", "clause_type");
   const start = $("f-start").value, end = $("f-end").value;
@@ -124,24 +154,62 @@ function searchFilters() {
   return Object.keys(filters).length ? filters : null;
 }
 
-function hitItem(hit) {
+// Words every question has, not worth marking in the results.
+const PLAIN_WORDS = new Set(("the and for are was were what which who whom whose when where why how does did has have had " +
+  "must shall should can could may might will would with from that this these those into about any all not our " +
+  "their its they you your there been being under than then also").split(" "));
+const RESULTS = 10, MAX_RESULTS = 100;  // a search's first results; the most the API gives
+
+// The query's words as stems ("records" -> "record"), to mark wherever a word starts so.
+function queryTerms(query) {
+  const words = (query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) || []).filter((w) => !PLAIN_WORDS.has(w));
+  return [...new Set(words.map((w) => (w.length > 4 ? w.replace(/(?:ies|es|s|ed|ing)$/, "") : w)))];
+}
+
+function termRanges(text, terms) {
+  if (!terms.length) return [];
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${terms.map(escaped).join("|")})[\\p{L}\\p{N}]*`, "giu");
+  return [...text.matchAll(pattern)].map((m) => [m.index, m.index + m[0].length]);
+}
+
+function hitItem(hit, terms) {
   const relevance = hit.relevance != null ? ` · relevance ${hit.relevance.toFixed(2)}` : "";
   return el("li", {},
-    el("a", { class: "cite", href: docLink(hit), text: citationOf(hit) }),
+    el("a", { class: "cite", href: hitLink(hit), text: citationOf(hit) }),
     el("div", { class: "path", text: (hit.section_path || []).join(" › ") + relevance }),
-    el("p", { class: "text", text: hit.text }));
+    marked("p", { class: "text" }, hit.text, termRanges(hit.text, terms)));
 }
 
 async function runSearch(event) {
   event.preventDefault();
-  say("search-status", "Searching…");
+  state.searchLimit = RESULTS;
   $("search-results").replaceChildren();
+  await search();
+}
+
+async function moreResults() {
+  const shown = $("search-results").children.length;
+  state.searchLimit = Math.min(MAX_RESULTS, state.searchLimit * 3);
+  await search();
+  const next = $("search-results").children[shown];
+  if (next) next.querySelector("a").focus();
+}
+
+async function search() {
+  say("search-status", "Searching…");
+  const query = $("search-q").value;
+  const body = { query, limit: state.searchLimit, filters: searchFilters() };
+  if ($("search-mode").value) body.mode = $("search-mode").value;
   try {
-    const found = await api("/api/search", { query: $("search-q").value, limit: 10, filters: searchFilters() });
-    $("search-results").replaceChildren(...found.hits.map(hitItem));
+    const found = await api("/api/search", body);
+    const terms = queryTerms(query);
+    $("search-results").replaceChildren(...found.hits.map((hit) => hitItem(hit, terms)));
+    $("search-more").hidden = found.hits.length < state.searchLimit || state.searchLimit >= MAX_RESULTS;
     const warned = found.warnings && found.warnings.length ? ` · ${found.warnings.join("; ")}` : "";
     say("search-status", `${found.hits.length} results (${found.mode})${warned}`);
   } catch (error) {
+    $("search-results").replaceChildren();
+    $("search-more").hidden = true;
     say("search-status", error.message, true);
   }
 }
@@ -151,13 +219,19 @@ async function runSearch(event) {
 function answerView(answer) {
   const sourceLinks = new Map(answer.sources.map((s) => [s.number, s]));
   const text = el("p", { class: "answer" });
-  // "[n]" in the answer becomes a link to the cited paragraph.
+  // "[n]" in the answer becomes a link to the cited paragraph, opened at the words before it,
+  // whose passage shows while the pointer or focus is on it.
+  let said = "";
   for (const part of (answer.answer || "").split(/(\[\d+\])/)) {
     const m = part.match(/^\[(\d+)\]$/);
     const source = m && sourceLinks.get(Number(m[1]));
     if (source) {
-      text.append(el("a", { href: `#documents//${encodeURIComponent(source.chunk_id)}`, title: source.citation, text: part }));
-    } else text.append(part);
+      const quote = said.trim().replace(/[.;:,]+$/, "");
+      text.append(peekable(el("a", { href: sourceLink(source, quote), text: part }), source, quote));
+    } else {
+      text.append(part);
+      if (part.trim()) said = part;
+    }
   }
   const head = el("p", {},
     el("span", { class: `badge ${answer.mode}`, text: answer.mode }),
@@ -185,12 +259,12 @@ function answerView(answer) {
   }
   if (answer.sources.length) {
     parts.push(el("ol", { class: "sources" }, ...answer.sources.map((s) => el("li", { value: s.number },
-      el("a", { href: `#documents//${encodeURIComponent(s.chunk_id)}`, text: s.citation }),
+      el("a", { href: sourceLink(s), text: s.citation }),
       el("span", { class: "muted", text: ` · ${s.authority_level || "authority unknown"}${s.version ? ` · version ${s.version}` : ""}${s.deprecated ? " · deprecated" : ""}${s.relevance != null ? ` · relevance ${s.relevance.toFixed(2)}` : ""}` })))));
   }
   if (answer.suggestions && answer.suggestions.length) {
     parts.push(el("p", { class: "muted", text: "Questions this index can answer:" }),
-      el("ul", {}, ...answer.suggestions.map((q) => el("li", {}, el("button", { type: "button", class: "link", text: q, onclick: () => { $("ask-q").value = q; $("ask-q").focus(); } })))));
+      el("ul", { class: "suggestions" }, ...answer.suggestions.map((q) => el("li", {}, el("button", { type: "button", class: "link", text: q, onclick: () => { $("ask-q").value = q; $("ask-q").focus(); } })))));
   }
   if (answer.answer_id) parts.push(feedbackForm(answer.answer_id));
   return parts;
@@ -223,8 +297,10 @@ async function runAsk(event) {
   try {
     if (!state.conversation) {
       state.conversation = (await api("/api/conversations", { title: question.slice(0, 200) })).id;
+      keepConversation();
     }
-    const turn = await api(`/api/conversations/${state.conversation}/ask`, { question });
+    const only = $("ask-document").value;
+    const turn = await api(`/api/conversations/${state.conversation}/ask`, { question, filters: only ? { document: only } : null });
     showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
     $("ask-q").value = "";
     say("ask-status", "");
@@ -244,10 +320,24 @@ async function loadConversations() {
 }
 
 async function openConversation(id) {
-  const found = await api(`/api/conversations/${id}`);
   state.conversation = id;
+  keepConversation();
   $("conversation").replaceChildren();
-  for (const turn of found.turns) showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
+  try {
+    const found = await api(`/api/conversations/${encodeURIComponent(id)}`);
+    for (const turn of found.turns) showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
+  } catch (error) {
+    state.conversation = null;
+    keepConversation();
+    say("ask-status", error.message, true);
+  }
+}
+
+// The open conversation is in the address (#ask/ID), so that a reload or a bookmark reopens it;
+// replaced, not pushed, so that Back leaves the tab rather than stepping through turns.
+function keepConversation() {
+  const where = state.conversation ? `#ask/${encodeURIComponent(state.conversation)}` : "#ask";
+  if (location.hash !== where) history.replaceState(null, "", where);
 }
 
 async function deleteConversation(id) {
@@ -258,36 +348,51 @@ async function deleteConversation(id) {
 
 function newConversation() {
   state.conversation = null;
+  keepConversation();
   $("conversation").replaceChildren();
   $("ask-q").focus();
 }
 
 // ---- documents -----------------------------------------------------------------------
 
-async function openDocument([key, chunk]) {
+async function openDocument([key, chunk], params) {
   // A citation from an answer names its paragraph only: its document comes from the lookup.
-  const found = chunk ? await showParagraph(chunk) : null;
-  key = key || (found && found.hit.document_key);
+  const found = chunk ? await showParagraph(chunk, params, key) : null;
+  key = key || (found && found.hit && found.hit.document_key);
   if (!key) return;
+  if (!chunk) showDocument(key);
   $("doc-select").value = key;
   if (!state.tree || state.tree.document.document_key !== key) {
-    state.tree = await api(`/api/documents/${encodeURIComponent(key)}/tree`);
+    try {
+      state.tree = await api(`/api/documents/${encodeURIComponent(key)}/tree`);
+    } catch (error) {
+      state.tree = null;
+      $("doc-tree").replaceChildren(el("p", { class: "error", text: error.message }));
+      return;
+    }
     $("doc-tree").replaceChildren(treeList(state.tree));
   }
-  if (chunk) markCurrent(chunk);
+  markCurrent(found && found.hit ? found.hit.chunk_id : null);
 }
 
+// The unit shown is marked in the tree, which scrolls itself (not the page) to bring it to its
+// middle; on a phone, where the unit comes first, the page scrolls to the unit.
 function markCurrent(chunk) {
-  const links = document.querySelectorAll("#doc-tree a");
-  for (const a of links) a.removeAttribute("aria-current");
-  const mine = [...links].find((a) => a.getAttribute("href").endsWith(`/${encodeURIComponent(chunk)}`));
-  if (mine) mine.setAttribute("aria-current", "true");
+  const tree = $("doc-tree");
+  for (const a of tree.querySelectorAll("a[aria-current]")) a.removeAttribute("aria-current");
+  const mine = chunk && tree.querySelector(`a[data-chunk="${CSS.escape(chunk)}"]`);
+  if (!mine) return;
+  mine.setAttribute("aria-current", "true");
+  tree.scrollTop = Math.max(0, mine.offsetTop - tree.clientHeight / 2);
+  $("paragraph").scrollIntoView({ block: "nearest" });
 }
 
 function treeList(node) {
   const list = el("ul");
   for (const p of node.paragraphs || []) {
-    list.append(el("li", {}, el("a", { href: `#documents/${encodeURIComponent(state.tree.document.document_key)}/${encodeURIComponent(p.chunk_id)}`, text: p.ref || p.text.slice(0, 60), title: p.text.slice(0, 200) })));
+    const { document_key: key, title } = state.tree.document;
+    list.append(el("li", {}, el("a", { href: passageLink({ key, chunk: p.chunk_id, reference: referenceOf(title, p.ref), contentHash: p.content_hash }),
+      "data-chunk": p.chunk_id, text: p.ref || p.text.slice(0, 60), title: p.text.slice(0, 200) })));
   }
   for (const s of node.sections || []) {
     list.append(el("li", {}, el("details", { open: "" }, el("summary", { text: s.heading || "(untitled)" }), treeList(s))));
@@ -297,27 +402,17 @@ function treeList(node) {
 
 function linkList(title, hits) {
   if (!hits || !hits.length) return el("p", { class: "muted", text: `${title}: none` });
-  return el("div", {}, el("h4", { text: title }), el("ul", {}, ...hits.map((h) => el("li", {}, el("a", { href: docLink(h), text: citationOf(h) })))));
+  return el("div", {}, el("h4", { text: title }), el("ul", {}, ...hits.map((h) => el("li", {}, el("a", { href: hitLink(h), text: citationOf(h) })))));
 }
 
-async function showParagraph(chunk) {
+async function showParagraph(chunk, params, key) {
   const target = $("paragraph");
   try {
     const found = await api(`/api/get?reference=${encodeURIComponent(chunk)}`);
-    const hit = found.hit;
-    const citation = citationOf(hit);
-    const copied = el("span", { class: "muted", role: "status" });
-    const copy = async () => {
-      try { await navigator.clipboard.writeText(citation); copied.textContent = "Copied."; }
-      catch (error) { copied.textContent = `Copy this: ${citation}`; }
-    };
-    target.replaceChildren(
-      el("h3", { class: "cite", text: citation }),
-      el("div", { class: "path", text: (hit.section_path || []).join(" › ") }),
-      el("p", { class: "text", text: hit.text }),
-      el("p", {}, el("button", { type: "button", class: "secondary", text: "Copy citation", onclick: copy }), " ", copied),
-      el("p", { class: "muted", text: `Content hash ${hit.content_hash} · snapshot ${hit.snapshot_version}` }),
-      linkList("Cites", found.cites), linkList("Cited by", found.cited_by));
+    // The link names a unit this snapshot does not hold: said so, and offered by its reference.
+    if (!found.hit) target.replaceChildren(...await goneView(found, params, key));
+    else target.replaceChildren(...passageView(found, params));
+    target.focus({ preventScroll: true });
     return found;
   } catch (error) {
     target.replaceChildren(el("p", { class: "error", text: error.message }));
@@ -337,8 +432,12 @@ async function runCheck(event) {
     const parts = [el("p", {}, el("span", { class: `badge ${r.verdict}`, text: r.verdict }), ` decided by ${r.decided_by || "—"} · reference matched ${r.lookup_match}`)];
     if (r.reason) parts.push(el("p", { text: r.reason }));
     if (r.best_sentence) parts.push(el("p", { class: "muted", text: "The sentence it rests on:" }), el("blockquote", { class: "text", text: r.best_sentence }));
-    if (r.citation) parts.push(el("p", { class: "muted", text: `Cited paragraph: ${r.citation}` }));
-    if (r.closest && r.closest.length) parts.push(el("p", { class: "muted", text: `Closest references: ${r.closest.join(", ")}` }));
+    if (r.citation) parts.push(el("p", { class: "muted" }, `Cited paragraph: ${r.citation} · `,
+      el("a", { href: passageLink({ chunk: r.chunk_id, reference: r.cited, at: r.best_sentence ? [r.sentence_start, r.sentence_end] : null }), text: "open it at this sentence" })));
+    // An ambiguous reference fits units of several documents: each is offered, to pick one.
+    const pick = (c) => el("button", { type: "button", class: "link", text: c, onclick: () => { $("check-ref").value = c; $("check-form").requestSubmit(); } });
+    if (r.lookup_match === "ambiguous") parts.push(el("p", {}, "Which one? ", ...r.closest.map(pick)));
+    else if (r.closest && r.closest.length) parts.push(el("p", { class: "muted", text: `Closest references: ${r.closest.join(", ")}` }));
     out.replaceChildren(...parts);
   } catch (error) {
     out.replaceChildren(el("p", { class: "error", text: error.message }));
@@ -409,6 +508,7 @@ async function start() {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("search-form").addEventListener("submit", runSearch);
+  $("search-more").addEventListener("click", moreResults);
   $("ask-form").addEventListener("submit", runAsk);
   $("ask-new").addEventListener("click", newConversation);
   $("check-form").addEventListener("submit", runCheck);

@@ -61,6 +61,35 @@ DEFINITION = re.compile(
     r"|includes?\b|is\s+defined)",
     re.IGNORECASE,
 )
+# A clause number inside a line, where a text conversion lost the line break before it ("...
+# in Section 15 of this Agreement. 5.2. Opening Training ..."; "6. INDEMNITY 6.1 The ..."),
+# before a capitalised word. Only numbers that continue the clause numbering and follow no
+# citing word are cut there (`continues`, generic.CITING_END): "under Section 5.2 The" cites.
+INLINE_CLAUSE = re.compile(
+    r"(?<=\s)((?:(?:Section|SECTION)\s+)?\d{1,3}(?:\.\d{1,3})+\.?"
+    r"|(?:Section|SECTION)\s+\d{1,3}\.?|\d{1,3}\.|ARTICLE\s+(?:[IVXLC]+|\d{1,3})\b\.?)"
+    r"\s+(?=[\"“(\[]?[A-Z])"
+)
+BARE_NUMBER = re.compile(r"\d{1,3}\.")
+# A line that stops on a number written in words, or on a clause it cites ("... within three" /
+# "(3) miles ..."; "... under Section 6.3(a)" / "(ii) (provided that ..."): a label at the next
+# line's start is the figure or the rest of the citation, not a point.
+NUMBER_WORD_END = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|"
+    r"seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion)$",
+    re.IGNORECASE,
+)
+CITATION_END = re.compile(
+    r"\b(?:sections?|articles?|clauses?|paragraphs?)\s+\d[\w.]*(?:\([a-zA-Z0-9]{1,4}\))*$",
+    re.IGNORECASE,
+)
+FIGURE = re.compile(r"^\(\d{1,4}\)\s")
+# A definition inside a line, after the sentence before it ends ('... Canada. "Term" means').
+INLINE_DEFINITION = re.compile(
+    r"(?<=[.;])\s+([\"“][A-Z][^\"“”]{0,79}[\"”]\s*(?:\([^)]{0,60}\)\s*)?,?\s*"
+    r"(?:shall\s+(?:have\s+the\s+meaning|mean)|means?\b|has\s+the\s+meaning))"
+)
 _ROMAN = re.compile(r"^(?=[ivxlc]+$)m{0,4}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
 
 # An unnumbered heading over a contract's recitals, which the first numbered clause closes.
@@ -71,6 +100,7 @@ RECITALS_HEADING = re.compile(
 )
 # A run-in heading: its words up to a full stop, then a capitalised word opening the clause.
 _RUN_IN = re.compile(r"^.{0,78}?\b([\w'-]+)\.\s+([A-Z“\"].*)$", re.DOTALL)
+RUN_IN_WORDS = 3
 _ABBREVIATIONS = frozenset({"inc", "co", "corp", "ltd", "llc", "no", "nos", "u.s", "s.a", "st"})
 LABEL_ONLY = re.compile(
     r"^(?:\(?[a-zA-Z]{1,4}\)|\(\d{1,3}\)|[A-Z]\.|(?:section\s+)?\d{1,3}(?:\.\d{1,3})*\.?)$",
@@ -82,13 +112,15 @@ def runs_in(text: str) -> bool:
     """A clause's heading followed on its line by the clause's first words ("TERMS OF PAYMENT.
     The royalties payable to Licensor", a PDF line broken early): the clause's text, not a
     section title. The words after the heading's full stop read as a sentence: two or more,
-    most after the first in lower case; and the stop does not end an abbreviation ("Inc.")."""
+    most after the first in lower case, or RUN_IN_WORDS or more in any case (a clause set in
+    capitals: "LIMITATION OF LIABILITY. EXCEPT IN CONNECTION WITH"); and the stop does not end
+    an abbreviation ("Inc.")."""
     match = _RUN_IN.match(text)
     if match is None or len(match.group(1)) < 2 or match.group(1).casefold() in _ABBREVIATIONS:
         return False
     words = match.group(2).split()
     lower = sum(1 for word in words[1:] if word[:1].islower())
-    return len(words) >= 2 and lower * 2 > len(words) - 1
+    return len(words) >= RUN_IN_WORDS or (len(words) >= 2 and lower * 2 > len(words) - 1)
 
 
 def roman_value(text: str) -> int | None:
@@ -103,6 +135,30 @@ def roman_value(text: str) -> int | None:
         value = values[char]
         total += -value if index + 1 < len(text) and values[text[index + 1]] > value else value
     return total
+
+
+def number_parts(number: str) -> tuple[int, ...]:
+    """ "5.2", "5.2.", "Section 5.2A" -> (5, 2): the levels of a clause number, letters aside;
+    "7.0" (a clause numbered "7.0" over "7.1") -> (7,); "ARTICLE VII" -> (7,)."""
+    words = number.split()
+    if len(words) == 2 and (value := roman_value(words[1].rstrip("."))):
+        return (value,)
+    parts = [int(part) for part in re.findall(r"\d+", number)]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def continues(number: str, last: tuple[int, ...] | None) -> bool:
+    """Whether clause `number` can come next after clause `last`: its first point ("5" then
+    "5.1"), the next at its level or any level above ("5.1" then "5.2" or "6."); after no
+    clause (or an attachment's start), "1." or "1.1"."""
+    parts = number_parts(number)
+    if not last:
+        return parts in {(1,), (1, 1)}
+    if parts == (*last, 1):
+        return True
+    return any(parts == (*last[:level], last[level] + 1) for level in range(len(last)))
 
 
 def point_label(match: re.Match[str]) -> str:

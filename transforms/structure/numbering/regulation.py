@@ -8,7 +8,7 @@ import re
 
 from transforms.tree import is_title_like
 
-ARTICLE = re.compile(r"^(?:article|art\.)\s+(\d+[a-z]?)\s*[.:-]?\s*(.*)$", re.IGNORECASE)
+ARTICLE = re.compile(r"^(?:article|art\.)\s+(\d+[a-z]?)\s*[.:\-–—]?\s*(.*)$", re.IGNORECASE)
 NUMBERED = re.compile(r"^(\d{1,3})\.\s+(\S.*)$", re.DOTALL)
 PAREN_NUMBER = re.compile(r"^\((\d{1,3})\)\s+(\S.*)$", re.DOTALL)
 POINT = re.compile(r"^\(([a-z]{1,3}|\d{1,3})\)\s*")
@@ -32,15 +32,35 @@ QUOTE_OPENS = re.compile(r"^[‘“]")
 QUOTE_ANNOUNCED = re.compile(r"(?::|\b(?:substitute|insert)(?:d|ed)?\s*[—–-]?)\s*$")
 QUOTE_CLOSES = re.compile(r"[’”]\s*[.;,]?\s*$")
 
+# An act's enacting formula ("HAVE ADOPTED THIS REGULATION:", "HAS ADOPTED THIS DIRECTIVE:"):
+# only legislation is enacted, so an act that cites "the Paris Agreement" under "Whereas:" is
+# still an act, not a contract.
+ENACTING_FORMULA = re.compile(
+    r"^HA(?:VE|S) ADOPTED TH(?:IS|E PRESENT) (?:REGULATION|DIRECTIVE|DECISION)\b"
+)
+
+# An annex heading stands alone on its line, in capitals as the Official Journal sets it:
+# "ANNEX", "ANNEX IV". "Annex IV" wrapped to a line's start is a citation.
+ANNEX = re.compile(r"^ANNEX(?:\s+([IVXL]{1,6}|\d{1,2}))?$")
+# A lettered part of an annex: "A. ‘General’", "Section A. List of Union harmonisation ...".
+ANNEX_PART = re.compile(r"^(?:Section\s+)?([A-Z])\.\s+(\S.{0,150})$")
+
+# Annexes stand beside the articles, outside every chapter: an annex closes them all.
+ANNEX_RANK = 0.5
+ANNEX_PART_RANK = 3.0
 ARTICLE_RANK = 5.0
 
 
 def article_heading(text: str) -> re.Match[str] | None:
-    """ "Article 6" or "Article 6 Lawfulness of processing", not a sentence starting "Article 6 ..."."""
+    """ "Article 6" or "Article 6 Lawfulness of processing", not a citation wrapped to a line's
+    start: "Article 338(2) TFEU, while ...", "Article 2, point (2), or", "Article 19;" (a
+    heading's title starts with a capital; no clause's stop follows its number)."""
     match = ARTICLE.match(text)
-    # "Article 338(2) TFEU, while ..." wrapped to a line start is a citation, not a heading.
-    if match and (
-        not match.group(2) or (is_title_like(match.group(2)) and text[match.start(2)] != "(")
-    ):
+    if match is None or text.rstrip().endswith((";", ",")):
+        return None
+    rest = match.group(2)
+    if not rest:
+        return match
+    if is_title_like(rest) and (rest[:1].isupper() or rest[:1].isdigit() or rest[:1] in "‘“'\""):
         return match
     return None

@@ -10,7 +10,8 @@ DOTTED = re.compile(r"^(\d+(?:\.\d+)+[A-Z]?)\.?\s+(\S.*)$", re.DOTALL)
 APPLICATION = re.compile(r"^(A\d{1,3}[A-Z]?)\.?\s+(\S.*)$", re.DOTALL)
 GUIDANCE = re.compile(r"^guidance(?:\s+notes?)?$", re.IGNORECASE)
 # A standard's designation, which its publisher sets over its name on the first page and as
-# its running head ("IFRS 16" over "Leases"): part of its title, as the family cites it.
+# its running head ("IFRS 16" over "Leases", "IFRS S2" over "Climate-related Disclosures"):
+# part of its title, as the family cites it.
 DESIGNATION = re.compile(
-    r"^(?:IFRS|IAS|IFRIC|SIC|ISA|ISAE|ISRE|ISRS|ISQM|ISQC|IPSAS|IFRS for SMEs)\s+\d{1,4}$"
+    r"^(?:IFRS|IAS|IFRIC|SIC|ISA|ISAE|ISRE|ISRS|ISQM|ISQC|IPSAS|ESRS|IFRS for SMEs)\s+[A-Z]?\d{1,4}$"
 )

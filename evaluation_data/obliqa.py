@@ -1,4 +1,5 @@
-"""ObliQA inputs shared by the benchmarks: the structured passages and the document names.
+"""ObliQA inputs shared by the benchmarks and training: the dev questions and their gold
+passages, the held-out half, the structured passages and the document names.
 
 `DocumentMap.rtf` lists, for each DocumentID, the file name and the names the rulebooks use for
 one another ("GEN", "General Rulebook (GEN)"). Written out as a lexkb catalog beside the passages,
@@ -7,10 +8,32 @@ they let citations such as "GEN 3.3.31" or "section 58 of FSMR" resolve across d
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import zipfile
 from pathlib import Path
+
+
+def load_questions(data: Path) -> list[dict]:
+    """ObliQA's dev questions (`questions-dev.json`), each with its gold passages."""
+    return json.loads((data / "questions-dev.json").read_text(encoding="utf-8"))
+
+
+def held_out(question: dict) -> bool:
+    """The half of the dev questions no tuning looked at."""
+    return int(hashlib.sha256(question["QuestionID"].encode()).hexdigest(), 16) % 2 == 1
+
+
+def gold_of(question: dict) -> set[tuple[str, str]]:
+    """The question's gold passages as (DocumentID, PassageID)."""
+    return {(str(p["DocumentID"]), str(p["PassageID"])) for p in question["Passages"]}
+
+
+def passage_key(hit) -> tuple[str, str]:
+    """A lexkb hit as the gold passage it would be: its document key and its ref without the
+    "[n]" lexkb adds to tell repeated refs apart."""
+    return hit.document_key, re.sub(r" \[\d+\]$", "", hit.ref or "")
 
 
 def document_map(data: Path) -> dict[int, list[str]]:

@@ -1,4 +1,5 @@
-"""CUAD inputs shared by the contract benchmarks: files, lawyer-marked clauses, categories.
+"""CUAD inputs shared by the contract benchmarks and training: files, lawyer-marked clauses,
+categories, and when a paragraph overlaps a marked clause.
 
 `master_clauses-dev.csv` holds, per contract and per category, the clause texts lawyers marked
 (a Python-style list of strings) and an answer column. Its `Filename` matches a `txt/` or `pdf/`
@@ -20,6 +21,8 @@ csv.field_size_limit(1 << 30)
 _NOT_CATEGORIES = {"Filename"}
 # Runs of dashes or underscores are underlines and rules a text rendering drew, not words.
 _RULE = re.compile(r"[-_]{3,}")
+# A paragraph and a clause overlap when the first this many characters of one occur in the other.
+OVERLAP_CHARS = 60
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
@@ -103,3 +106,9 @@ def descriptions(data: Path) -> dict[str, str]:
         if match:
             found[category] = match
     return found
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether a paragraph and a marked clause overlap: the first OVERLAP_CHARS characters of
+    one occur in the other."""
+    return a[:OVERLAP_CHARS] in b or b[:OVERLAP_CHARS] in a

@@ -1,9 +1,10 @@
-"""A legal XML document's element rows -> its (documents, sections, chunks) tables.
+"""A legal outline's element rows -> its (documents, sections, chunks) tables.
 
-The dialect has already said what every row is (transforms.legal_xml.outline), so nothing is
-guessed here: a heading opens a section at its depth (closing those at the same depth or deeper),
-a unit is a paragraph chunk of the innermost open section, a footnote goes with the unit before
-it, and a section's notes become note chunks under the section's own chunk, never paragraphs.
+Legal markup (a legal XML dialect, the US Code's XHTML) has already said what every row is
+(transforms.legal_xml.outline), so, unlike the text-line builder, nothing is guessed here: a
+heading opens a section at its depth (closing those at the same depth or deeper), a unit is a
+paragraph chunk of the innermost open section, a footnote goes with the unit before it, and a
+section's notes become note chunks under the section's own chunk, never paragraphs.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def _note_rows(
 def structure_legal_xml(
     source: SourceFile, elements: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(documents, sections, chunks) of `source` from its outline rows."""
     document_key = source.document_key
     doc_id = document_id(source.key, document_key)
     title = None

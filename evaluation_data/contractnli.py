@@ -1,5 +1,5 @@
 """ContractNLI pairs for training and measuring the support/contradiction model, and how a
-reading of them is scored (issue 37).
+reading of them is scored.
 
 Train: `contractnli/train.csv`, the train split as 7,191 (premise, hypothesis, label) rows in
 blocks of 17 per NDA; the premise is the gold evidence spans joined by newlines, or three random

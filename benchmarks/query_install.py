@@ -1,0 +1,91 @@
+"""The query-only install against the whole project environment, in one run (issue 50).
+
+    .venv/bin/python benchmarks/query_install.py [--work benchmarks/out/query_install]
+        [--index var/index] [--runs 5]
+
+Two fresh virtual environments, each installed from uv's cache (so the time is the install's,
+not the download's): the query-only wheel (`lexkb`, what a service that loads snapshots installs)
+and the repository's whole environment (`uv sync --frozen`: the query module, the build, the
+dev tools). For each: install time, size on disk, `python -c "import lexkb"` and
+`lexkb search ... --index INDEX` wall time (median of --runs, each a fresh process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+UV = REPO / ".venv" / "bin" / "uv"
+QUESTION = "how long must client money reconciliation records be kept"
+
+
+def timed(command: list[str], **env: str) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, env={**os.environ, **env})
+    return time.perf_counter() - started
+
+
+def size(path: Path) -> int:
+    done = subprocess.run(["du", "-sb", str(path)], check=True, capture_output=True, text=True)
+    return int(done.stdout.split()[0])
+
+
+def query_only(work: Path) -> tuple[Path, float]:
+    dist = work / "dist"
+    subprocess.run([str(UV), "build", "--wheel", "-o", str(dist), str(REPO)], check=True,
+                   capture_output=True)  # fmt: skip
+    wheel = next(dist.glob("lexkb-*.whl"))
+    venv = work / "query"
+    subprocess.run([str(UV), "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    seconds = timed([str(UV), "pip", "install", "-q", "--offline", "--compile-bytecode", "--python",
+                     str(venv / "bin" / "python"), str(wheel)])  # fmt: skip
+    return venv, seconds
+
+
+def whole(work: Path) -> tuple[Path, float]:
+    venv = work / "whole"
+    seconds = timed(
+        [str(UV), "sync", "--frozen", "--compile-bytecode", "-q", "--project", str(REPO)],
+        UV_PROJECT_ENVIRONMENT=str(venv),
+    )
+    return venv, seconds
+
+
+def median_run(command: list[str], runs: int) -> float:
+    return statistics.median(timed(command) for _ in range(runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "query_install")
+    parser.add_argument("--index", type=Path, default=REPO / "var" / "index")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    if args.work.exists():
+        shutil.rmtree(args.work)
+    args.work.mkdir(parents=True)
+    rows = []
+    for name, install in (("query-only wheel", query_only), ("whole environment", whole)):
+        venv, seconds = install(args.work)
+        python, lexkb = str(venv / "bin" / "python"), str(venv / "bin" / "lexkb")
+        imported = median_run([python, "-c", "import lexkb.index"], args.runs)
+        searched = median_run([lexkb, "search", QUESTION, "--index", str(args.index), "--k", "5"],
+                              args.runs)  # fmt: skip
+        rows.append((name, seconds, size(venv), imported, searched))
+    print("| install | install time (from uv's cache) | size on disk | `import lexkb.index` "
+          "| `lexkb search` (fresh process) |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for name, seconds, bytes_, imported, searched in rows:
+        print(f"| {name} | {seconds:.1f} s | {bytes_ / 2**20:,.0f} MiB | {imported:.2f} s "
+              f"| {searched:.2f} s |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

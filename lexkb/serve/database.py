@@ -1,0 +1,328 @@
+"""The database under lexkb serve's store: SQLite (a file the operator names, WAL, 0600) or
+PostgreSQL (a URL), one connection under one lock, and the migrations that make and move its
+schema forward (lexkb.serve.store holds what is kept in it).
+
+One set of SQL serves both: statements are written with `?` placeholders and turned into
+psycopg's `%s` for PostgreSQL; ids are random text and times are seconds since the epoch, so
+neither database's own sequences or time types are needed. The schema is created and moved
+forward by MIGRATIONS, each applied once, in order, inside a transaction, and recorded in
+`schema_migrations`, so a store written by an older lexkb opens in a newer one.
+
+A PostgreSQL server can restart under a running service (an upgrade, a failover, `pg_ctl
+restart`), and psycopg's connection then stays closed for good: every keyed request failed with
+"the connection is closed" until lexkb serve was restarted too. So the connection is made again
+whenever it is found lost: a read (SELECT) that finds it lost is run once more on the new one;
+a write is preceded by a ping (which reconnects), so that it never goes out on a connection
+already lost, and is not repeated when the connection is lost under it (whether it was applied
+is then unknown). While the server cannot be reached, StoreUnavailable says so (the API answers
+503 with Retry-After) and the next request tries again. A store that cannot be opened at all
+(a file that is no database, a URL psycopg refuses or a server that does not answer at start)
+is a StoreError whose message says so in one line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("lexkb.serve")
+# Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
+# request after this long instead of holding the store's lock (and every request) longer.
+CONNECT_TIMEOUT = 5
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: keys, conversations, answers (a conversation's turns, and the trace of every ask),
+    # feedback on an answer.
+    """
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        key_hash TEXT NOT NULL UNIQUE,
+        admin INTEGER NOT NULL DEFAULT 0,
+        created_at DOUBLE PRECISION NOT NULL,
+        revoked_at DOUBLE PRECISION
+    );
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        title TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX conversations_owner ON conversations (owner, updated_at);
+    CREATE TABLE answers (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        confidence DOUBLE PRECISION NOT NULL,
+        source_count INTEGER NOT NULL,
+        snapshot_version TEXT,
+        trace TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX answers_conversation ON answers (conversation_id, created_at);
+    CREATE INDEX answers_created ON answers (created_at);
+    CREATE TABLE feedback (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        answer_id TEXT NOT NULL,
+        rating TEXT NOT NULL,
+        comment TEXT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        confidence DOUBLE PRECISION NOT NULL,
+        source_count INTEGER NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX feedback_created ON feedback (created_at);
+    """,
+    # 2: one feedback per answer per key (the newest kept; changed in place from here on, with
+    # the time of its change), and what each ask searched, the candidates it retrieved with
+    # their scores, and how long it took (the admin's traces).
+    """
+    ALTER TABLE feedback ADD COLUMN updated_at DOUBLE PRECISION;
+    UPDATE feedback SET updated_at = created_at;
+    DELETE FROM feedback WHERE EXISTS (
+        SELECT 1 FROM feedback newer WHERE newer.owner = feedback.owner
+        AND newer.answer_id = feedback.answer_id
+        AND (newer.created_at > feedback.created_at
+             OR (newer.created_at = feedback.created_at AND newer.id > feedback.id))
+    );
+    CREATE UNIQUE INDEX feedback_one_per_answer ON feedback (owner, answer_id);
+    CREATE INDEX feedback_updated ON feedback (updated_at);
+    ALTER TABLE answers ADD COLUMN searched TEXT;
+    ALTER TABLE answers ADD COLUMN candidates TEXT;
+    ALTER TABLE answers ADD COLUMN seconds DOUBLE PRECISION;
+    """,
+)
+
+
+class StoreError(ValueError):
+    """A store lexkb will not open, or a request it refuses; the message says why."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now (PostgreSQL restarting, or down): worth retrying,
+    unlike other StoreErrors. The message names no host or port: it goes to key holders."""
+
+    def __init__(self, message: str = "the store does not answer now; try again shortly") -> None:
+        super().__init__(message)
+
+
+def is_url(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def sqlite_path(target: str | Path, index_root: str | Path | None = None) -> Path:
+    """The SQLite file for `target`, refused inside the index root (snapshots stay read-only)
+    and when it is not a regular file."""
+    path = Path(target).expanduser().absolute()
+    if index_root is not None and not str(index_root).startswith("s3://"):
+        root = Path(index_root).expanduser().resolve()
+        if path.resolve() == root or root in path.resolve().parents:
+            raise StoreError(
+                f"the store {path} lies inside the index root {root}: name a file outside it "
+                "(what users write never goes into the index)"
+            )
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise StoreError(f"the store {path} is not a regular file")
+    return path
+
+
+class Database:
+    """One connection to the store's database, under one lock; see the module's docstring.
+    `create`: a SQLite file that does not exist is made (with its folders); otherwise its
+    absence is a StoreError (a typo in a path must not leave an empty store behind)."""
+
+    def __init__(
+        self, target: str | Path, index_root: str | Path | None = None, create: bool = True
+    ) -> None:
+        self.postgres = is_url(str(target))
+        self._lock = threading.RLock()
+        if self.postgres:
+            self._open_postgres(str(target))
+            self.where = self.kind = "postgresql"
+        else:
+            path = sqlite_path(target, index_root)
+            self._db = _open_sqlite(path, create)
+            self.where = str(path)
+            self.kind = "sqlite"
+        self.migrate()
+
+    def _open_postgres(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:  # the optional dependency (pip install lexkb[postgres])
+            raise StoreError(
+                "a PostgreSQL store needs psycopg: pip install 'lexkb[postgres]'"
+            ) from exc
+        self._url = url
+        self._psycopg: Any = psycopg
+        self._depth = 0  # transactions open: no reconnecting in the middle of one
+        try:  # at start, what failed is the operator's to read: said in one line
+            self._db: Any = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreError(f"the PostgreSQL store cannot be opened: {reason}") from exc
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.postgres else statement
+
+    def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            if not self.postgres:
+                return self._run(self._db, statement, params)
+            if self._depth:  # inside a transaction: on the connection it began on, or fail
+                return self._guarded(self._db, statement, params)
+            reading = statement.lstrip()[:6].upper() == "SELECT"
+            if not reading:
+                self._ping()  # a write never goes out on a connection already lost
+            db = self._live()
+            try:
+                return self._run(db, statement, params)
+            except self._psycopg.OperationalError as exc:
+                if not reading or not self._lost(db):
+                    raise self._unavailable(exc) from exc
+                log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
+            return self._guarded(self._live(), statement, params)
+
+    def _run(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+        cursor = db.execute(self._sql(statement), tuple(params))
+        return list(cursor.fetchall()) if cursor.description else []
+
+    def _guarded(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+        """`statement` on `db`, with a lost connection reported as StoreUnavailable."""
+        try:
+            return self._run(db, statement, params)
+        except self._psycopg.OperationalError as exc:
+            raise self._unavailable(exc) from exc
+
+    def _live(self) -> Any:
+        """The PostgreSQL connection, made again when there is none or it was lost."""
+        if self._db is not None and not self._lost(self._db):
+            return self._db
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        try:
+            self._db = self._psycopg.connect(
+                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            )
+        except self._psycopg.OperationalError as exc:
+            log.warning("store: PostgreSQL cannot be reached: %s", exc)
+            raise StoreUnavailable() from exc
+        return self._db
+
+    def _ping(self) -> None:
+        """A round trip on the connection, made again when it is found lost: the health check
+        before a write or a transaction, so that neither starts on a dead connection."""
+        db = self._live()
+        try:
+            db.execute("SELECT 1")
+        except self._psycopg.OperationalError as exc:
+            if not self._lost(db):
+                raise self._unavailable(exc) from exc
+            log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
+            self._live()
+
+    @staticmethod
+    def _lost(db: Any) -> bool:
+        return bool(db.closed or db.broken)
+
+    def _unavailable(self, exc: Exception) -> Exception:
+        """StoreUnavailable where the connection is lost (the server restarting or gone), else
+        `exc` itself: a statement PostgreSQL refused is a fault here, not a reason to retry."""
+        if self._db is not None and self._lost(self._db):
+            log.warning("store: the PostgreSQL connection was lost: %s", exc)
+            return StoreUnavailable()
+        return exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self.postgres:
+                if not self._depth:
+                    self._ping()
+                self._depth += 1
+                try:
+                    with self._db.transaction():
+                        yield
+                except self._psycopg.OperationalError as exc:
+                    raise self._unavailable(exc) from exc
+                finally:
+                    self._depth -= 1
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def migrate(self) -> int:
+        """Apply the migrations not yet applied; the schema version after."""
+        with self._transaction():
+            self._rows(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
+            )
+            done = {row[0] for row in self._rows("SELECT version FROM schema_migrations")}
+            for version, script in enumerate(MIGRATIONS, start=1):
+                if version in done:
+                    continue
+                for statement in filter(str.strip, script.split(";")):
+                    self._rows(statement)
+                self._rows(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    (version, time.time()),
+                )
+        return len(MIGRATIONS)
+
+    def schema_version(self) -> int:
+        return int(self._rows("SELECT MAX(version) FROM schema_migrations")[0][0] or 0)
+
+    def ping(self) -> bool:
+        """Does the database answer? (/readyz)"""
+        try:
+            return self._rows("SELECT 1")[0][0] == 1
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+
+
+def _open_sqlite(path: Path, create: bool) -> sqlite3.Connection:
+    """The SQLite file at `path` (made 0600 when `create`), in WAL mode; StoreError when it is
+    absent and not to be made, or is not a SQLite database."""
+    if not path.exists() and not create:
+        raise StoreError(
+            f"no store at {path} (lexkb serve, or lexkb serve keys add, makes one there)"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    os.chmod(path, 0o600)
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise StoreError(f"the store {path} is not a SQLite database ({exc})") from exc
+    db.execute("PRAGMA foreign_keys=ON")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db

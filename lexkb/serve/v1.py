@@ -1,0 +1,188 @@
+"""/api/v1, the JSON API's current version: the lookups, documents, snapshots and what changed
+between two, verification, and who the caller is (lexkb.serve.v1_people has what users write:
+asks, conversations, feedback, and the admin's reading of them).
+
+What v1 holds to, route by route (the first routes under /api keep their shapes:
+lexkb.serve.versions):
+- every listing is a page, `limit` and `cursor` in, `{"items", "next_cursor"}` out
+  (lexkb.serve.paging); a diff names its documents with their titles in one reply, and pages
+  its paragraphs and citations, one part at a time;
+- a reference that names nothing is answered alike by `get` and `hop`: 404 with the lookup
+  that says why (its reason, the nearest unit, the closest references);
+- each route has an operation id, the name of its method in lexkb.client.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+from lexkb.mcp import tools
+from lexkb.serve import api, models, pages
+from lexkb.serve.api import RefQuery, diff_between, local_root, sent, service
+from lexkb.serve.paging import Cursor, Limit, envelope, position_page
+from lexkb.serve.versions import V1
+
+router = APIRouter(prefix=V1)
+Version = Annotated[
+    str, Query(max_length=100, description="a version, a prefix, previous, CURRENT")
+]
+# The parts of a diff too long for one reply, each paged on its own.
+DiffPart = Literal[
+    "chunks_added", "chunks_removed", "chunks_changed", "edges_added", "edges_removed"
+]
+
+
+# Routes whose request and reply are the first version's: the same functions, under v1.
+SAME = (
+    ("POST", "/search", api.search, "search"),
+    ("GET", "/documents/{document}/tree", api.document_tree, "document_tree"),
+    ("GET", "/documents/{document}/markdown", api.document_markdown, "document_markdown"),
+    ("POST", "/verify/citations", api.verify_citations, "verify_citations"),
+    ("POST", "/verify/entities", api.verify_entities, "verify_entities"),
+    ("GET", "/me", api.me, "me"),
+    ("GET", "/documents/{document}/pages/{page}", pages.source_page, "document_page"),
+)
+
+
+def add_same(target: APIRouter, routes: tuple) -> None:
+    """Each of `routes` (method, path, the first version's function, operation id) on
+    `target`, with the summary, reply type and replies it has under /api."""
+    firsts = [*api.router.routes, *pages.router.routes]
+    for method, path, endpoint, name in routes:
+        first = next(r for r in firsts if getattr(r, "endpoint", None) is endpoint)
+        target.add_api_route(
+            path, endpoint, methods=[method], operation_id=name, summary=first.summary,
+            response_class=first.response_class, responses=first.responses,
+        )  # fmt: skip
+
+
+def unknown_reference(lookup, index) -> JSONResponse:
+    """404 for a reference that names no unit, `get`'s and `hop`'s alike: the lookup (how it
+    matched, why not, the nearest unit and the closest references) with the reason as its
+    error."""
+    body = {**lookup.to_dict(), "error": lookup.reason}
+    return JSONResponse(body, status_code=404, headers={"X-Lexkb-Snapshot": index.version})
+
+
+@router.get(
+    "/get",
+    operation_id="get_reference",
+    summary="a paragraph by chunk id or reference, with how it matched (404: it names nothing)",
+)
+def get(request: Request, reference: RefQuery) -> JSONResponse:
+    index = service(request).index()
+    found = tools.get(index, reference)
+    return sent(found, index) if found.found else unknown_reference(found, index)
+
+
+@router.post(
+    "/hop",
+    operation_id="hop",
+    summary="paragraphs reached along citations, with paths (404: the start names nothing)",
+)
+def hop(body: models.HopRequest, request: Request) -> JSONResponse:
+    index = service(request).index()
+    try:
+        return sent(tools.hop(index, **dict(body)), index)
+    except KeyError:
+        lookup = index.get(body.start)
+        if not lookup.found or lookup.hit is None:
+            return unknown_reference(lookup, index)
+        # Found as `get` finds it, not as a unit to walk from: walk from the unit it found.
+        walked = tools.hop(index, **{**dict(body), "start": lookup.hit.chunk_id})
+        return sent(walked, index)
+
+
+@router.get("/documents", operation_id="list_documents", summary="the documents, a page at a time")
+def documents(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+    index = service(request).index()
+    page, following = position_page("documents", index.version, cursor, limit, index.documents())
+    return sent(envelope(page, following), index)
+
+
+@router.get(
+    "/snapshots",
+    operation_id="list_snapshots",
+    summary="the published snapshots, newest first, a page at a time (X-Lexkb-Snapshot: served)",
+)
+def snapshots(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+    from lexkb.core.store import index_root
+
+    index = service(request).index()
+    listed = [
+        {k: v for k, v in vars(s).items() if k != "path"}
+        for s in index_root.list_snapshots(local_root(request))
+    ]
+    of = ",".join(s["version"] for s in listed)
+    page, following = position_page("snapshots", of, cursor, limit, listed)
+    return sent(envelope(page, following), index)
+
+
+@router.get(
+    "/snapshots/diff",
+    operation_id="snapshot_diff",
+    summary="what changed between two snapshots: the documents by name, and counts of the rest",
+)
+def snapshot_diff(
+    request: Request, old: Version = "previous", new: Version = "CURRENT"
+) -> JSONResponse:
+    change = diff_between(request, old, new)
+    titles = _titles(local_root(request), change.old, change.new)
+
+    def named(keys: list[str]) -> list[dict]:
+        return [{"document_key": k, "title": titles.get(k, "")} for k in keys]
+
+    return JSONResponse(
+        {
+            "old": change.old,
+            "new": change.new,
+            "summary": change.summary(),
+            "documents_added": named(change.documents_added),
+            "documents_removed": named(change.documents_removed),
+            "documents_changed": named(change.documents_changed),
+            "metadata_changed": change.metadata_changed,
+        }
+    )
+
+
+@router.get(
+    "/snapshots/diff/{part}",
+    operation_id="snapshot_diff_part",
+    summary="one part of what changed between two snapshots (paragraphs, citations), paged",
+)
+def snapshot_diff_part(
+    request: Request,
+    part: DiffPart,
+    old: Version = "previous",
+    new: Version = "CURRENT",
+    limit: Limit = 100,
+    cursor: Cursor = None,
+) -> JSONResponse:
+    change = diff_between(request, old, new)
+    items = change.to_dict()[part] if part == "chunks_changed" else getattr(change, part)
+    listing = f"the diff's {part}"
+    page, following = position_page(listing, f"{change.old}..{change.new}", cursor, limit, items)
+    return JSONResponse(envelope(page, following))
+
+
+add_same(router, SAME)
+
+
+@lru_cache(maxsize=8)
+def _titles(root: Path, old: str, new: str) -> dict[str, str]:
+    """Each document's title in `new`, else in `old` (a document removed keeps its last)."""
+    import polars as pl
+
+    from lexkb.core.store import snapshot as snap
+
+    titles: dict[str, str] = {}
+    for version in (old, new):
+        table = snap.load(snap.snapshot_dir(root, version)).table_path("documents")
+        frame = pl.read_parquet(table, columns=["document_key", "title"])
+        titles.update(zip(frame["document_key"], frame["title"].fill_null(""), strict=True))
+    return titles
