@@ -12,6 +12,7 @@ from functools import cached_property
 import polars as pl
 
 from lexkb.core.text.citing import cited_ref
+from lexkb.core.vocabulary import ChunkLevel
 from lexkb.results import SCORE_DIGITS, Hit
 
 # What a Hit reads of its chunk (Hits.rows), in this order.
@@ -52,13 +53,14 @@ class Hits:
     def rows(self) -> list[tuple]:
         """What a hit reads of each chunk, one tuple per row in Hit's field order (score and
         relevance aside): a hit then costs one list lookup. Built on the first hit, so opening
-        stays fast."""
+        stays fast. A level outside ChunkLevel breaks the snapshot's contract: ValueError."""
+        levels = {level.value: level for level in ChunkLevel}
         return [
             (
                 chunk_id,
                 document_key,
                 document_title,
-                chunk_level,
+                levels.get(chunk_level) or ChunkLevel(chunk_level),
                 ref,
                 tuple(section_path or ()),
                 page,

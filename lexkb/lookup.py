@@ -79,7 +79,7 @@ class Match:
     """What a reference resolved to: rows (best first), how, why, and near alternatives."""
 
     rows: list[int]
-    match: str
+    match: MatchKind
     reason: str
     document_id: str | None = None
     closest: list[str] = field(default_factory=list)
@@ -186,12 +186,13 @@ class Resolver:
 
     def _rows(self, address: tuple[str, ...], doc: str | None, kind: str | None) -> list[int]:
         """The units at `address` in `doc`, or in any document whose units are of the `kind`
-        asked for ("clause 4.2": a contract's, not an Act's section 4(2)) where some are."""
+        asked for ("clause 4.2": a contract's, not an Act's section 4(2))."""
         rows = self._by_address.get(address, [])
         if doc is not None:
             return [r for r in rows if self._doc_of[r] == doc]
-        fitting = [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
-        return fitting or rows
+        # A unit of another kind ("section 7" of a standard whose units are paragraphs) is
+        # no exact answer: the lookup goes on as for a unit not found, and names it nearest.
+        return [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
 
     def _exact(self, asked: str, rows: list[int]) -> Match:
         """`exact` where the rows are one document's; `ambiguous` where they are several

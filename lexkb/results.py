@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 from lexkb.core.text.citing import citation
-from lexkb.core.vocabulary import MatchKind
+from lexkb.core.vocabulary import ChunkLevel, MatchKind
 from lexkb.graph import Step
 
 # Scores are rounded once, here, so every surface shows the same number for the same hit.
@@ -26,7 +26,7 @@ class Hit:
     chunk_id: str
     document_key: str
     document_title: str
-    chunk_level: str
+    chunk_level: ChunkLevel
     ref: str | None
     section_path: list[str]
     page: int | None
@@ -66,7 +66,7 @@ class Lookup:
     fits, for the person to pick."""
 
     asked: str
-    match: str
+    match: MatchKind
     reason: str
     hit: Hit | None = None
     section: Hit | None = None

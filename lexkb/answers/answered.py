@@ -14,11 +14,13 @@ from collections.abc import Sequence
 
 from lexkb.core.judge.pairs import PairModelError
 from lexkb.core.judge.shipped import answers
+from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 
 # Hits given without the relevance model's chances get them for the first ANSWER_DEPTH.
 ANSWER_DEPTH = 10
-OUT_OF_SCOPE, NOT_ANSWERED = "out_of_scope", "not_answered_by_sources"
+OUT_OF_SCOPE = AbstentionReason.OUT_OF_SCOPE
+NOT_ANSWERED = AbstentionReason.NOT_ANSWERED_BY_SOURCES
 # Below this best chance a question is declined; at DIRECT_ANSWERS or more for the first hit an
 # answer may be DIRECT. Both chosen on questions in people's words (BENCHMARKS.md, "People's
 # questions"): the model barely tells answerable from unanswerable ones, and the nearest
@@ -62,7 +64,7 @@ def best_chance(query: str, hits: Sequence[Hit]) -> float | None:
 
 def declined(
     scope: float, min_scope: float, chance: float | None, min_answers: float
-) -> str | None:
+) -> AbstentionReason | None:
     """Why a question is declined, or None. With the relevance model's best chance (`chance`,
     from best_chance): declined when it is under `min_answers`, as OUT_OF_SCOPE where the scope
     model also reads the question as foreign (`scope` under `min_scope`), else NOT_ANSWERED.

@@ -37,11 +37,13 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal, NamedTuple
 
 from lexkb import limits as check
 from lexkb.answers import llm, plain
+from lexkb.answers.answer import Answer, AnswerSentence, Source
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
 from lexkb.answers.entities import verify_entities
@@ -56,17 +58,20 @@ from lexkb.answers.guardrails import (
     suggestions,
 )
 from lexkb.answers.history import append_turn, read_history
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.injection import instruction_excerpt, trusted_text
 from lexkb.answers.quantities import find_quantities
 from lexkb.answers.scope import capitalised_terms
 from lexkb.answers.statements import split_sentences
 from lexkb.answers.whole import is_lead_in, points_after
 from lexkb.core import environment
-from lexkb.core.vocabulary import EntityFound, Verdict
+from lexkb.core.vocabulary import UNCITED, AbstentionReason, EntityFound, Verdict
 from lexkb.results import Hit
 
 # Told the text searched and the hits retrieved, or None when nothing was searched (ask).
 Retrieved = Callable[[str, "list[Hit] | None"], None]
+# A sentence of an answer as written, with the hits it cites.
+Draft = tuple[str, list[Hit]]
 SYSTEM_PROMPT = (
     "You answer questions about regulatory and legal texts using only the paragraphs in the "
     "<context> you are given. End every sentence with the id of the paragraph that supports it "
@@ -87,6 +92,15 @@ _LEADING_CITATIONS = re.compile(r"^(?:\s*\[[^\[\]]{1,200}\])+\s*")
 _POINT = re.compile(r"^\(?[0-9a-z]{1,5}[.)]\s")
 
 
+class Checked(NamedTuple):
+    """A sentence of an answer, the paragraphs it cites and what they say of it."""
+
+    text: str
+    cited: list[Hit]
+    verdict: Verdict | Literal["uncited"]  # UNCITED when it cites nothing
+    reason: str
+
+
 @dataclass(frozen=True)
 class AskSettings:
     evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
@@ -104,57 +118,6 @@ class AskSettings:
     # held-out answerable questions (0.786 -> 0.777) and cost about 0.3 s a question
     # (BENCHMARKS.md, "Stop 37").
     rerank: bool = False
-
-
-@dataclass(frozen=True)
-class Source:
-    number: int
-    chunk_id: str
-    citation: str
-    document: str
-    ref: str | None
-    page: int | None
-    url: str | None
-    relevance: float | None
-    authority_level: str | None
-    version: str | None
-    deprecated: bool
-    content_hash: str | None
-
-
-@dataclass(frozen=True)
-class AnswerSentence:
-    text: str
-    sources: list[int]
-    verdict: str  # supported, contradicted, not_addressed, not_found, uncited
-    reason: str
-
-
-@dataclass(frozen=True)
-class Answer:
-    question: str
-    answer: str
-    mode: str  # DIRECT, QUALIFIED, ABSTAIN
-    abstention_reason: str | None
-    explanation: str
-    confidence: float
-    sources: list[Source]
-    sentences: list[AnswerSentence]
-    verification: dict
-    suggestions: list[str]
-    generated_by: str
-    from_cache: bool = False
-    warnings: list[str] = field(default_factory=list)
-    snapshot_version: str | None = None
-    # How the question was read: alone, or as a follow-up with the one before it
-    # (lexkb.answers.followup).
-    read_as: str = "read alone"
-    # The figures behind `explanation` (which says it in words, lexkb.answers.plain): the
-    # evidence's reasons, scope, the relevance model's chances, relevance.
-    details: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class AnswerCache:
@@ -225,16 +188,9 @@ def _turn(answer: Answer) -> dict:
     }
 
 
-def _source(number: int, hit: Hit) -> Source:
-    meta = hit.metadata or {}
-    return Source(
-        number, hit.chunk_id, hit.citation, hit.document_title or hit.document_key, hit.ref,
-        hit.page, hit.source_url, hit.relevance, meta.get("authority_level"),
-        meta.get("version"), bool(meta.get("deprecated")), hit.content_hash,
-    )  # fmt: skip
-
-
-def _extractive(index, question: str, found: Evidence, settings: AskSettings):
+def _extractive(
+    index: IndexView, question: str, found: Evidence, settings: AskSettings
+) -> list[Draft]:
     """[(sentence, [hit])] from the first hits' best sentences. A DIRECT answer opens with its
     first hit, the paragraph the relevance model reads as answering; a lead-in comes with its
     points (lexkb.answers.whole)."""
@@ -245,10 +201,10 @@ def _extractive(index, question: str, found: Evidence, settings: AskSettings):
         return []
     if found.mode == DIRECT:
         first = found.hits[0].chunk_id
-        ranked.sort(key=lambda r: r[0].chunk_id != first)
-    lead = ranked[0][3]
-    chosen = [ranked[0], *(r for r in ranked[1:] if r[3] >= settings.sentence_ratio * lead)]
-    entries = []
+        ranked.sort(key=lambda r: r.hit.chunk_id != first)
+    lead = ranked[0].score
+    chosen = [ranked[0], *(r for r in ranked[1:] if r.score >= settings.sentence_ratio * lead)]
+    entries: list[Draft] = []
     for hit, a, b, _ in chosen[: settings.max_sentences]:
         text = hit.text[a:b].strip()
         entries.append((text, [hit]))
@@ -258,7 +214,9 @@ def _extractive(index, question: str, found: Evidence, settings: AskSettings):
     return entries
 
 
-def _generated(index, question: str, found: Evidence, settings: AskSettings):
+def _generated(
+    index: IndexView, question: str, found: Evidence, settings: AskSettings
+) -> tuple[list[Draft], str, list[str]]:
     """[(sentence, [hits it cites])] from the model's reply (its first `max_verified_sentences`),
     the model's name, and warnings. Raises llm.LLMError when the call fails."""
     hits = found.hits[: settings.context_paragraphs]
@@ -306,7 +264,7 @@ def _generated(index, question: str, found: Evidence, settings: AskSettings):
     return sentences[:cap], model, warnings
 
 
-def _verified(index, sentences, settings: AskSettings):
+def _verified(index: IndexView, sentences: list[Draft], settings: AskSettings) -> list[Checked]:
     """Each sentence with its verdict: supported when any paragraph it cites supports it. A
     sentence that is a verbatim quote of a paragraph it cites is supported as such (an exact
     match, of the part of it not addressed to a model or a reader); any other goes through
@@ -314,12 +272,12 @@ def _verified(index, sentences, settings: AskSettings):
     checked = []
     for text, cited in sentences:
         if not cited:
-            checked.append((text, cited, "uncited", "no citation"))
+            checked.append(Checked(text, cited, UNCITED, "no citation"))
             continue
         quoted = next((h for h in cited if text in trusted_text(h.text)), None)
         if quoted is not None:
             checked.append(
-                (text, cited, Verdict.SUPPORTED, f"quoted verbatim from {quoted.citation}")
+                Checked(text, cited, Verdict.SUPPORTED, f"quoted verbatim from {quoted.citation}")
             )
             continue
         result = verify_citations(
@@ -328,7 +286,7 @@ def _verified(index, sentences, settings: AskSettings):
         best = next(
             (m for m in result.citations if m.verdict == Verdict.SUPPORTED), result.citations[0]
         )
-        checked.append((text, cited, best.verdict, best.reason))
+        checked.append(Checked(text, cited, best.verdict, best.reason))
     return checked
 
 
@@ -343,7 +301,7 @@ def _answer_entities(sentences: list[str]) -> list[str]:
 
 
 def ask(
-    index,
+    index: IndexView,
     question: str,
     filters: Mapping[str, object] | None = None,
     history: str | Path | None = None,
@@ -384,18 +342,33 @@ def ask(
 
 
 def _abstain(
-    index, question: str, reason: str, why: str, warnings: list[str] | None = None,
+    index: IndexView,
+    question: str,
+    reason: AbstentionReason,
+    why: str,
+    warnings: list[str] | None = None,
     found: Evidence | None = None,
-) -> Answer:  # fmt: skip
+) -> Answer:
     """An abstention: why in words (lexkb.answers.plain), with the nearest provisions found,
     and the figures behind it in `details`."""
     hits = found.hits if found is not None else []
     unknown = found.unknown_terms if found is not None else []
     return Answer(
-        question, "", ABSTAIN, reason, plain.abstention(reason, hits, unknown), 0.0, [], [], {},
-        suggestions(index, question), "none", warnings=warnings or [],
-        snapshot_version=index.version, details={"why": why, **_figures(found)},
-    )  # fmt: skip
+        question=question,
+        answer="",
+        mode=ABSTAIN,
+        abstention_reason=reason,
+        explanation=plain.abstention(reason, hits, unknown),
+        confidence=0.0,
+        sources=[],
+        sentences=[],
+        verification={},
+        suggestions=suggestions(index, question),
+        generated_by="none",
+        warnings=warnings or [],
+        snapshot_version=index.version,
+        details={"why": why, **_figures(found)},
+    )
 
 
 def _figures(found: Evidence | None) -> dict:
@@ -425,7 +398,7 @@ def _injected(hits: list[Hit]) -> list[str]:
 
 
 def _answer(
-    index,
+    index: IndexView,
     question: str,
     searched: str,
     filters: Mapping | None,
@@ -438,7 +411,7 @@ def _answer(
     worded = kind != ALLOWED and kind in settings.guardrails.forbidden
     refused = f"Not answered: {REFUSALS[kind]} ({matched!r})." if worded else ""
     if worded and kind not in DOCUMENTS_MAY_ANSWER:
-        return _abstain(index, question, kind, refused), True
+        return _abstain(index, question, AbstentionReason(kind), refused), True
     results = index.search(
         searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
@@ -450,7 +423,7 @@ def _answer(
     if found.mode == ABSTAIN:
         # A question worded as a prediction, an estimate or about the asker's own records is
         # refused for that only where the documents do not answer it.
-        reason = kind if worded else found.reason
+        reason = AbstentionReason(kind) if worded else found.reason
         why = f"{refused} {found.explanation}".strip()
         return _abstain(index, question, reason, why, warnings=warnings, found=found), True
     if worded:
@@ -475,19 +448,27 @@ def _answer(
 
 
 def _checked(
-    index, question: str, found: Evidence, sentences, generated_by: str, warnings: list[str],
+    index: IndexView,
+    question: str,
+    found: Evidence,
+    sentences: list[Draft],
+    generated_by: str,
+    warnings: list[str],
     settings: AskSettings,
-) -> Answer:  # fmt: skip
+) -> Answer:
     """The answer from its sentences once each is verified: unsupported ones dropped or
     marked, an abstention when none is supported."""
     checked = _verified(index, sentences, settings)
-    kept = [c for c in checked if c[2] == Verdict.SUPPORTED or settings.unsupported == "mark"]
+    kept = [c for c in checked if c.verdict == Verdict.SUPPORTED or settings.unsupported == "mark"]
     dropped = len(checked) - len(kept)
-    if not any(c[2] == Verdict.SUPPORTED for c in kept):
+    if not any(c.verdict == Verdict.SUPPORTED for c in kept):
         return _abstain(
-            index, question, "no_relevant_evidence",
-            "no sentence of the answer is supported by the paragraph it cites", warnings=warnings,
-        )  # fmt: skip
+            index,
+            question,
+            AbstentionReason.NO_RELEVANT_EVIDENCE,
+            "no sentence of the answer is supported by the paragraph it cites",
+            warnings=warnings,
+        )
     numbers: dict[str, int] = {}
     parts, lines, kept_texts = [], [], []
     for text, cited, verdict, reason in kept:
@@ -497,9 +478,9 @@ def _checked(
         listed = bool(parts) and (is_lead_in(kept_texts[-1]) or _POINT.match(kept_texts[-1]))
         parts.append(("\n" if listed else " ") + text + "".join(f" [{n}]" for n in refs) + mark)
         kept_texts.append(text)
-        lines.append(AnswerSentence(text, refs, verdict, reason))
+        lines.append(AnswerSentence(text=text, sources=refs, verdict=verdict, reason=reason))
     cited_hits = {h.chunk_id: h for _, cited, _, _ in kept for h in cited}
-    sources = [_source(n, cited_hits[c]) for c, n in numbers.items()]
+    sources = [Source.of(n, cited_hits[c]) for c, n in numbers.items()]
     text = "".join(parts).strip()
     entities = _answer_entities([t for t, *_ in kept])
     entity_check = (
@@ -541,7 +522,18 @@ def _checked(
         (found.top_answers if found.top_answers is not None else found.scope) * best, 4
     )
     return Answer(
-        question, text, found.mode, found.reason, explanation, confidence,
-        sources, lines, verification, [], generated_by, warnings=warnings,
-        snapshot_version=index.version, details=details,
-    )  # fmt: skip
+        question=question,
+        answer=text,
+        mode=found.mode,
+        abstention_reason=found.reason,
+        explanation=explanation,
+        confidence=confidence,
+        sources=sources,
+        sentences=lines,
+        verification=verification,
+        suggestions=[],
+        generated_by=generated_by,
+        warnings=warnings,
+        snapshot_version=index.version,
+        details=details,
+    )

@@ -43,6 +43,7 @@ from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.contradictions import polarity_conflict, statement_conflicts
 from lexkb.answers.document_verdict import document_verdict
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.injection import instruction_excerpt, trusted_text
 from lexkb.answers.model_reading import (
     CONTRADICT_AT,
@@ -325,7 +326,7 @@ def _match(cited: str, claim: str, result: dict, hit: Hit, match: str) -> Citati
     )
 
 
-def judge_in_document(index, document: str, claim: str) -> list[tuple[Hit, dict]]:
+def judge_in_document(index: IndexView, document: str, claim: str) -> list[tuple[Hit, dict]]:
     """The document's EVIDENCE_PARAGRAPHS paragraphs nearest the claim, each judged."""
     hits = index.search(
         claim, k=EVIDENCE_PARAGRAPHS, filters={"document": document}, min_relevance=0.0
@@ -333,18 +334,21 @@ def judge_in_document(index, document: str, claim: str) -> list[tuple[Hit, dict]
     return [(hit, judge(claim, hit)) for hit in hits]
 
 
-def _in_document(index, document: str, claim: str) -> CitationMatch:
+def _in_document(index: IndexView, document: str, claim: str) -> CitationMatch:
     judged = judge_in_document(index, document, claim)
     if not judged:
         return CitationMatch(
-            document, claim, Verdict.NOT_ADDRESSED, "no paragraph of the document shares the claim's "
-            "words", lookup_match="document",
-        )  # fmt: skip
+            cited=document,
+            claim=claim,
+            verdict=Verdict.NOT_ADDRESSED,
+            reason="no paragraph of the document shares the claim's words",
+            lookup_match="document",
+        )
     hit, result = document_verdict(claim, judged)
     return _match(document, claim, result, hit, "document")
 
 
-def _one(index, citation: Mapping) -> CitationMatch:
+def _one(index: IndexView, citation: Mapping) -> CitationMatch:
     limits = index.limits
     claim = check.text(citation.get("claim"), "claim", limits.max_query_chars)
     if citation.get("document") is not None and not (
@@ -363,15 +367,19 @@ def _one(index, citation: Mapping) -> CitationMatch:
             candidates = [h.citation for h in lookup.alternatives]
             nearest = [lookup.hit.citation] if lookup.hit else lookup.closest or candidates
             return CitationMatch(
-                cited, claim, Verdict.NOT_FOUND, lookup.reason, lookup_match=lookup.match,
+                cited=cited,
+                claim=claim,
+                verdict=Verdict.NOT_FOUND,
+                reason=lookup.reason,
+                lookup_match=lookup.match,
                 closest=nearest,
-            )  # fmt: skip
+            )
         hit, match = lookup.hit, lookup.match
     return _match(cited, claim, judge(claim, hit), hit, match)
 
 
 def verify_citations(
-    index, citations: Sequence[Mapping], threshold: float = defaults.CITATION_THRESHOLD
+    index: IndexView, citations: Sequence[Mapping], threshold: float = defaults.CITATION_THRESHOLD
 ) -> CitationCheck:
     """Check each `{paragraph_id or ref, claim}`, or `{document, claim}` for a claim cited to
     a whole document. `score` is the share supported; `passed` when it reaches `threshold`.

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.source_hits import source_hits
 from lexkb.core.clauses.defaults import DEFAULT_TYPES
 from lexkb.core.clauses.heads import clause_heads
@@ -88,7 +89,7 @@ def label_set(clause_types: Mapping[str, str] | Sequence[str] | str | None) -> d
 
 
 def classify(
-    index,
+    index: IndexView,
     document: str | None = None,
     chunks: Sequence[object] | None = None,
     clause_types: Mapping[str, str] | Sequence[str] | str | None = None,
@@ -118,16 +119,16 @@ def classify(
         hit, name = hits[row], list(labels)[column]
         found.append(
             ClauseMatch(
-                name,
-                hit.chunk_id,
-                hit.document_title or hit.document_key,
-                hit.ref,
-                hit.page,
-                hit.citation,
-                hit.text,
-                round(float(table[row, column]), 4),
-                how[name],
-            )  # fmt: skip
+                clause_type=name,
+                chunk_id=hit.chunk_id,
+                document=hit.document_title or hit.document_key,
+                ref=hit.ref,
+                page=hit.page,
+                citation=hit.citation,
+                text=hit.text,
+                score=round(float(table[row, column]), 4),
+                method=how[name],
+            )
         )
     order = {name: i for i, name in enumerate(labels)}
     found.sort(key=lambda c: (order[c.clause_type], -c.score, c.chunk_id))

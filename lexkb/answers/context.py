@@ -27,6 +27,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from lexkb import defaults
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.injection import instruction_start
 from lexkb.answers.tokens import TOKENIZER, count_tokens
 from lexkb.results import GraphHit, Hit
@@ -157,7 +158,7 @@ def _requested(
     return found
 
 
-def _paragraph(index, name: str) -> tuple[Hit | None, str]:
+def _paragraph(index: IndexView, name: str) -> tuple[Hit | None, str]:
     """The paragraph a chunk id or an unambiguous reference names, or why there is none."""
     found = index.resolve(name)
     if len(found) == 1:
@@ -169,7 +170,7 @@ def _paragraph(index, name: str) -> tuple[Hit | None, str]:
 
 
 def format_context(
-    index,
+    index: IndexView,
     paragraphs: Sequence[Paragraph],
     query: str | None = None,
     max_tokens: int = defaults.CONTEXT_TOKENS,
@@ -259,7 +260,7 @@ def _over_budget(hit: Hit, role: str, needed: int, max_tokens: int) -> Omitted:
     )
 
 
-def _grouped(chosen: list[tuple[Hit, str]], index) -> list[tuple[Hit, str]]:
+def _grouped(chosen: list[tuple[Hit, str]], index: IndexView) -> list[tuple[Hit, str]]:
     """Documents in the order their first paragraph was chosen; paragraphs in reading order."""
     first: dict[str, int] = {}
     for position, (hit, _) in enumerate(chosen):
@@ -274,7 +275,7 @@ def _grouped(chosen: list[tuple[Hit, str]], index) -> list[tuple[Hit, str]]:
     return sorted(chosen, key=lambda item: (first[item[0].document_key], position(item[0])))
 
 
-def _render(head: str, tail: str, chosen: list[tuple[Hit, str]], index) -> str:
+def _render(head: str, tail: str, chosen: list[tuple[Hit, str]], index: IndexView) -> str:
     parts = [head]
     current = None
     for hit, role in _grouped(chosen, index):

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.injection import trusted_text
 from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
 from lexkb.answers.source_hits import source_hits
@@ -185,14 +186,21 @@ def _meaning_conflicts(first: str, claim: str, hit) -> list[Conflict]:
     shared = sorted(topic_terms(claim) & reading.contradicting.topic)
     return [
         Conflict(
-            "meaning", first, hit.chunk_id, claim, reading.contradicting.text, [], shared,
-            Decider.MODEL, reading.contradiction,
+            kind="meaning",
+            first=first,
+            second=hit.chunk_id,
+            first_sentence=claim,
+            second_sentence=reading.contradicting.text,
+            words=[],
+            shared_topic=shared,
+            decided_by=Decider.MODEL,
+            confidence=reading.contradiction,
         )
-    ]  # fmt: skip
+    ]
 
 
 def check_contradictions(
-    index, paragraph_ids: Sequence[object], claims: Sequence[str] | None = None
+    index: IndexView, paragraph_ids: Sequence[object], claims: Sequence[str] | None = None
 ) -> ContradictionCheck:
     """Conflicts between every pair of the paragraphs (chunk ids, references or hits), or, when
     `claims` are given, between each claim and each paragraph. Passes when there are none."""

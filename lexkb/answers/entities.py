@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import defaults
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.quantities import Quantity, as_quantity, find_quantities
 from lexkb.answers.source_hits import source_hits
 from lexkb.core.vocabulary import EntityFound
@@ -173,7 +174,7 @@ def _located(
 
 
 def verify_entities(
-    index,
+    index: IndexView,
     entities: Sequence[str],
     source_ids: Sequence[object],
     threshold: float = defaults.ENTITY_THRESHOLD,

@@ -29,21 +29,13 @@ from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.answered import DIRECT_ANSWERS, MIN_ANSWERS, best_chance, declined
 from lexkb.answers.contradictions import check_contradictions
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.source_hits import as_hits
 from lexkb.core.text.tokenize import tokenize
+from lexkb.core.vocabulary import AbstentionReason, AnswerMode
 from lexkb.results import Hit
 
-DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
-REASONS = (
-    "no_relevant_evidence",
-    "low_similarity",
-    "insufficient_chunks",
-    "low_authority",
-    "conflicting_evidence",
-    "ambiguous_query",
-    "out_of_scope",
-    "not_answered_by_sources",
-)
+DIRECT, QUALIFIED, ABSTAIN = AnswerMode.DIRECT, AnswerMode.QUALIFIED, AnswerMode.ABSTAIN
 
 
 @dataclass(frozen=True)
@@ -83,12 +75,12 @@ class EvidenceSettings:
 
 @dataclass(frozen=True)
 class Evidence:
-    """The mode, and everything it was decided from. `reason` is one of REASONS (None for
-    DIRECT); `explanation` says it in words."""
+    """The mode, and everything it was decided from. `reason` says what the evidence lacks
+    (None for DIRECT; never a guardrail's type); `explanation` says it in words."""
 
     query: str
-    mode: str
-    reason: str | None
+    mode: AnswerMode
+    reason: AbstentionReason | None
     explanation: str
     scope: float
     top_relevance: float
@@ -129,7 +121,7 @@ def authority_of(hits: list[Hit], settings: EvidenceSettings) -> float | None:
 
 
 def evidence(
-    index,
+    index: IndexView,
     query: str,
     hits: Sequence[object] | None = None,
     settings: EvidenceSettings | None = None,
@@ -155,23 +147,40 @@ def evidence(
         found = check_contradictions(index, strong[:10])
         conflicts = [asdict(c) for c in found.conflicts]
 
-    def result(mode: str, reason: str | None, explanation: str) -> Evidence:
+    def result(mode: AnswerMode, reason: AbstentionReason | None, explanation: str) -> Evidence:
         return Evidence(
-            query, mode, reason, explanation, round(probability, 4), round(top, 4),
-            round(mean, 4), len(strong), None if authority is None else round(authority, 4),
-            conflicts, signals.unknown_terms, signals.unseen_words, hits, index.version,
-            None if answered is None else round(answered, 4),
-        )  # fmt: skip
+            query=query,
+            mode=mode,
+            reason=reason,
+            explanation=explanation,
+            scope=round(probability, 4),
+            top_relevance=round(top, 4),
+            mean_relevance=round(mean, 4),
+            strong_hits=len(strong),
+            authority=None if authority is None else round(authority, 4),
+            conflicts=conflicts,
+            unknown_terms=signals.unknown_terms,
+            unseen_words=signals.unseen_words,
+            hits=hits,
+            snapshot_version=index.version,
+            top_answers=None if answered is None else round(answered, 4),
+        )
 
     terms = tokenize(query)
     if len(set(terms)) < settings.min_terms and not any(t[0].isdigit() for t in terms):
-        return result(ABSTAIN, "ambiguous_query", "the question names too little to look up")
+        return result(
+            ABSTAIN, AbstentionReason.AMBIGUOUS_QUERY, "the question names too little to look up"
+        )
     if not hits:
         if signals.unseen_words and len(signals.unseen_words) == len(set(terms)):
             return result(
-                ABSTAIN, "out_of_scope", "none of the question's words occur in the index"
+                ABSTAIN,
+                AbstentionReason.OUT_OF_SCOPE,
+                "none of the question's words occur in the index",
             )
-        return result(ABSTAIN, "no_relevant_evidence", "no paragraph of the index matches")
+        return result(
+            ABSTAIN, AbstentionReason.NO_RELEVANT_EVIDENCE, "no paragraph of the index matches"
+        )
     why = declined(probability, settings.min_scope, answered, settings.min_answers)
     if why is not None:
         details = [f"scope {probability:.2f}"]
@@ -189,23 +198,29 @@ def evidence(
     # that answers them.
     if answered is None and top < settings.min_relevance:
         return result(
-            ABSTAIN, "low_similarity", f"best hit relevance {top:.2f} < {settings.min_relevance}"
+            ABSTAIN,
+            AbstentionReason.LOW_SIMILARITY,
+            f"best hit relevance {top:.2f} < {settings.min_relevance}",
         )
     if answered is None and len(strong) < settings.min_strong:
         return result(
             ABSTAIN,
-            "insufficient_chunks",
+            AbstentionReason.INSUFFICIENT_CHUNKS,
             f"{len(strong)} hits reach relevance {settings.strong_relevance}, "
             f"{settings.min_strong} needed",
         )
     if authority is not None and authority < settings.min_authority:
         return result(
-            ABSTAIN, "low_authority", f"authority {authority:.2f} < {settings.min_authority}"
+            ABSTAIN,
+            AbstentionReason.LOW_AUTHORITY,
+            f"authority {authority:.2f} < {settings.min_authority}",
         )
     best_two = {h.chunk_id for h in strong[:2]}
     if any({c["first"], c["second"]} == best_two for c in conflicts):
         return result(
-            ABSTAIN, "conflicting_evidence", "the two best paragraphs conflict on the same subject"
+            ABSTAIN,
+            AbstentionReason.CONFLICTING_EVIDENCE,
+            "the two best paragraphs conflict on the same subject",
         )
     weak = []
     first = hits[0].answers
@@ -226,6 +241,6 @@ def evidence(
     if conflicts:
         weak.append(f"{len(conflicts)} conflicts between strong hits")
     if weak:
-        reason = "conflicting_evidence" if conflicts else None
+        reason = AbstentionReason.CONFLICTING_EVIDENCE if conflicts else None
         return result(QUALIFIED, reason, "; ".join(weak))
     return result(DIRECT, None, "in scope, relevant, consistent evidence")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import typed
 from lexkb.answers.claims import sentence_vectors
+from lexkb.answers.index_view import IndexView
 from lexkb.answers.source_hits import as_hits
 from lexkb.answers.statements import split_sentences
 from lexkb.answers.whole import is_lead_in
@@ -114,8 +116,17 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return found or [(0, len(text))]
 
 
-def best_sentences(index, question: str, hits: list[Hit]) -> list[tuple[Hit, int, int, float]]:
-    """Each hit's best sentence: (hit, start, end, score), best first."""
+class BestSentence(NamedTuple):
+    """A paragraph's best sentence for a question: `hit.text[start:end]`, and its score."""
+
+    hit: Hit
+    start: int
+    end: int
+    score: float
+
+
+def best_sentences(index: IndexView, question: str, hits: list[Hit]) -> list[BestSentence]:
+    """Each hit's best sentence, best first."""
     if not hits:
         return []
     terms = list(dict.fromkeys(tokenize(question)))
@@ -124,18 +135,18 @@ def best_sentences(index, question: str, hits: list[Hit]) -> list[tuple[Hit, int
     spans = [(hit, a, b) for hit in hits for a, b in _sentences(hit.text)]
     vectors = sentence_vectors([hit.text[a:b] for hit, a, b in spans])
     cosine = vectors @ sentence_vectors([question])[0]
-    best: dict[str, tuple[Hit, int, int, float]] = {}
+    best: dict[str, BestSentence] = {}
     for (hit, a, b), similarity in zip(spans, cosine.tolist(), strict=True):
         words = set(tokenize(hit.text[a:b]))
         coverage = float(sum(v for t, v in zip(terms, idf, strict=True) if t in words)) / total
         score = similarity + COVERAGE_WEIGHT * coverage
-        if hit.chunk_id not in best or score > best[hit.chunk_id][3]:
-            best[hit.chunk_id] = (hit, a, b, score)
-    return sorted(best.values(), key=lambda item: -item[3])
+        if hit.chunk_id not in best or score > best[hit.chunk_id].score:
+            best[hit.chunk_id] = BestSentence(hit, a, b, score)
+    return sorted(best.values(), key=lambda item: -item.score)
 
 
 def extract(
-    index,
+    index: IndexView,
     question: str,
     document: str | None = None,
     hits: Sequence[object] | None = None,
@@ -172,7 +183,7 @@ def extract(
         )
         return Extraction(question, [], True, reason, warnings, index.version)
     ranked = best_sentences(index, question, found)
-    lead = ranked[0][3] if ranked and ranked[0][3] > 0 else 1.0
+    lead = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
     answers = [
         _span(hit, a, b, score, (hit.relevance or 0.0) * max(score, 0.0) / lead, "sentence")
         for hit, a, b, score in ranked
@@ -210,7 +221,7 @@ def reranked(question: str, spans: list[Span], paragraphs: dict[str, str]) -> li
     return [replace(spans[i], answers=round(float(chances[i]), 4)) for i in order]
 
 
-def head_values(index, kind: str | None, document: str | None) -> list[Span]:
+def head_values(index: IndexView, kind: str | None, document: str | None) -> list[Span]:
     """The title, parties or own date a question asks for (`kind`, lexkb.answers.typed), where
     the document's head (its first OPENING_CHUNKS chunks) writes them; none when it asks for
     none, no document is named, or the head does not say it."""
@@ -233,7 +244,7 @@ def head_values(index, kind: str | None, document: str | None) -> list[Span]:
     return [_span(*found, 1.0, HEAD_CONFIDENCE, "party") for found in said if found]
 
 
-def sentence_date(kind: str | None, ranked: list, answers: list[Span]) -> Span | None:
+def sentence_date(kind: str | None, ranked: list[BestSentence], answers: list[Span]) -> Span | None:
     """For a question asking for a date (`kind`; "on what date will the term expire?"), the
     first date written in the best sentences, at the best answer's confidence."""
     if kind not in ("date", "own date") or not answers:
@@ -246,16 +257,16 @@ def sentence_date(kind: str | None, ranked: list, answers: list[Span]) -> Span |
 
 def _span(hit: Hit, a: int, b: int, score: float, confidence: float, kind: str) -> Span:
     return Span(
-        hit.chunk_id,
-        hit.document_title or hit.document_key,
-        hit.ref,
-        hit.page,
-        hit.citation,
-        a,
-        b,
-        hit.text[a:b],
-        round(score, 4),
-        round(confidence, 4),
-        hit.source_url,
-        kind,
-    )  # fmt: skip
+        chunk_id=hit.chunk_id,
+        document=hit.document_title or hit.document_key,
+        ref=hit.ref,
+        page=hit.page,
+        citation=hit.citation,
+        start=a,
+        end=b,
+        text=hit.text[a:b],
+        score=round(score, 4),
+        confidence=round(confidence, 4),
+        source_url=hit.source_url,
+        kind=kind,
+    )

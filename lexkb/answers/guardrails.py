@@ -26,10 +26,19 @@ from dataclasses import asdict, dataclass, field
 from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
+from lexkb.answers.index_view import IndexView
+from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 
 ALLOWED = "allowed"
-TYPES = ("predictive", "estimation", "advice", "own_data", "out_of_scope")
+# The types a question can be refused as, each also the reason its answer abstains.
+TYPES = (
+    AbstentionReason.PREDICTIVE,
+    AbstentionReason.ESTIMATION,
+    AbstentionReason.ADVICE,
+    AbstentionReason.OWN_DATA,
+    OUT_OF_SCOPE,
+)
 
 _I = re.IGNORECASE
 _FIRST_PERSON = r"(?:we|i|us|our|my|me)"
@@ -187,7 +196,7 @@ def _heading(hit: Hit) -> str | None:
     return None
 
 
-def _names(index) -> dict[str, str]:
+def _names(index: IndexView) -> dict[str, str]:
     """Each document's name in a suggestion: its title, or past LONG_TITLE characters its
     short name or number, so that a suggestion stays one line."""
     return {
@@ -198,13 +207,15 @@ def _names(index) -> dict[str, str]:
     }
 
 
-def _candidates(index, hits: list[Hit]) -> Iterator[Hit]:
+def _candidates(index: IndexView, hits: list[Hit]) -> Iterator[Hit]:
     """The question's hits, then, only if those run out, the most cited paragraphs."""
     yield from hits
     yield from index.most_cited(50)
 
 
-def suggestions(index, question: str, hits: list[Hit] | None = None, n: int = 3) -> list[str]:
+def suggestions(
+    index: IndexView, question: str, hits: list[Hit] | None = None, n: int = 3
+) -> list[str]:
     """`n` questions the index can answer: about the section headings nearest `question`'s
     words, then about the headings of the paragraphs the corpus cites most."""
     if hits is None:
@@ -222,7 +233,10 @@ def suggestions(index, question: str, hits: list[Hit] | None = None, n: int = 3)
 
 
 def check_question(
-    index, question: str, settings: GuardrailSettings | None = None, hits: list[Hit] | None = None
+    index: IndexView,
+    question: str,
+    settings: GuardrailSettings | None = None,
+    hits: list[Hit] | None = None,
 ) -> Guardrail:
     """Allowed or refused, before any answer is written. `hits` (a search of `question`) spare
     a second search when the caller has one."""
@@ -230,14 +244,14 @@ def check_question(
     question = check.text(question, "question", index.limits.max_query_chars)
     kind, matched = question_type(question, settings)
     probability = None
-    if kind == ALLOWED and "out_of_scope" in settings.forbidden:
+    if kind == ALLOWED and OUT_OF_SCOPE in settings.forbidden:
         if hits is None:
             hits = index.search(question, k=10, min_relevance=0.0).hits
         probability, found = scope.in_scope(index, question, hits)
         chance = best_chance(question, hits)
         if declined(probability, settings.min_scope, chance, settings.min_answers) == OUT_OF_SCOPE:
             kind, matched = (
-                "out_of_scope",
+                OUT_OF_SCOPE,
                 ", ".join(found.unknown_terms + found.unseen_words) or None,
             )
     if kind == ALLOWED or kind not in settings.forbidden:

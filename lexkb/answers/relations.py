@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexkb import defaults
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.graph import CITED_BY, CITES
 
 RELATION_TYPES = ("cites", "defined-in", "cited-by", "related")
@@ -60,11 +61,13 @@ class RelationCheck:
         }
 
 
-def _rows(index, name: str) -> list[int]:
+def _rows(index: IndexView, name: str) -> list[int]:
     return [index.reading_position(h.chunk_id) for h in index.resolve(name)]
 
 
-def _shortest(index, starts: list[int], goals: set[int], directions: set[str], types, limit):
+def _shortest(
+    index: IndexView, starts: list[int], goals: set[int], directions: set[str], types, limit
+):
     """The shortest path from any start to any goal along edges of `directions` whose relation
     is in `types` (None: any), at most `limit` edges: [(row, direction, edge)] or None."""
     graph = index.graph
@@ -91,7 +94,7 @@ def _shortest(index, starts: list[int], goals: set[int], directions: set[str], t
     return None
 
 
-def _check(index, relation: Mapping, max_hops: int) -> RelationMatch:
+def _check(index: IndexView, relation: Mapping, max_hops: int) -> RelationMatch:
     source = check.text(relation.get("source"), "relation source", index.limits.max_reference_chars)
     target = check.text(relation.get("target"), "relation target", index.limits.max_reference_chars)
     kind = relation.get("relation_type") or "cites"
@@ -135,7 +138,7 @@ def _check(index, relation: Mapping, max_hops: int) -> RelationMatch:
 
 
 def verify_relations(
-    index,
+    index: IndexView,
     relations: Sequence[Mapping],
     max_hops: int = defaults.RELATION_MAX_HOPS,
     threshold: float = defaults.RELATION_THRESHOLD,

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lexkb.answers.index_view import IndexView
 from lexkb.core.text.tokenize import tokenize
 from lexkb.relevance import Calibration
 from lexkb.results import Hit
@@ -110,7 +111,7 @@ _vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def vocabulary(index) -> Vocabulary:
+def vocabulary(index: IndexView) -> Vocabulary:
     """The index's vocabulary, built on first use and kept as long as the index is."""
     with _lock:
         found = _vocabularies.get(index)
@@ -130,7 +131,7 @@ class ScopeSignals:
     unseen_words: list[str]
 
 
-def signals(index, query: str, hits: list[Hit]) -> ScopeSignals:
+def signals(index: IndexView, query: str, hits: list[Hit]) -> ScopeSignals:
     """Scope features of `query` with its ranked `hits` (best first)."""
     vocab = vocabulary(index)
     tokens = list(dict.fromkeys(tokenize(query)))
@@ -192,11 +193,11 @@ LEXICAL = Calibration(
 )
 
 
-def model_for(index) -> Calibration:
+def model_for(index: IndexView) -> Calibration:
     return DENSE if index.query_embedder is not None else LEXICAL
 
 
-def in_scope(index, query: str, hits: list[Hit]) -> tuple[float, ScopeSignals]:
+def in_scope(index: IndexView, query: str, hits: list[Hit]) -> tuple[float, ScopeSignals]:
     """The chance that `query` is about what the index holds, with the signals behind it."""
     found = signals(index, query, hits)
     row = np.array([found.values])

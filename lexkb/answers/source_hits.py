@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from lexkb import limits as check
+from lexkb.answers.index_view import IndexView
 from lexkb.results import GraphHit, Hit
 
 
-def source_hits(index, sources: Sequence[object]) -> tuple[list[Hit], list[str]]:
+def source_hits(index: IndexView, sources: Sequence[object]) -> tuple[list[Hit], list[str]]:
     """(paragraphs found, what named nothing). A reference counts only when it resolves
     exactly or to the paragraph holding the point it names; never to an enclosing unit."""
     sources = check.items(sources, "source_ids", index.limits.max_list_items)

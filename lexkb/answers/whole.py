@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from lexkb.answers.index_view import IndexView
 from lexkb.results import Hit
 
 # Points quoted after one lead-in at most, and their characters in all.
@@ -33,7 +34,7 @@ def _point_of(ref: str | None, parent: str | None) -> bool:
     return rest.startswith("(") or rest.startswith(".") and rest[1:2].isalnum()
 
 
-def points_after(index, hit: Hit) -> list[Hit]:
+def points_after(index: IndexView, hit: Hit) -> list[Hit]:
     """The paragraphs after `hit`, in the document's order, that are points of its unit, while
     they last (at most MAX_POINTS, MAX_POINT_CHARS)."""
     points: list[Hit] = []

@@ -5,6 +5,7 @@ a table or a JSON document compares equal to it and serialises as itself."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class ChunkLevel(StrEnum):
@@ -65,3 +66,33 @@ class EntityFound(StrEnum):
     NORMALIZED = "normalized"
     NEAR_MISS = "near_miss"
     NOT_FOUND = "not_found"
+
+
+class AnswerMode(StrEnum):
+    """How firmly a question is answered: from the sources, with what is weak said, or not."""
+
+    DIRECT = "DIRECT"
+    QUALIFIED = "QUALIFIED"
+    ABSTAIN = "ABSTAIN"
+
+
+class AbstentionReason(StrEnum):
+    """Why an answer stops short of DIRECT: what the evidence lacks (ABSTAIN, or what weakens a
+    QUALIFIED answer), or, for a question refused for its wording, the guardrail's type of it."""
+
+    NO_RELEVANT_EVIDENCE = "no_relevant_evidence"
+    LOW_SIMILARITY = "low_similarity"
+    INSUFFICIENT_CHUNKS = "insufficient_chunks"
+    LOW_AUTHORITY = "low_authority"
+    CONFLICTING_EVIDENCE = "conflicting_evidence"
+    AMBIGUOUS_QUERY = "ambiguous_query"
+    OUT_OF_SCOPE = "out_of_scope"
+    NOT_ANSWERED_BY_SOURCES = "not_answered_by_sources"
+    PREDICTIVE = "predictive"
+    ESTIMATION = "estimation"
+    ADVICE = "advice"
+    OWN_DATA = "own_data"
+
+
+# An answer's sentence that cites nothing has no Verdict of a paragraph; it is marked this.
+UNCITED: Final = "uncited"

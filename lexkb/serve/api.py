@@ -236,19 +236,24 @@ def document_tree(document: str, request: Request) -> JSONResponse:
     return sent(to_tree(info, paragraphs, index.version), index)
 
 
+class MarkdownResponse(PlainTextResponse):
+    """Markdown, documented as what it is (text/markdown; charset=utf-8)."""
+
+    media_type = "text/markdown"
+
+
 @router.get(
     "/documents/{document}/markdown",
     summary="a document as Markdown",
-    response_class=PlainTextResponse,
+    response_class=MarkdownResponse,
 )
-def document_markdown(document: str, request: Request) -> PlainTextResponse:
+def document_markdown(document: str, request: Request) -> MarkdownResponse:
     from lexkb.export import to_markdown
 
     index = service(request).index()
     info, paragraphs = document_of(index, document)
-    return PlainTextResponse(
+    return MarkdownResponse(
         to_markdown(info, paragraphs, index.version),
-        media_type="text/markdown; charset=utf-8",
         headers={"X-Lexkb-Snapshot": index.version},
     )
 

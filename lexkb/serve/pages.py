@@ -40,6 +40,7 @@ _rendering = anyio.CapacityLimiter(1)
 
 @router.get(
     "/documents/{document}/pages/{page}",
+    operation_id="document_page",
     summary="a page of a PDF document as printed (PNG), from the served snapshot's copy",
     response_class=Response,
     responses={

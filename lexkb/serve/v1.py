@@ -22,7 +22,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from lexkb.mcp import tools
-from lexkb.serve import api, models, pages
+from lexkb.serve import api, models
 from lexkb.serve.api import RefQuery, diff_between, local_root, sent, service
 from lexkb.serve.paging import Cursor, Limit, envelope, position_page
 from lexkb.serve.versions import V1
@@ -45,14 +45,13 @@ SAME = (
     ("POST", "/verify/citations", api.verify_citations, "verify_citations"),
     ("POST", "/verify/entities", api.verify_entities, "verify_entities"),
     ("GET", "/me", api.me, "me"),
-    ("GET", "/documents/{document}/pages/{page}", pages.source_page, "document_page"),
 )
 
 
 def add_same(target: APIRouter, routes: tuple) -> None:
     """Each of `routes` (method, path, the first version's function, operation id) on
     `target`, with the summary, reply type and replies it has under /api."""
-    firsts = [*api.router.routes, *pages.router.routes]
+    firsts = api.router.routes
     for method, path, endpoint, name in routes:
         first = next(r for r in firsts if getattr(r, "endpoint", None) is endpoint)
         target.add_api_route(
