@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.parsing import parse
+
 REPO = Path(__file__).resolve().parents[1]
 PROGRAM = ("lexkb", "transforms", "assets", "pipelines")
 ENVIRONMENT_MODULE = REPO / "lexkb" / "core" / "environment.py"
@@ -34,7 +36,7 @@ def _is_os(node: ast.AST, attribute: str) -> bool:
 
 def environment_reads(source: str) -> list[int]:
     """The lines of `source` that read the environment rather than change or copy it."""
-    tree = ast.parse(source)
+    tree = parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     lines = []
     for node in ast.walk(tree):

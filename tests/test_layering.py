@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.parsing import parse
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "lexkb",
@@ -98,7 +100,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of ours that `name` imports."""
     is_package = path.name == "__init__.py"
     found = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

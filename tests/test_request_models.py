@@ -27,6 +27,7 @@ from lexkb.requests import BY_TOOL, Request
 from lexkb.serve import models, v1, v1_people
 from lexkb.serve.api import router
 from lexkb.serve.openapi import document
+from tests.support.parsing import parse
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -204,7 +205,7 @@ def test_no_module_writes_a_models_default_again():
     for path in sorted((REPO / "lexkb").rglob("*.py")):
         if path.name == "defaults.py" and path.parent.name == "lexkb":
             continue  # where the numbers are written, once
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path.read_text(encoding="utf-8"))
         for name, node in _numeric_defaults(tree):
             literal = isinstance(node, ast.Constant) and not isinstance(node.value, bool)
             if literal and (ALIASES.get(name, name), node.value) in stated:

@@ -28,11 +28,10 @@ class Section:
 
 
 def reads_as_sentence_part(text: str) -> bool:
-    """Ends as a sentence or clause does, or starts in lower case or with punctuation (", point
-    (2), or"): not a heading or title."""
-    return (
-        text.rstrip().endswith((".", ";", ",", ":")) or text[:1].islower() or text[:1] in ",;:.)]"
-    )
+    """Ends as a sentence or clause does, or starts in lower case or with a clause's punctuation
+    (", point (2), or"): not a heading or title. A colon may lead one ("PART 6" / ": TRANSFER
+    SCHEMES")."""
+    return text.rstrip().endswith((".", ";", ",", ":")) or text[:1].islower() or text[:1] in ",;.)]"
 
 
 def is_title_like(text: str) -> bool:

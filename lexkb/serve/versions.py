@@ -41,14 +41,16 @@ class Deprecated:
             await self.app(scope, receive, send)
             return
         target = quote(successor(scope["path"]), safe="/%:@!$&'()*+,;=-._~")
-        extra = [
-            (b"deprecation", DEPRECATED_SINCE.encode()),
-            (b"link", f'<{target}>; rel="successor-version"'.encode()),
-        ]
+        link = f'<{target}>; rel="successor-version"'.encode()
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
+                # One Link field: a paged reply's rel="next" and the successor side by side.
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"link"]
+                links = [v for k, v in message.get("headers", []) if k.lower() == b"link"]
+                headers += [(b"deprecation", DEPRECATED_SINCE.encode()),
+                            (b"link", b", ".join([*links, link]))]  # fmt: skip
+                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, sending)

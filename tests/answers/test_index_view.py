@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lexkb.answers.index_view import IndexView
 from lexkb.index import Index
+from tests.support.parsing import parse
 
 ANSWERS = Path(__file__).resolve().parents[2] / "lexkb" / "answers"
 P = inspect.Parameter
@@ -24,7 +25,7 @@ def _members() -> dict[str, object]:
 
 def _instance_attributes() -> set[str]:
     """What Index.__init__ sets on `self`."""
-    init = ast.parse(inspect.getsource(Index.__init__).strip().replace("\n    ", "\n"))
+    init = parse(inspect.getsource(Index.__init__).strip().replace("\n    ", "\n"))
     return {
         t.attr
         for node in ast.walk(init)
@@ -93,7 +94,7 @@ def test_the_signature_check_catches_a_mismatch():
 
 
 def _sources() -> list[tuple[str, ast.Module]]:
-    return [(p.name, ast.parse(p.read_text())) for p in sorted(ANSWERS.glob("*.py"))]
+    return [(p.name, parse(p.read_text())) for p in sorted(ANSWERS.glob("*.py"))]
 
 
 def test_the_answer_tools_read_only_what_the_view_lists():

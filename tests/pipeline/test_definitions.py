@@ -43,7 +43,7 @@ def test_term_questions(question, term):
 
 def test_build_publishes_definitions_and_cards_only_search(index):
     defining = index.definitions_of("Personal Data")
-    assert [h.citation for h in defining] == ["Data Handling Regulation, Article 2"]
+    assert [h.citation for h in defining] == ["DHR, Article 2"]
     assert index.definitions_of("records retention schedule") == []
     cards = index.search("records", k=10, mode="keyword", filters={"cards_only": True})
     assert cards.hits
@@ -57,8 +57,8 @@ def test_build_publishes_definitions_and_cards_only_search(index):
 def test_a_question_about_a_term_gets_its_definition_first(index):
     question = "What does personal data mean?"
     first = index.search(question, k=3, mode="keyword").hits[0]
-    assert first.citation == "Data Handling Regulation, Article 2"
+    assert first.citation == "DHR, Article 2"
     assert "'personal data' means" in first.text
     # Not a term question: ranking as usual.
     other = index.search("personal data handled lawfully", k=3, mode="keyword").hits[0]
-    assert other.citation != "Data Handling Regulation, Article 2"
+    assert other.citation != "DHR, Article 2"

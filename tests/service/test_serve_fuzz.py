@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import REPO
-from tests.support.serve_process import add_key, start
+from tests.support.serve_process import add_key, call, start
 
 CHECKS = ",".join(
     [
@@ -27,6 +27,8 @@ def test_generated_requests_get_declared_replies(built_root: Path, tmp_path: Pat
     key = add_key(store, "fuzz", admin=True)
     server = start(built_root, store, "--require-keys", "--asks-per-hour", "100000")
     try:
+        spec = call(server, "GET", "/api/openapi.json", key=key).body
+        operations = sum(len(methods) for methods in spec["paths"].values())
         done = subprocess.run(
             [str(REPO / ".venv/bin/schemathesis"), "run", f"{server.url}/api/openapi.json",
              "--checks", CHECKS, "--max-examples", "15", "--seed", "7", "--no-color",
@@ -36,4 +38,5 @@ def test_generated_requests_get_declared_replies(built_root: Path, tmp_path: Pat
     finally:
         server.stop()
     assert done.returncode == 0, done.stdout[-4000:]
-    assert "49 selected / 49 total" in done.stdout
+    # every documented operation was exercised, none skipped
+    assert operations >= 40 and f"{operations} selected / {operations} total" in done.stdout

@@ -250,11 +250,11 @@ class BuilderState:
 
     def _introduces_next(self) -> bool:
         """An act's preamble runs as one sentence over its layout paragraphs ("THE EUROPEAN
-        PARLIAMENT AND THE COUNCIL ...," / "Having regard to ...," / "Whereas:"): a line of
-        an unnumbered unit that ends in a comma or colon goes on in the next one."""
+        PARLIAMENT AND THE COUNCIL ...," / "Having regard to ...," / "Whereas:"): in an act, a
+        line of an unnumbered unit that ends in a comma or colon goes on in the next one."""
         unit = self.unit
         return (
-            not self.contract
+            self.eu_style
             and unit is not None
             and unit.positional
             and unit.lines[-1].rstrip().endswith((",", ":"))
