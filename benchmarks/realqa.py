@@ -46,16 +46,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evaluation_data.realdocs import SIX
+
 REPO = Path(__file__).resolve().parent.parent
 
-DOCUMENTS = (
-    "CELEX_32022R2554_EN_TXT.pdf",
-    "asset_00100_ukpga_20100023_en.pdf",
-    "ifrs-16-leases.pdf",
-    "usc17.htm",
-    "nda.pdf",
-    "Compto AML Policy.docx",
-)
+DOCUMENTS = SIX
 ANSWERABLE = ("answerable", "list")
 _UNIFY = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\ufffe": ""})
 WINDOW_TOKENS, WINDOW_OVERLAP = 1024, 200

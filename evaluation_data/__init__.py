@@ -1,6 +1,6 @@
 """The public data sets lexkb is trained and measured on, read in one place: CUAD (`cuad`),
 ObliQA (`obliqa`), ContractNLI (`contractnli`), the GDPR's gold units (`gdpr`) and the questions
-written here (`questions`).
+written here (`questions`); the six real documents built together (`realdocs`).
 
 Why a package of its own: `training/` fits models on these sets and `benchmarks/` measures on
 the same sets, split the same way (a held-out half that no choice looked at). Both must read

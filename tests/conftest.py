@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluation_data.realdocs import SIX
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "examples" / "corpus"
 SHARED = REPO.parent / "shared" / "data"
@@ -54,14 +56,7 @@ def gdpr_pdf_tables():
 
 
 # The six documents of ../shared/data/realdocs, one per family, built into one index.
-REALDOCS = (
-    "CELEX_32022R2554_EN_TXT.pdf",
-    "asset_00100_ukpga_20100023_en.pdf",
-    "ifrs-16-leases.pdf",
-    "usc17.htm",
-    "nda.pdf",
-    "Compto AML Policy.docx",
-)
+REALDOCS = SIX
 
 
 @pytest.fixture(scope="session")
