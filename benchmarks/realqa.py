@@ -310,7 +310,7 @@ def report(rows: list[dict], peer_rows: dict[str, tuple[bool, bool]] | None) -> 
     reasons: dict[str, int] = {}
     for r in answerable:
         if not answered(r):
-            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+            reasons[str(r["reason"])] = reasons.get(str(r["reason"]), 0) + 1
     print(f"\nanswerable abstained by reason: {reasons}")
 
 
