@@ -17,12 +17,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-UV = REPO / ".venv" / "bin" / "uv"
+from tests.support.query_install import REPO, UV, build_wheel, fresh_venv, install
+
 QUESTION = "how long must client money reconciliation records be kept"
 
 
@@ -38,15 +37,9 @@ def size(path: Path) -> int:
 
 
 def query_only(work: Path) -> tuple[Path, float]:
-    dist = work / "dist"
-    subprocess.run([str(UV), "build", "--wheel", "-o", str(dist), str(REPO)], check=True,
-                   capture_output=True)  # fmt: skip
-    wheel = next(dist.glob("lexkb-*.whl"))
-    venv = work / "query"
-    subprocess.run([str(UV), "venv", "-q", "--python", sys.executable, str(venv)], check=True)
-    seconds = timed([str(UV), "pip", "install", "-q", "--offline", "--compile-bytecode", "--python",
-                     str(venv / "bin" / "python"), str(wheel)])  # fmt: skip
-    return venv, seconds
+    wheel = build_wheel(work / "dist")
+    venv = fresh_venv(work / "query")
+    return venv, timed(install(venv, wheel, "--offline", "--compile-bytecode"))
 
 
 def whole(work: Path) -> tuple[Path, float]:
@@ -72,8 +65,8 @@ def main() -> None:
         shutil.rmtree(args.work)
     args.work.mkdir(parents=True)
     rows = []
-    for name, install in (("query-only wheel", query_only), ("whole environment", whole)):
-        venv, seconds = install(args.work)
+    for name, installed in (("query-only wheel", query_only), ("whole environment", whole)):
+        venv, seconds = installed(args.work)
         python, lexkb = str(venv / "bin" / "python"), str(venv / "bin" / "lexkb")
         imported = median_run([python, "-c", "import lexkb.index"], args.runs)
         searched = median_run([lexkb, "search", QUESTION, "--index", str(args.index), "--k", "5"],

@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -22,9 +21,9 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import REPO
 from tests.support.mcp_process import environment, free_port
+from tests.support.query_install import build_wheel, fresh_venv, install
 from tests.support.serve_process import Served, call
 
-UV = REPO / ".venv" / "bin" / "uv"
 BUILD_ONLY = ("dagster", "dbt", "great_expectations", "unstructured", "scipy")
 
 
@@ -32,17 +31,10 @@ BUILD_ONLY = ("dagster", "dbt", "great_expectations", "unstructured", "scipy")
 def query_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv holding lexkb's wheel and what it depends on, nothing more."""
     work = tmp_path_factory.mktemp("query_install")
-    subprocess.run(
-        [str(UV), "build", "--wheel", "-o", str(work / "dist"), str(REPO)],
-        check=True,
-        capture_output=True,
-    )
-    wheel = next((work / "dist").glob("lexkb-*.whl"))
-    venv = work / "venv"
-    subprocess.run([str(UV), "venv", "-q", "--python", sys.executable, str(venv)], check=True)
-    install = [str(UV), "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
-    if subprocess.run([*install, "--offline", str(wheel)], capture_output=True).returncode:
-        subprocess.run([*install, str(wheel)], check=True, capture_output=True)
+    wheel = build_wheel(work / "dist")
+    venv = fresh_venv(work / "venv")
+    if subprocess.run(install(venv, wheel, "--offline"), capture_output=True).returncode:
+        subprocess.run(install(venv, wheel), check=True, capture_output=True)
     return venv
 
 
