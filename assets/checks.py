@@ -25,7 +25,7 @@ def _table(settings: LexkbSettings, name: str, columns: list[str] | None = None)
     return pl.read_parquet(settings.tables / f"{name}.parquet", columns=columns)
 
 
-def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
+def check_result(result: tc.SuiteResult) -> dg.AssetCheckResult:
     metadata: dict[str, dg.RawMetadataValue] = {
         "rows": result.rows,
         "expectations": dg.MetadataValue.md(
@@ -52,7 +52,7 @@ def _result(result: tc.SuiteResult) -> dg.AssetCheckResult:
     "paragraph refs unique per document (Great Expectations).",
 )
 def chunks_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(checks_worker.run(tc.check_chunks, _table(settings, "chunks")))
+    return check_result(checks_worker.run(tc.check_chunks, _table(settings, "chunks")))
 
 
 @dg.asset_check(
@@ -61,7 +61,7 @@ def chunks_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="Section ids unique and present; every parent section exists.",
 )
 def sections_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(checks_worker.run(tc.check_sections, _table(settings, "sections")))
+    return check_result(checks_worker.run(tc.check_sections, _table(settings, "sections")))
 
 
 @dg.asset_check(
@@ -71,7 +71,7 @@ def sections_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     "(A document whose paragraphs are implausible was quarantined before this check.)",
 )
 def documents_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(
+    return check_result(
         checks_worker.run(
             tc.check_documents, _table(settings, "documents"), _table(settings, "chunks")
         )
@@ -95,7 +95,7 @@ def no_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
     work = settings.work
     shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
     quarantined = set(_table(settings, "quarantine")["source_name"])
-    return _result(
+    return check_result(
         checks_worker.run(
             tc.check_continuity, previous, _table(settings, "documents"), shas, quarantined
         )
@@ -108,7 +108,7 @@ def no_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="Both ends of every edge exist; types and weights are in range.",
 )
 def edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    return _result(
+    return check_result(
         checks_worker.run(tc.check_edges, _table(settings, "edges"), _table(settings, "chunks"))
     )
 
@@ -122,7 +122,7 @@ def edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
 def embeddings_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     out = settings.tables
     embedder = json.loads((out / EMBEDDER_FILE).read_text(encoding="utf-8"))
-    return _result(
+    return check_result(
         checks_worker.run(
             tc.check_embeddings,
             tc.vector_measures(_table(settings, "embeddings", ["chunk_id", "vector"])),

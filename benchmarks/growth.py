@@ -9,6 +9,10 @@ of new texts at the rate `benchmarks/speed.py` reports. Each build runs in its o
 under /usr/bin/time; open and queries run in a fresh process too.
 
     .venv/bin/python -m benchmarks.growth --factors 1,3,10 --seed /path/to/1x/root
+
+With `--parts CHUNKS`, each size is built in parts on a local Dask cluster of `--workers`
+processes instead (benchmarks.partitioned_build), and the rows carry each step's and the largest
+part's peak memory.
 """
 
 from __future__ import annotations
@@ -116,6 +120,36 @@ def timed_build(corpus: Path, root: Path, seed: Path | None) -> dict:
     return stats
 
 
+def parted_build(corpus: Path, root: Path, seed: Path | None, parts: int, workers: int) -> dict:
+    """A partitioned build on a local Dask cluster (benchmarks.partitioned_build), in its own
+    process: per-step and per-part peaks, the driver's, and the snapshot's size."""
+    if root.exists():
+        shutil.rmtree(root)
+    if seed is not None:
+        shutil.copytree(seed / "work" / "embeddings", root / "work" / "embeddings")
+    completed = subprocess.run(
+        [
+            str(REPO / ".venv/bin/python"),
+            "-m",
+            "benchmarks.partitioned_build",
+            str(corpus),
+            str(root),
+            "--parts",
+            str(parts),
+            "--workers",
+            str(workers),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    snapshot = Path(figures.pop("path"))
+    figures["snapshot_mb"] = sum(f.stat().st_size for f in snapshot.iterdir()) / 1e6
+    return figures
+
+
 def probe(root: Path, data: Path) -> dict:
     completed = subprocess.run(
         [str(REPO / ".venv/bin/python"), "-c", PROBE, str(root), str(data)],
@@ -145,16 +179,28 @@ def main() -> None:
     parser.add_argument("--factors", default="1,3,10")
     parser.add_argument("--seed", type=Path, help="a 1x root whose embedding cache to start from")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--parts",
+        type=int,
+        help="build in parts of at most this many chunks on a local Dask cluster instead",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="Dask worker processes (--parts)")
     args = parser.parse_args()
     rows = []
     for factor in (int(f) for f in args.factors.split(",")):
         corpus = make_corpus(args.passages, factor, args.out / f"corpus-{factor}")
         root = args.out / f"root-{factor}"
-        row = {"factor": factor, **timed_build(corpus, root, args.seed), **probe(root, args.data)}
+        if args.parts:
+            built = parted_build(corpus, root, args.seed, args.parts, args.workers)
+        else:
+            built = timed_build(corpus, root, args.seed)
+        row = {"factor": factor, **built, **probe(root, args.data)}
         rows.append(row)
         print(json.dumps(row), flush=True)
         shutil.rmtree(corpus)
-    metrics = [k for k in rows[0] if k not in ("factor", "documents")]
+    metrics = [
+        k for k, v in rows[0].items() if k not in ("factor", "documents") and isinstance(v, float)
+    ]
     exponents = {m: fitted(rows, m) for m in metrics}
     print(json.dumps({"rows": rows, "exponents": exponents}, indent=2))
 

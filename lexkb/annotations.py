@@ -24,7 +24,7 @@ _EMPTY = {
 def _table(snapshot: snap.Snapshot, name: str) -> pl.DataFrame:
     if name not in snapshot.manifest["tables"]:
         return pl.DataFrame(schema=_EMPTY[name])
-    return pl.read_parquet(snapshot.table_path(name), columns=list(_EMPTY[name]))
+    return snapshot.read_table(name, columns=list(_EMPTY[name]))
 
 
 class Annotations:

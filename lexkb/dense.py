@@ -4,7 +4,8 @@ A chunk scores the cosine of its own vector or, for a multi-line paragraph, of i
 whichever is higher (transforms.embeddings), so a question about one item of a list is not
 diluted by the others. Small snapshots score every row exactly; larger ones take candidates from
 an int8 scan (lexkb.dense_scan) or, past its crossover, a graph (lexkb.core.store.ann), and score
-only those exactly. The query's embedding costs far more than any of this, so the last
+only those exactly. A sharded snapshot's vectors stay in their shards' mapped files, read as one
+array (lexkb.stacked_rows); it has no graph yet, so the int8 scan serves it at any size. The query's embedding costs far more than any of this, so the last
 QUERY_VECTORS are kept.
 """
 
@@ -13,13 +14,13 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-import polars as pl
 
 from lexkb import dense_scan
 from lexkb.core.embed.embedders import Embedder, embedder_for
 from lexkb.core.store import ann, vector_files
 from lexkb.core.store import snapshot as snap
 from lexkb.core.vocabulary import SearchMode
+from lexkb.stacked_rows import StackedRows, Vectors, products
 
 QUERY_VECTORS = 256  # query embeddings kept per open index
 UNSCORED = -2.0  # cosine of a row an approximate search did not score (below any real one)
@@ -49,7 +50,7 @@ class Dense:
 
     def _load(
         self, snapshot: snap.Snapshot, by_id: dict[str, int]
-    ) -> tuple[str | None, np.ndarray | None]:
+    ) -> tuple[str | None, Vectors | None]:
         """The embedder's name and chunk vectors by row; line vectors go to `line_vectors`,
         sorted by the row that owns them (`line_owners`, each from `line_starts`). Mapped from
         the snapshot's raw arrays (lexkb.core.store.vector_files), or decoded from its Parquet
@@ -59,10 +60,20 @@ class Dense:
         info = snapshot.manifest.get("embedder")
         if not info:
             return None, None
-        lines = pl.read_parquet(snapshot.table_path("line_embeddings"), columns=["chunk_id"])
+        lines = snapshot.read_table("line_embeddings", columns=["chunk_id"])
         owners = np.array([by_id[c] for c in lines["chunk_id"]], dtype=np.int64)
         order = vector_files.line_order(owners)
         self.line_owners, self.line_starts = np.unique(owners[order], return_index=True)
+        if snapshot.sharded:
+            # Each shard's lines are stored by its rows, and shards follow each other in row
+            # order: stacked, they are in the order of the stable sort above.
+            self.line_vectors = StackedRows(
+                [np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.LINE_VECTORS)]
+            )
+            vectors = [
+                np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.CHUNK_VECTORS)
+            ]
+            return info["name"], StackedRows(vectors)
         if vector_files.CHUNK_VECTORS in snapshot.manifest["files"]:
             vectors, self.line_vectors = vector_files.read(snapshot.path)
             if ann.FILE in snapshot.manifest["files"]:
@@ -74,12 +85,12 @@ class Dense:
                     ),
                 )
             return info["name"], vectors
-        table = pl.read_parquet(snapshot.table_path("embeddings"))
+        table = snapshot.read_table("embeddings")
         vectors = np.zeros((self.n_rows, info["dimension"]), dtype=np.float32)
         rows = np.array([by_id[c] for c in table["chunk_id"]], dtype=np.int64)
         if rows.size:
             vectors[rows] = table["vector"].to_numpy().astype(np.float32, copy=False)
-        line_table = pl.read_parquet(snapshot.table_path("line_embeddings"), columns=["vector"])
+        line_table = snapshot.read_table("line_embeddings", columns=["vector"])
         self.line_vectors = np.ascontiguousarray(
             line_table["vector"].to_numpy().astype(np.float32, copy=False)[order]
             if owners.size
@@ -119,9 +130,9 @@ class Dense:
         """Cosine similarity of every chunk row to `query`, the best of its whole text and each
         of its lines."""
         vector = self.query_vector(query)
-        scores = self.vectors @ vector
+        scores = products(self.vectors, vector)
         if self.line_owners.size:
-            best = np.maximum.reduceat(self.line_vectors @ vector, self.line_starts)
+            best = np.maximum.reduceat(products(self.line_vectors, vector), self.line_starts)
             scores[self.line_owners] = np.maximum(scores[self.line_owners], best)
         return scores
 
@@ -174,9 +185,10 @@ class Dense:
         with self.scan_lock:
             if self.scan is None:
                 # Candidates are read row by row: a column-major snapshot (written before the
-                # scan) is copied to row-major once.
-                self.vectors = np.ascontiguousarray(self.vectors)
-                self.line_vectors = np.ascontiguousarray(self.line_vectors)
+                # scan) is copied to row-major once; shards' files are row-major already.
+                if not isinstance(self.vectors, StackedRows):
+                    self.vectors = np.ascontiguousarray(self.vectors)
+                    self.line_vectors = np.ascontiguousarray(self.line_vectors)
                 self.scan = dense_scan.Int8Scan(
                     self.vectors, self.line_vectors, self.line_owners, self.line_starts
                 )

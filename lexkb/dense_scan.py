@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lexkb.stacked_rows import Vectors, blocks_of
+
 # Vectors (chunks and lines) from which a search scans int8 rather than multiplying exactly.
 MIN_VECTORS = 5_000
 # Rows taken from the scan per search, for exact scores: fusion reads the best 200.
@@ -38,16 +40,21 @@ _QUERY_ZERO = 128  # the query is rounded to uint8 around this zero point
 _LEVELS = 63
 
 
-def rounded(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each vector as 7-bit integers with its own scale: (int8 rows, float32 scales)."""
-    weights = np.zeros(vectors.shape, dtype=np.int8)
-    scales = np.ones(len(vectors), dtype=np.float32)
-    for start in range(0, len(vectors), _BLOCK):
-        block = np.asarray(vectors[start : start + _BLOCK], dtype=np.float32)
-        peak = np.abs(block).max(axis=1) / _LEVELS
-        peak[peak == 0] = 1.0
-        weights[start : start + len(block)] = np.rint(block / peak[:, None])
-        scales[start : start + len(block)] = peak
+def rounded(matrices: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each vector of `matrices`, one after another, as 7-bit integers with its own scale:
+    (int8 rows, float32 scales). Read a block at a time: no float copy of them all is made."""
+    total = sum(len(matrix) for matrix in matrices)
+    weights = np.zeros((total, matrices[0].shape[1]), dtype=np.int8)
+    scales = np.ones(total, dtype=np.float32)
+    at = 0
+    for vectors in matrices:
+        for start in range(0, len(vectors), _BLOCK):
+            block = np.asarray(vectors[start : start + _BLOCK], dtype=np.float32)
+            peak = np.abs(block).max(axis=1) / _LEVELS
+            peak[peak == 0] = 1.0
+            weights[at : at + len(block)] = np.rint(block / peak[:, None])
+            scales[at : at + len(block)] = peak
+            at += len(block)
     return weights, scales
 
 
@@ -97,16 +104,17 @@ def _session(weights: np.ndarray, scales: np.ndarray):
 class Int8Scan:
     """The int8 scan of one snapshot's vectors: chunk rows' own vectors, then line vectors
     stored by owner row (`line_owners`, each row's first line at `line_starts`, as
-    lexkb.core.store.vector_files stores them). Keeps references to the float32 vectors for exact scores."""
+    lexkb.core.store.vector_files stores them), each one array or a sharded snapshot's stacked
+    ones (lexkb.stacked_rows). Keeps references to the float32 vectors for exact scores."""
 
     def __init__(
         self,
-        vectors: np.ndarray,
-        line_vectors: np.ndarray,
+        vectors: Vectors,
+        line_vectors: Vectors,
         line_owners: np.ndarray,
         line_starts: np.ndarray,
     ) -> None:
-        weights, scales = rounded(np.concatenate([vectors, line_vectors]))
+        weights, scales = rounded([*blocks_of(vectors), *blocks_of(line_vectors)])
         self._session = _session(weights, scales)
         self._vectors, self._line_vectors = vectors, line_vectors
         self._line_owners, self._line_starts = line_owners, line_starts

@@ -65,7 +65,9 @@ class Index:
         self._tables = tables = Tables(snapshot)
         self._chunks, self._by_id = tables.chunks, tables.by_id
         self._paragraph_mask = tables.paragraph_mask
-        self._keyword = Keyword(snapshot, len(self), tables.paragraph_mask)
+        self._keyword = Keyword(
+            snapshot, len(self), tables.paragraph_mask, tables.chunks["chunk_level"].to_numpy()
+        )
         self.annotations = Annotations(snapshot)
         self.graph = CitationGraph(tables.edges, tables.by_id, len(self))
         self._dense = Dense(snapshot, tables.by_id, len(self), embedder)

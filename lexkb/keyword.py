@@ -3,7 +3,8 @@
 The build wrote each term's BM25 weight per chunk (`bm25_terms`, `bm25_postings`), so a query
 costs one bincount over the postings of its words: one slice of chunk rows and weights per
 term, found by the term's offsets. Queries must be tokenized as the chunks were, so a snapshot
-of another tokenizer is refused at open.
+of another tokenizer is refused at open. A sharded snapshot stores term frequencies per shard,
+weighted and merged into the same arrays at open (lexkb.sharded_bm25).
 
 The same postings give a hit's lexical relevance features (lexkb.relevance): its BM25 score as a
 share of the most the query's words could score, and the IDF-weighted share of them it holds.
@@ -14,9 +15,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import polars as pl
 
-from lexkb import relevance
+from lexkb import relevance, sharded_bm25
 from lexkb.core.store import snapshot as snap
 from lexkb.core.text.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -35,24 +35,34 @@ class QueryTerms(NamedTuple):
 class Keyword:
     """The BM25 postings of every chunk, and those of paragraphs apart (`paragraph_postings`)."""
 
-    def __init__(self, snapshot: snap.Snapshot, n_rows: int, paragraph_mask: np.ndarray) -> None:
+    def __init__(
+        self,
+        snapshot: snap.Snapshot,
+        n_rows: int,
+        paragraph_mask: np.ndarray,
+        levels: np.ndarray,
+    ) -> None:
+        """`levels`: each chunk row's level, the BM25 group a sharded snapshot weights it in."""
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")
         if tokenizer != TOKENIZER_VERSION:
             raise snap.SnapshotError(
                 f"snapshot was tokenized with {tokenizer!r}, this lexkb uses {TOKENIZER_VERSION!r}"
             )
         self.n_rows = n_rows
-        terms = pl.read_parquet(
-            snapshot.table_path("bm25_terms"), columns=["term_id", "term", "idf"]
-        ).sort("term_id")
+        terms = snapshot.read_table("bm25_terms", columns=["term_id", "term", "idf"]).sort(
+            "term_id"
+        )
         self.term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
         self.idf = terms["idf"].to_numpy().astype(np.float64)
-        postings = pl.read_parquet(
-            snapshot.table_path("bm25_postings"), columns=["term_id", "chunk_row", "weight"]
-        )
-        self.rows = postings["chunk_row"].to_numpy().astype(np.int32, copy=False)
-        self.weights = postings["weight"].to_numpy().astype(np.float32, copy=False)
-        term_ids = postings["term_id"].to_numpy().astype(np.int64)
+        if snapshot.sharded:
+            term_ids, self.rows, self.weights = sharded_bm25.postings(
+                snapshot, terms["term"], levels
+            )
+        else:
+            postings = snapshot.read_table("bm25_postings", ["term_id", "chunk_row", "weight"])
+            self.rows = postings["chunk_row"].to_numpy().astype(np.int32, copy=False)
+            self.weights = postings["weight"].to_numpy().astype(np.float32, copy=False)
+            term_ids = postings["term_id"].to_numpy().astype(np.int64)
         counts = np.bincount(term_ids, minlength=len(self.term_ids))
         self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         # Sorted by (term, row), as the build writes them: a term's rows are then searchable.

@@ -26,7 +26,7 @@ class Tables:
     """The snapshot's tables in memory, read once by `Index.open` and shared by its parts."""
 
     def __init__(self, snapshot: snap.Snapshot) -> None:
-        self.documents = pl.read_parquet(snapshot.table_path("documents"))
+        self.documents = snapshot.read_table("documents")
         # A hit names its document as a footnote would: by its short name ("DORA", "IFRS 16",
         # "Bribery Act 2010"; lexkb.core.text.refs.short_name). The documents' listing keeps
         # the full title.
@@ -36,7 +36,7 @@ class Tables:
             )
             for doc in self.documents.iter_rows(named=True)
         }
-        self.chunks = pl.read_parquet(snapshot.table_path("chunks")).with_columns(
+        self.chunks = snapshot.read_table("chunks").with_columns(
             pl.col("document_id").replace_strict(titles, default=None).alias("document_title")
         )
         self.short_names = titles
@@ -68,10 +68,9 @@ class Tables:
                 "deprecated",
             ).to_dicts()
         }
-        self.edges = pl.read_parquet(snapshot.table_path("edges"))
-        self.standards = pl.read_parquet(
-            snapshot.table_path("standards"),
-            columns=["document_id", "number", "version", "paragraph_count"],
+        self.edges = snapshot.read_table("edges")
+        self.standards = snapshot.read_table(
+            "standards", columns=["document_id", "number", "version", "paragraph_count"]
         )
 
     def vocabulary_texts(self) -> list[str]:

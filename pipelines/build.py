@@ -112,11 +112,18 @@ def run_build(
     embedder: str | None = None,
     wait_seconds: float = 60.0,
     progress: bool = False,
+    parts: int | None = None,
     **settings_fields: object,
 ) -> BuildReport:
     """`embedder`: auto, local, voyage or none (see EmbedderSettings); the definitions' default
     when None. The root's writer lock is held for the whole build; another writer waits up to
-    `wait_seconds` (RootBusy past it). `settings_fields` set LexkbSettings (limits, symlinks)."""
+    `wait_seconds` (RootBusy past it). `parts`: build in parts of at most that many chunks
+    (pipelines.partitioned) and publish a sharded snapshot. `settings_fields` set
+    LexkbSettings (limits, symlinks)."""
+    if parts is not None:
+        if parts < 1:
+            raise ValueError(f"parts must hold at least one chunk, not {parts}")
+        settings_fields["part_chunks"] = parts
     for source in sources:
         if not Path(source).exists():
             raise ValueError(f"source path does not exist: {source}")
@@ -131,12 +138,12 @@ def run_build(
         mirror_path(root) if is_remote(root) else root, wait_seconds, "lexkb build"
     ):
         if not progress:
-            return _run(sources, root, log_level, instance, embedder, settings_fields, False)
+            return _run(sources, root, log_level, instance, embedder, settings_fields, False, parts)
         reporter = stderr_reporter()
         reporter.write(f"building {root} (lock held)\n")
         report_to(reporter)
         try:
-            return _run(sources, root, log_level, instance, embedder, settings_fields, True)
+            return _run(sources, root, log_level, instance, embedder, settings_fields, True, parts)
         finally:
             report_to(None)
 
@@ -149,6 +156,7 @@ def _run(
     embedder: str | None,
     settings_fields: dict,
     progress: bool,
+    parts: int | None = None,
 ) -> BuildReport:
     settings = LexkbSettings(sources=[str(s) for s in sources], root=str(root), **settings_fields)
     loggers: dict = {"console": {"config": {"log_level": log_level}}}
@@ -173,17 +181,20 @@ def _run(
         raise ValueError(f"no supported documents under {', '.join(map(str, sources))}")
     tags = {run_tags.PARTITION_RANGE_START: keys[0], run_tags.PARTITION_RANGE_END: keys[-1]}
     with sigterm_kept():
-        result = defs.resolve_job_def("build_index").execute_in_process(
+        job = "build_index_in_parts" if parts is not None else "build_index"
+        result = defs.resolve_job_def(job).execute_in_process(
             run_config=run_config,
             instance=instance,
             resources=resources,
             tags=tags,
             raise_on_error=False,
         )
-    return build_report(result, settings.root_path)
+    return build_report(result, settings.root_path, parts is not None)
 
 
-def build_report(result: dg.ExecuteInProcessResult, root: Path) -> BuildReport:
+def build_report(
+    result: dg.ExecuteInProcessResult, root: Path, partitioned: bool = False
+) -> BuildReport:
     """What the `build_index` run `result` did to the index at `root`: blocked by a failed check
     (CURRENT unchanged), failed (raised: NothingPublished when every source was quarantined),
     or published."""
@@ -205,7 +216,9 @@ def build_report(result: dg.ExecuteInProcessResult, root: Path) -> BuildReport:
         if "nothing to publish" in message:
             raise NothingPublished(message.split("Failure: ", 1)[-1])
         raise RuntimeError(f"build failed in {failure.step_key if failure else '?'}: {message}")
-    published = materialized_metadata(result, "published_snapshot")
+    published = materialized_metadata(
+        result, "published_parts" if partitioned else "published_snapshot"
+    )
     parsing = materialized_metadata(result, "document_elements")
     return BuildReport(
         version=published["version"],

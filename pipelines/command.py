@@ -52,6 +52,7 @@ def _build(args: argparse.Namespace) -> int:
                 wait_seconds=args.wait,
                 progress=not (args.quiet or args.json or args.verbose),
                 follow_symlinks=args.follow_symlinks,
+                parts=args.parts,
             )
     except (NothingPublished, RootBusy) as exc:
         if args.json:

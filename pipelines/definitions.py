@@ -9,6 +9,7 @@ from assets.documents import document_chunks, document_elements_asset
 from assets.embeddings import chunk_embeddings, topic_clusters
 from assets.index import citation_edges, clause_types, defined_terms, search_tables
 from assets.partitions import WRITER_TAGS
+from assets.parts import PART_CHECKS, PartsCluster
 from assets.progress import progress_logger
 from assets.resources import (
     EmbedderSettings,
@@ -20,6 +21,7 @@ from assets.resources import (
 from assets.sources import source_files
 from pipelines.automation import daily_rebuild, reindex_job, source_changes, update_index_job
 from pipelines.dbt import dbt_models, dbt_starts_early
+from pipelines.partitioned import PARTITIONED_ASSETS, build_index_in_parts
 from pipelines.publishing import published_snapshot
 
 # Everything after the scan, in the order a build runs it.
@@ -53,14 +55,15 @@ build_index_job = dg.define_asset_job(
 )
 
 defs = dg.Definitions(
-    assets=[source_files, *BUILD_ASSETS],
-    asset_checks=TABLE_CHECKS,
-    jobs=[scan_sources_job, build_index_job, update_index_job, reindex_job],
+    assets=[source_files, *BUILD_ASSETS, *PARTITIONED_ASSETS[2:]],
+    asset_checks=[*TABLE_CHECKS, *PART_CHECKS],
+    jobs=[scan_sources_job, build_index_job, update_index_job, reindex_job, build_index_in_parts],
     sensors=[source_changes],
     schedules=[daily_rebuild],
     loggers={"console": dg.colored_console_logger, "progress": progress_logger},
     resources={
         "settings": LexkbSettings(sources=default_sources(), root=default_root()),
         "embedder": EmbedderSettings(provider=default_provider()),
+        "parts_cluster": PartsCluster(),
     },
 )

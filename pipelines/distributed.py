@@ -13,6 +13,7 @@ from dagster_dask import dask_executor
 
 from assets.partitions import WRITER_TAGS
 from pipelines.definitions import BUILD_ASSETS, defs
+from pipelines.partitioned import PARTITIONED_ASSETS
 
 build_index_on_dask = dg.define_asset_job(
     "build_index_on_dask",
@@ -23,9 +24,25 @@ build_index_on_dask = dg.define_asset_job(
     tags=WRITER_TAGS,
 )
 
-dask_defs = dg.Definitions.merge(defs, dg.Definitions(jobs=[build_index_on_dask]))
+build_index_in_parts_on_dask = dg.define_asset_job(
+    "build_index_in_parts_on_dask",
+    selection=PARTITIONED_ASSETS,
+    executor_def=dask_executor,
+    description="build_index_in_parts with each step a task on a Dask cluster: one task per "
+    "part, the merge and publishing once (config: execution.config.cluster).",
+    tags=WRITER_TAGS,
+)
+
+dask_defs = dg.Definitions.merge(
+    defs, dg.Definitions(jobs=[build_index_on_dask, build_index_in_parts_on_dask])
+)
 
 
 def dask_job() -> dg.JobDefinition:
     """The job as a reconstructable target: workers load it from this module."""
     return dask_defs.resolve_job_def("build_index_on_dask")
+
+
+def dask_parts_job() -> dg.JobDefinition:
+    """The partitioned job as a reconstructable target, as `dask_job`."""
+    return dask_defs.resolve_job_def("build_index_in_parts_on_dask")

@@ -8,10 +8,12 @@ same chunks always give byte-identical tables.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
+from lexkb.core import bm25_weights
 from lexkb.core.store.schema import BM25_POSTINGS, BM25_TERMS, polars_schema
 from lexkb.core.text.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -65,6 +67,42 @@ def terms_by_hash(hashes: list[str], terms: pl.Series) -> pl.DataFrame:
     )
 
 
+class TermCounts(NamedTuple):
+    """Rows' terms counted: the sorted vocabulary, one posting per (term, row) sorted by term
+    then row (term numbers index `vocabulary`), and each row's length in terms."""
+
+    vocabulary: list[str]
+    terms: np.ndarray  # int32
+    rows: np.ndarray  # int32
+    tf: np.ndarray  # int64
+    lengths: np.ndarray  # int64, per row
+
+
+def count_terms(terms_of_rows: pl.Series) -> TermCounts:
+    """The term frequencies of rows whose terms `tokens_of` found."""
+    lengths = terms_of_rows.list.len().fill_null(0).to_numpy().astype(np.int64)
+    words = terms_of_rows.explode(empty_as_null=False).drop_nulls()
+    vocabulary = words.unique().sort()
+    # Terms are numbered in sorted order: an enum over the sorted vocabulary numbers them so.
+    terms = words.cast(pl.Enum(vocabulary)).to_physical().to_numpy().astype(np.int64)
+    n_rows = len(terms_of_rows)
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), lengths)
+    # One key per (term, row) pair, counted: postings come out sorted by term, then row.
+    keys, tf = np.unique(terms * max(n_rows, 1) + rows, return_counts=True)
+    return TermCounts(
+        vocabulary.to_list(),
+        (keys // max(n_rows, 1)).astype(np.int32),
+        (keys % max(n_rows, 1)).astype(np.int32),
+        tf.astype(np.int64),
+        lengths,
+    )
+
+
+def reported_group(names: list[str]) -> str:
+    """The group whose df and idf the terms table reports: paragraphs', else the first."""
+    return "paragraph" if "paragraph" in names else min(names, default="")
+
+
 def build_bm25(
     texts: list[str],
     params: BM25Params | None = None,
@@ -75,46 +113,38 @@ def build_bm25(
 
     `groups` (the chunk level of each text) keeps corpus statistics apart: a section chunk
     repeats its paragraphs' words, and counting both would halve every term's idf and stretch
-    the average length that paragraphs are normalised by. Each group is scored as its own corpus;
-    the terms table reports the paragraph level's df and idf. `terms_of_rows`: the texts' terms
-    when known (`tokens_of`); else they are tokenized here.
+    the average length that paragraphs are normalised by. Each group is scored as its own corpus
+    (lexkb.core.bm25_weights); the terms table reports the paragraph level's df and idf.
+    `terms_of_rows`: the texts' terms when known (`tokens_of`); else they are tokenized here.
     """
     params = params or BM25Params()
     if groups is None:
         groups = [""] * len(texts)
     if terms_of_rows is None:
         terms_of_rows = tokens_of(texts)
-    lengths = terms_of_rows.list.len().fill_null(0).to_numpy().astype(np.int64)
-    words = terms_of_rows.explode(empty_as_null=False).drop_nulls()
-    vocabulary = words.unique().sort()
-    # Terms are numbered in sorted order: an enum over the sorted vocabulary numbers them so.
-    terms = words.cast(pl.Enum(vocabulary)).to_physical().to_numpy().astype(np.int64)
-    vocabulary = vocabulary.to_list()
-    rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-    n_docs = len(texts)
-    # One key per (term, row) pair, counted: postings come out sorted by term, then row.
-    keys, tf = np.unique(terms * max(n_docs, 1) + rows, return_counts=True)
-    posting_terms = (keys // max(n_docs, 1)).astype(np.int32)
-    posting_rows = (keys % max(n_docs, 1)).astype(np.int32)
+    counts = count_terms(terms_of_rows)
+    vocabulary, posting_terms, posting_rows, tf, lengths = counts
     names, group_of_row = np.unique(np.array(groups, dtype=object), return_inverse=True)
-    reported = int(np.flatnonzero(names == "paragraph")[0]) if "paragraph" in names else 0
-    weight = np.zeros(posting_rows.size, dtype=np.float64)
-    reported_df = np.zeros(len(vocabulary), dtype=np.int64)
-    reported_idf = np.zeros(len(vocabulary), dtype=np.float64)
-    for group in range(len(names)):
+    reported = reported_group(names.tolist())
+    weight = np.zeros(posting_rows.size, dtype=np.float32)
+    df = np.zeros(len(vocabulary), dtype=np.int64)
+    idf = np.zeros(len(vocabulary), dtype=np.float64)
+    for group, name in enumerate(names):
         in_group = group_of_row[posting_rows] == group
         group_lengths = lengths[group_of_row == group]
-        size = group_lengths.size
-        df = np.bincount(posting_terms[in_group], minlength=len(vocabulary))
-        idf = np.log(1.0 + (size - df + 0.5) / (df + 0.5))
-        average = float(group_lengths.mean()) if size and group_lengths.sum() else 1.0
-        norm = params.k1 * (1.0 - params.b + params.b * lengths[posting_rows[in_group]] / average)
-        # Lucene 8+ dropped BM25's constant (k1 + 1) numerator factor; so do we (and bm25s),
-        # which keeps scores comparable with those systems without changing any ranking.
-        weight[in_group] = idf[posting_terms[in_group]] * tf[in_group] / (tf[in_group] + norm)
-        if group == reported:
-            reported_df, reported_idf = df, idf
-    df, idf = reported_df, reported_idf
+        group_df = np.bincount(posting_terms[in_group], minlength=len(vocabulary))
+        group_idf = bm25_weights.idf(group_lengths.size, group_df)
+        average = bm25_weights.average_length(group_lengths.size, int(group_lengths.sum()))
+        weight[in_group] = bm25_weights.weights(
+            group_idf[posting_terms[in_group]],
+            tf[in_group],
+            lengths[posting_rows[in_group]],
+            average,
+            params.k1,
+            params.b,
+        )
+        if name == reported:
+            df, idf = group_df, group_idf
     term_frame = pl.DataFrame(
         {
             "term_id": np.arange(len(vocabulary), dtype=np.int32),
@@ -129,7 +159,7 @@ def build_bm25(
             "term_id": posting_terms,
             "chunk_row": posting_rows,
             "tf": tf.astype(np.int32),
-            "weight": weight.astype(np.float32),
+            "weight": weight,
         },
         schema=polars_schema(BM25_POSTINGS),
     )

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from transforms.dbt_sources import SOURCE_TABLES, load_sources
+from transforms.dbt_sources import SOURCE_TABLES, load_source_files, load_sources
 from transforms.warm_worker import WarmWorker, leave_quickly
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent / "dbt_project"
@@ -163,6 +163,21 @@ def _build(tables: str, database: str, target: str) -> DbtOutcome:
     load_sources(Path(tables), Path(database))
     with _environment(LEXKB_DBT_DATABASE=database):
         return _invoke(["build"], Path(target))
+
+
+def _build_files(files: dict[str, list[str]], database: str, target: str) -> DbtOutcome:
+    load_source_files(
+        {name: [Path(f) for f in paths] for name, paths in files.items()}, Path(database)
+    )
+    with _environment(LEXKB_DBT_DATABASE=database):
+        return _invoke(["build"], Path(target))
+
+
+def build_files(files: dict[str, list[Path]], database: Path, target: Path) -> DbtOutcome:
+    """`build` on sources given as Parquet files per table (a partitioned build's parts),
+    which DuckDB reads itself (transforms.dbt_sources.load_source_files)."""
+    paths = {name: [str(f) for f in found] for name, found in files.items()}
+    return worker.run(_build_files, paths, str(database), str(target))
 
 
 def _inputs(tables: Path, database: Path, target: Path) -> tuple:

@@ -39,6 +39,24 @@ def load_sources(tables: Path, database: Path) -> None:
                 con.unregister("incoming")
 
 
+# DuckDB's memory while loading a partitioned build's files: it streams them and spills past it.
+MEMORY_LIMIT = "1GB"
+_COPY_FILES = {name: f"CREATE OR REPLACE TABLE {SOURCE_SCHEMA}.{name} AS SELECT * FROM read_parquet(?)"
+               for name in SOURCE_TABLES}  # fmt: skip
+
+
+def load_source_files(files: dict[str, list[Path]], database: Path) -> None:
+    """Copy each source table from its Parquet files (a partitioned build's parts) into
+    `database`, schema lexkb_source, with DuckDB reading them itself, within MEMORY_LIMIT: the
+    chunks of every part are never in this process's memory at once. The paths are a bound
+    parameter, never SQL text."""
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {SOURCE_SCHEMA}")
+        for name in SOURCE_TABLES:
+            con.execute(_COPY_FILES[name], [[str(path) for path in files[name]]])
+
+
 def export_standards(database: Path, tables: Path) -> None:
     """Write the `standards` model to tables/standards.parquet."""
     with duckdb.connect(str(database), read_only=True) as con:

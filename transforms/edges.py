@@ -102,6 +102,26 @@ def grammar_names(documents: pl.DataFrame, extra_aliases: Mapping[str, str]) -> 
     return [name for name, _ in document_name_pairs(documents, extra_aliases)]
 
 
+@dataclass(frozen=True)
+class CitedIn:
+    """One citation as a source paragraph makes it, with what resolving it needs: the citing
+    chunk's row, id, document and reference, the documents to try after the citing one
+    (`fallbacks`), and whether the text before it says "defined in"."""
+
+    row: int
+    chunk_id: str
+    doc_id: str
+    ref: str | None
+    citation: Citation
+    fallbacks: list[str]
+    relation: str
+
+
+# What resolving a citation gave: (target chunk id, target document id, how it matched), or
+# None to drop the citation (transforms.edges.Resolver.resolve).
+Resolution = tuple[str | None, str | None, str] | None
+
+
 def build_edges(
     chunks: pl.DataFrame,
     documents: pl.DataFrame,
@@ -113,18 +133,37 @@ def build_edges(
     `readings`: paragraphs' citations by content hash, as read with this grammar before
     (transforms.citation_cache); a paragraph found there is not read again. Afterwards it holds
     the readings of exactly these chunks' paragraphs."""
+    names = name_table(document_name_pairs(documents, extra_aliases or {}))
+    resolver = Resolver(chunks)
+    cited = citations_in(chunks, documents, extra_aliases, readings)
+    return edge_frame(
+        (
+            item,
+            resolver.resolve(item.citation, item.row, item.doc_id, item.ref, names, item.fallbacks),
+        )
+        for item in cited
+    )
+
+
+def citations_in(
+    chunks: pl.DataFrame,
+    documents: pl.DataFrame,
+    extra_aliases: Mapping[str, str] | None = None,
+    readings: dict[str, Parsed] | None = None,
+) -> list[CitedIn]:
+    """Every citation of the source paragraphs (and notes) of `chunks`, in row order; a
+    paragraph's own number printed at its start is none. `readings` as in `build_edges`."""
     pairs = document_name_pairs(documents, extra_aliases or {})
     names = name_table(pairs)
     parser: CitationParser | None = None
     kept = readings if readings is not None else {}
     current: dict[str, Parsed] = {}
-    resolver = _Resolver(chunks)
     by_key = dict(zip(documents["document_key"], documents["document_id"], strict=True))
     refers_to = {
         doc_id: [by_key[key] for key in keys or [] if key in by_key]
         for doc_id, keys in documents.select("document_id", "refers_to").rows()
     }
-    rows: list[dict] = []
+    found: list[CitedIn] = []
     # Readings are kept by content hash; frames built by hand may lack it, and use the text.
     identity = "content_hash" if "content_hash" in chunks.columns else "content"
     columns = chunks.select(
@@ -134,7 +173,6 @@ def build_edges(
         if level not in _SOURCE_LEVELS:
             continue
         own = ref_address(ref) if ref else ()
-        seen: set[tuple[str | None, str]] = set()
         # An unqualified citation that the citing document lacks is read in the documents the
         # paragraph names, the nearest before it first ("Rule 4.3.1 of the Rulebook ... under
         # Rule 4.3.3"), then in those the catalog says this one refers to.
@@ -148,37 +186,46 @@ def build_edges(
                 continue  # the paragraph's own number, printed at its start
             fallbacks = _named_near(parsed.documents, citation.start, names, doc_id)
             fallbacks += refers_to.get(doc_id, [])
-            edge = resolver.resolve(citation, row, doc_id, ref, names, fallbacks)
-            if edge is None:
-                continue
-            target_id, target_doc, match = edge
-            key = (target_id, citation.text if target_id is None else "")
-            if key in seen:
-                continue
-            seen.add(key)
             before = content[max(0, citation.start - _DEFINED_IN_REACH) : citation.start]
             relation = "defined-in" if _DEFINED_IN.search(before) else "cites"
-            if target_id is None:
-                kind = "outside" if citation.outside else "unresolved"
-            else:
-                kind = "internal" if target_doc == doc_id else "external"
-            rows.append(
-                {
-                    "source_chunk_id": chunk_id,
-                    "target_chunk_id": target_id,
-                    "source_document_id": doc_id,
-                    "target_document_id": target_doc,
-                    "reference_text": citation.text,
-                    "cited_document": citation.document,
-                    "reference_type": kind,
-                    "relation": relation,
-                    "match": match,
-                    "weight": WEIGHTS.get(match, 0.0),
-                }
-            )
+            found.append(CitedIn(row, chunk_id, doc_id, ref, citation, fallbacks, relation))
     if readings is not None:
         readings.clear()
         readings.update(current)
+    return found
+
+
+def edge_frame(resolved: Iterable[tuple[CitedIn, Resolution]]) -> pl.DataFrame:
+    """Edges from citations in row order and their resolutions: a dropped citation makes
+    none, and a chunk cites each target (or each unresolved text) once."""
+    rows: list[dict] = []
+    seen: set[tuple[str, str | None, str]] = set()
+    for item, edge in resolved:
+        if edge is None:
+            continue
+        target_id, target_doc, match = edge
+        key = (item.chunk_id, target_id, item.citation.text if target_id is None else "")
+        if key in seen:
+            continue
+        seen.add(key)
+        if target_id is None:
+            kind = "outside" if item.citation.outside else "unresolved"
+        else:
+            kind = "internal" if target_doc == item.doc_id else "external"
+        rows.append(
+            {
+                "source_chunk_id": item.chunk_id,
+                "target_chunk_id": target_id,
+                "source_document_id": item.doc_id,
+                "target_document_id": target_doc,
+                "reference_text": item.citation.text,
+                "cited_document": item.citation.document,
+                "reference_type": kind,
+                "relation": item.relation,
+                "match": match,
+                "weight": WEIGHTS.get(match, 0.0),
+            }
+        )
     return pl.from_dicts(rows, schema=polars_schema(EDGES))
 
 
@@ -191,24 +238,29 @@ def _named_near(
     return [d for d in dict.fromkeys(ids) if d != doc_id]
 
 
-class _Resolver:
+class Resolver:
+    """Cited units found by address in the target chunks (paragraphs and sections) of
+    `chunks`: all of a snapshot's, or, with a `row` column, some documents' rows of a larger
+    one (transforms.part_edges)."""
+
     def __init__(self, chunks: pl.DataFrame) -> None:
-        self._ids = chunks["chunk_id"].to_list()
-        self._doc_of = chunks["document_id"].to_list()
+        rows = chunks["row"].to_list() if "row" in chunks.columns else range(chunks.height)
+        self._ids: dict[int, str] = {}
+        self._doc_of: dict[int, str] = {}
         self._tables: dict[str, tuple[_RefTable, _RefTable]] = {}
         # The deepest dotted number each document uses ("18.5.1" is 3).
         self._depth: dict[str, int] = {}
-        levels = chunks["chunk_level"].to_list()
-        for row, (doc_id, level, ref) in enumerate(
-            chunks.select("document_id", "chunk_level", "ref").rows()
+        for row, (chunk_id, doc_id, level, ref) in zip(
+            rows, chunks.select("chunk_id", "document_id", "chunk_level", "ref").rows(), strict=True
         ):
             if level not in _TARGET_LEVELS or not ref:
                 continue
+            self._ids[row], self._doc_of[row] = chunk_id, doc_id
             if dotted := _DOTTED_NUMBER.search(ref):
                 depth = dotted.group().count(".") + 1
                 self._depth[doc_id] = max(self._depth.get(doc_id, 0), depth)
             paragraphs, section_table = self._tables.setdefault(doc_id, (_RefTable(), _RefTable()))
-            (paragraphs if levels[row] == "paragraph" else section_table).add(ref_address(ref), row)
+            (paragraphs if level == "paragraph" else section_table).add(ref_address(ref), row)
 
     def resolve(
         self,
@@ -220,16 +272,9 @@ class _Resolver:
         fallbacks: Sequence[str] = (),
     ) -> tuple[str | None, str | None, str] | None:
         """(target chunk id, target document id, how it matched) or None to drop the citation."""
-        if citation.outside or (citation.document and name_key(citation.document) not in names):
+        documents = candidate_documents(citation, doc_id, names, fallbacks)
+        if documents is None:
             return None, None, "none"
-        if citation.document is not None:
-            documents = names.get(name_key(citation.document), [])
-            if doc_id in documents:
-                documents = [doc_id] + [d for d in documents if d != doc_id]
-        elif citation.bare or citation.relative:
-            documents = [doc_id]
-        else:
-            documents = list(dict.fromkeys([doc_id, *fallbacks]))
         # Exact units first, in every document the citation may mean: a unit the paragraph's
         # named documents or `refers_to` hold wins over a mere neighbour in the citing one.
         for enclosing in (False, True):
@@ -275,7 +320,7 @@ class _Resolver:
             for _, address in candidates:
                 for variant in _variants(address):
                     if rows := _lookup(tables, variant):
-                        return _Target(self._nearest(rows, row), "exact")
+                        return _Target(self._nearest(rows, row, doc_id), "exact")
             return None
         # "18.5.1(a)" may land on 18.5.1 or 18.5, never on chapter 18; a relative citation never
         # climbs out of what it names, except that a point of the citing paragraph is the
@@ -286,11 +331,30 @@ class _Resolver:
             for length in range(len(address) - 1, shortest - 1, -1):
                 for variant in _variants(address[:length]):
                     if rows := _lookup(tables, variant):
-                        return _Target(self._nearest(rows, row), "enclosing")
+                        return _Target(self._nearest(rows, row, doc_id), "enclosing")
         return None
 
-    def _nearest(self, rows: Sequence[int], row: int) -> int:
-        return min(rows, key=lambda r: (self._doc_of[r] != self._doc_of[row], abs(r - row)))
+    def _nearest(self, rows: Sequence[int], row: int, doc_id: str) -> int:
+        """The row nearest the citing one (`row`, of document `doc_id`), its own document's
+        first."""
+        return min(rows, key=lambda r: (self._doc_of[r] != doc_id, abs(r - row)))
+
+
+def candidate_documents(
+    citation: Citation, doc_id: str, names: Mapping[str, list[str]], fallbacks: Sequence[str]
+) -> list[str] | None:
+    """The documents a citation of document `doc_id` may mean, in the order they are tried;
+    None for an act outside the index or a name no document goes by."""
+    if citation.outside or (citation.document and name_key(citation.document) not in names):
+        return None
+    if citation.document is not None:
+        documents = names.get(name_key(citation.document), [])
+        if doc_id in documents:
+            documents = [doc_id] + [d for d in documents if d != doc_id]
+        return documents
+    if citation.bare or citation.relative:
+        return [doc_id]
+    return list(dict.fromkeys([doc_id, *fallbacks]))
 
 
 def _lookup(tables: tuple[_RefTable, _RefTable], address: tuple[str, ...]) -> list[int]:

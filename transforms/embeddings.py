@@ -101,16 +101,19 @@ def embed_chunks(
     embedder: Embedder,
     cache_dir: Path,
     progress: Callable[[int, int], None] | None = None,
+    seed_dir: Path | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """The embeddings table (chunk_id, model, vector) for `chunks`, the line embeddings table
     (chunk_id, line, vector) for their multi-line paragraphs, and counts of texts given to the
     model now and reused from the cache. `progress(done, total)` hears after each slice.
+    `seed_dir`: a cache read only, whose vectors are taken into `cache_dir` as they are needed
+    (transforms.vector_cache), where a partitioned build's part starts from the root's cache.
 
     An embedder that can pool spans (`embed_with_spans`, the local model) reads a paragraph
     with lines or parts once, all of it, and gives its lines and parts the pooled states of
     their tokens; anything it cannot place, and every line and part under other embedders, is
     embedded alone."""
-    cached = VectorCache(cache_dir, embedder.name)
+    cached = VectorCache(cache_dir, embedder.name, fallback=seed_dir)
     pooling = getattr(embedder, "embed_with_spans", None)
     # Each vector's cache keys, best first: a pooled key, then the hash of its text alone.
     keys_of: dict[str, list[str]] = {}

@@ -3,6 +3,9 @@
 Everything is written into a temporary directory beside the final one, fsynced, then renamed; the
 CURRENT pointer is replaced with os.replace. A crash at any point leaves either the old CURRENT or
 the new one, never a half-written snapshot under snapshots/.
+
+`publish` writes a classic snapshot from tables in memory; `publish_sharded` one shard per part
+directory of a partitioned build (lexkb.core.store.shards), its files hard-linked, not copied.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +24,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from lexkb.core.store import root_lock, vector_files
+from lexkb.core.store import root_lock, shards, vector_files
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.index_root import (
     KEEP,
@@ -72,28 +76,39 @@ def _write_duckdb(directory: Path, names: list[str]) -> None:
         for name in names:
             con.execute(
                 f"CREATE TABLE {name} AS SELECT * FROM read_parquet(?)",
-                [str(directory / f"{name}.parquet")],
+                [str(directory / shards.table_file(name))],
             )
     finally:
         con.close()
 
 
-def _schema(name: str, schema: pa.Schema, settings: dict) -> pa.Schema:
-    """Embeddings are stored as fixed-size vectors of the embedder's dimension."""
-    embedder = settings.get("embedder")
-    if name not in ("embeddings", "line_embeddings") or not embedder:
+def stored_schema(name: str, schema: pa.Schema, dimension: int | None) -> pa.Schema:
+    """Embeddings are stored as fixed-size vectors of the embedder's dimension (None: none)."""
+    if name not in ("embeddings", "line_embeddings") or not dimension:
         return schema
-    vector = pa.field("vector", pa.list_(pa.float32(), embedder["dimension"]))
+    vector = pa.field("vector", pa.list_(pa.float32(), dimension))
     return schema.set(schema.get_field_index("vector"), vector)
+
+
+def write_table(file: Path, frame: pl.DataFrame, schema: pa.Schema) -> int:
+    """One table as a snapshot stores it (its schema, zstd, statistics); its row count."""
+    table = frame.to_arrow().cast(schema)
+    pl.from_arrow(table).write_parquet(file, compression="zstd", statistics=True)
+    return table.num_rows
+
+
+def dimension_of(settings: dict) -> int | None:
+    embedder = settings.get("embedder")
+    return embedder["dimension"] if embedder else None
 
 
 def _check_written(directory: Path, tables: dict[str, dict]) -> None:
     """Read back what was written: the manifest, every file's hash, every table's row count."""
     written = snap.load(directory, verify=True)
     for name, entry in tables.items():
-        rows = pl.scan_parquet(written.table_path(name)).select(pl.len()).collect().item()
+        rows = written.table_rows(name)
         if rows != entry["rows"]:
-            raise snap.SnapshotError(f"{name}.parquet reads back {rows} rows, not {entry['rows']}")
+            raise snap.SnapshotError(f"table {name} reads back {rows} rows, not {entry['rows']}")
 
 
 def _keep_sources(directory: Path, sources: list[dict]) -> list[dict]:
@@ -156,7 +171,44 @@ def _publish(
     missing = set(TABLES) - set(tables)
     if missing:
         raise ValueError(f"tables missing from the snapshot: {sorted(missing)}")
+
+    def fill(staging: Path) -> dict:
+        manifest_tables = {}
+        for name, schema in TABLES.items():
+            file = staging / shards.table_file(name)
+            rows = write_table(
+                file, tables[name], stored_schema(name, schema, dimension_of(settings))
+            )
+            manifest_tables[name] = {"file": file.name, "rows": rows}
+        _write_duckdb(staging, SQL_TABLES)
+        if settings.get("embedder"):
+            vector_files.write(
+                staging,
+                tables["chunks"],
+                tables["embeddings"],
+                tables["line_embeddings"],
+                settings["embedder"]["dimension"],
+            )
+        return {"tables": manifest_tables}
+
     fingerprint = content_fingerprint(tables, settings)
+    return _write_snapshot(root, fingerprint, settings, sources, now, keep, fill)
+
+
+def _write_snapshot(
+    root: Path,
+    fingerprint: str,
+    settings: dict,
+    sources: list[dict],
+    now: datetime | None,
+    keep: int,
+    fill: Callable[[Path], dict],
+) -> Published:
+    """The steps of every publish around `fill`, which writes the tables into the staging
+    folder and returns the manifest's fields that describe them ("tables", and a sharded
+    snapshot's "layout" and "shards"): nothing is written when the content's `fingerprint`
+    is CURRENT's; else the sources kept, every file hashed, the manifest, all read back, then
+    renamed into place, CURRENT switched and old snapshots pruned."""
     current = current_manifest(root)
     if current is not None and current.get("fingerprint") == fingerprint:
         return Published(snap.resolve(root), current["snapshot_version"], created=False)
@@ -169,22 +221,8 @@ def _publish(
     staging = snapshots / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        manifest_tables = {}
-        for name, schema in TABLES.items():
-            frame = tables[name].to_arrow().cast(_schema(name, schema, settings))
-            file = staging / f"{name}.parquet"
-            pl.from_arrow(frame).write_parquet(file, compression="zstd", statistics=True)
-            manifest_tables[name] = {"file": file.name, "rows": frame.num_rows}
-        _write_duckdb(staging, SQL_TABLES)
+        fields = fill(staging)
         sources = _keep_sources(staging, sources)
-        if settings.get("embedder"):
-            vector_files.write(
-                staging,
-                tables["chunks"],
-                tables["embeddings"],
-                tables["line_embeddings"],
-                settings["embedder"]["dimension"],
-            )
         files = {}
         for file in sorted(staging.iterdir()):
             fsync(file)
@@ -195,15 +233,15 @@ def _publish(
             "created_at": (now or datetime.now(UTC)).isoformat(),
             "fingerprint": fingerprint,
             "sources": sources,
-            "tables": manifest_tables,
             "files": files,
+            **fields,
             **settings,
         }
         manifest_path = staging / snap.MANIFEST
         manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
         fsync(manifest_path)
         fsync(staging)
-        _check_written(staging, manifest_tables)
+        _check_written(staging, fields["tables"])
         final = snapshots / version
         os.rename(staging, final)
         fsync(snapshots)
@@ -213,6 +251,103 @@ def _publish(
     switch_current(root, version)
     prune(root, keep=keep)
     return Published(final, version, created=True)
+
+
+def publish_sharded(
+    root: Path,
+    part_dirs: list[Path],
+    global_tables: dict[str, pl.DataFrame],
+    settings: dict,
+    sources: list[dict],
+    now: datetime | None = None,
+    keep: int = KEEP,
+    remote: str | None = None,
+) -> Published:
+    """`publish` for a partitioned build: one shard per part directory (in row order), its
+    files hard-linked into the snapshot as `<shard>.<file>` (copied where a link cannot be
+    made), beside `global_tables` (shards.GLOBAL_TABLES), under the same lock, checks and
+    switch. `settings["bm25"]["groups"]` must hold the groups' statistics
+    (transforms.shards.global_bm25). Unchanged part files and global tables publish nothing."""
+    with root_lock.hold(root, wait_seconds=600, purpose="publish"):
+        published = _publish_sharded(root, part_dirs, global_tables, settings, sources, now, keep)
+        return push_snapshot(remote, published, keep=keep) if remote else published
+
+
+def part_files(embedded: bool) -> list[str]:
+    """A part directory's files that become a shard's (lexkb.core.store.shards)."""
+    vectors = [vector_files.CHUNK_VECTORS, vector_files.LINE_VECTORS] if embedded else []
+    return [*(shards.table_file(name) for name in shards.SHARDED_TABLES), *vectors]
+
+
+def _publish_sharded(
+    root: Path,
+    part_dirs: list[Path],
+    global_tables: dict[str, pl.DataFrame],
+    settings: dict,
+    sources: list[dict],
+    now: datetime | None,
+    keep: int,
+) -> Published:
+    missing = set(shards.GLOBAL_TABLES) - set(global_tables)
+    if missing:
+        raise ValueError(f"global tables missing from the snapshot: {sorted(missing)}")
+    if not part_dirs:
+        raise ValueError("a sharded snapshot needs at least one part")
+    if not isinstance(settings.get("bm25", {}).get("groups"), dict):
+        raise ValueError("settings['bm25'] has no 'groups' (transforms.shards.global_bm25)")
+    names = part_files(bool(settings.get("embedder")))
+    hashes = [{name: snap.file_sha256(Path(part) / name) for name in names} for part in part_dirs]
+    fingerprint = sharded_fingerprint(hashes, global_tables, settings)
+
+    def fill(staging: Path) -> dict:
+        listed, files_of = [], {name: [] for name in shards.SHARDED_TABLES}
+        for position, part in enumerate(part_dirs):
+            shard = shards.shard_name(position)
+            for name in names:
+                _link(Path(part) / name, staging / shards.shard_file(shard, name))
+            for name in shards.SHARDED_TABLES:
+                files_of[name].append(shards.shard_file(shard, shards.table_file(name)))
+            rows = snap.parquet_rows(staging / shards.shard_file(shard, "chunks.parquet"))
+            listed.append({"name": shard, "rows": rows, "part": Path(part).name})
+        manifest_tables = {
+            name: {
+                "files": files,
+                "rows": sum(snap.parquet_rows(staging / file) for file in files),
+            }
+            for name, files in files_of.items()
+        }
+        for name, schema in shards.GLOBAL_TABLES.items():
+            file = staging / shards.table_file(name)
+            rows = write_table(file, global_tables[name], schema)
+            manifest_tables[name] = {"file": file.name, "rows": rows}
+        _write_duckdb(staging, list(shards.GLOBAL_TABLES))
+        return {"layout": shards.LAYOUT, "shards": listed, "tables": manifest_tables}
+
+    return _write_snapshot(root, fingerprint, settings, sources, now, keep, fill)
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link to a part's file (parts replace files, never rewrite them), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def sharded_fingerprint(
+    hashes: list[dict[str, str]], global_tables: dict[str, pl.DataFrame], settings: dict
+) -> str:
+    """`content_fingerprint` of a sharded snapshot: its settings and format, each shard's
+    files by SHA-256 (`hashes`, in row order) and the global tables' content."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    digest.update(f"format {SNAPSHOT_FORMAT} {shards.LAYOUT}".encode())
+    digest.update(f"sources kept {snap.SOURCE_FORMATS}".encode())
+    for position, files in enumerate(hashes):
+        digest.update(json.dumps([position, sorted(files.items())]).encode())
+    for name in sorted(shards.GLOBAL_TABLES):
+        digest.update(name.encode())
+        digest.update(global_tables[name].write_json().encode())
+    return digest.hexdigest()
 
 
 def push_snapshot(url: str, published: Published, keep: int = KEEP) -> Published:

@@ -82,9 +82,17 @@ def reduced(vectors: np.ndarray) -> np.ndarray:
     which no distance sees)."""
     if vectors.shape[1] <= REDUCED_DIMENSIONS:
         return vectors
-    centered = vectors - vectors.mean(axis=0)
+    mean, axes = principal_axes(vectors)
+    return (vectors - mean) @ axes
+
+
+def principal_axes(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors' mean and first REDUCED_DIMENSIONS principal axes (columns): `reduced`'s
+    projection, kept to put other vectors in the same coordinates (transforms.part_topics)."""
+    mean = vectors.mean(axis=0)
+    centered = vectors - mean
     _, components = np.linalg.eigh(centered.T @ centered)  # ascending eigenvalues
-    return centered @ components[:, ::-1][:, :REDUCED_DIMENSIONS]
+    return mean, components[:, ::-1][:, :REDUCED_DIMENSIONS]
 
 
 def topic_table(chunks: pl.DataFrame, embeddings: pl.DataFrame) -> pl.DataFrame:

@@ -28,7 +28,11 @@ class VectorCache:
     """Vectors by key, held as one float32 matrix with a row per key plus the vectors added
     since it was read."""
 
-    def __init__(self, directory: Path, model: str) -> None:
+    def __init__(self, directory: Path, model: str, fallback: Path | None = None) -> None:
+        """`fallback`: another cache folder, read only: a key it holds is taken into this
+        cache when first asked for (a partitioned build's parts keep caches of their own,
+        and may start from the root's)."""
+        self._fallback = VectorCache(fallback, model) if fallback is not None else None
         stem = directory / re.sub(r"[^A-Za-z0-9._-]+", "_", model)
         self._rows_file = stem.with_name(f"{stem.name}.f32")
         self._keys_file = stem.with_name(f"{stem.name}.keys")
@@ -72,7 +76,12 @@ class VectorCache:
             self._row = {key: row for row, key in enumerate(frame["content_hash"])}
 
     def __contains__(self, key: str) -> bool:
-        return key in self._row
+        if key in self._row:
+            return True
+        if self._fallback is None or key not in self._fallback:
+            return False
+        self.put(key, self._fallback.vectors([key])[0])
+        return True
 
     def __len__(self) -> int:
         return len(self._row)

@@ -102,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="follow symbolic links that lead out of the source folders (refused otherwise)",
     )
+    build.add_argument(
+        "--parts",
+        type=int,
+        default=None,
+        metavar="CHUNKS",
+        help="build in parts of at most CHUNKS chunks each and publish a sharded snapshot "
+        "(docs/scaling.md); memory is then set by the part size, not the corpus",
+    )
     build.add_argument("--json", action="store_true", help="print the result as JSON")
     build.set_defaults(func=cmd_build)
 

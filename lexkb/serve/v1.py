@@ -175,13 +175,12 @@ add_same(router, SAME)
 @lru_cache(maxsize=8)
 def _titles(root: Path, old: str, new: str) -> dict[str, str]:
     """Each document's title in `new`, else in `old` (a document removed keeps its last)."""
-    import polars as pl
 
     from lexkb.core.store import snapshot as snap
 
     titles: dict[str, str] = {}
     for version in (old, new):
-        table = snap.load(snap.snapshot_dir(root, version)).table_path("documents")
-        frame = pl.read_parquet(table, columns=["document_key", "title"])
+        loaded = snap.load(snap.snapshot_dir(root, version))
+        frame = loaded.read_table("documents", columns=["document_key", "title"])
         titles.update(zip(frame["document_key"], frame["title"].fill_null(""), strict=True))
     return titles

@@ -75,8 +75,8 @@ def word_changes(old: str, new: str, limit: int = MAX_WORD_CHANGES) -> list[str]
 
 def _tables(root: Path, version: str) -> dict[str, pl.DataFrame]:
     loaded = snap.load(snap.snapshot_dir(root, version))
-    chunks = pl.read_parquet(
-        loaded.table_path("chunks"),
+    chunks = loaded.read_table(
+        "chunks",
         columns=["chunk_id", "document_key", "chunk_level", "ref", "content", "content_hash"],
     ).with_columns(
         pl.coalesce(
@@ -90,14 +90,14 @@ def _tables(root: Path, version: str) -> dict[str, pl.DataFrame]:
         ).alias("name")
     )
     names = dict(zip(chunks["chunk_id"], chunks["name"], strict=True))
-    edges = pl.read_parquet(loaded.table_path("edges"))
+    edges = loaded.read_table("edges")
     edge_names = [
         f"{names.get(src, src)} -> {names.get(dst, dst) if dst else '(' + kind + ')'}: {text}"
         for src, dst, kind, text in edges.select(
             "source_chunk_id", "target_chunk_id", "reference_type", "reference_text"
         ).rows()
     ]
-    documents = pl.read_parquet(loaded.table_path("documents"))
+    documents = loaded.read_table("documents")
     return {"documents": documents, "chunks": chunks, "edges": pl.Series(edge_names)}
 
 

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import polars as pl
-
 from lexkb.core.store import root_lock
 from lexkb.core.store import snapshot as snap
 
@@ -290,10 +288,10 @@ def verify(root: Path, version: str = "CURRENT") -> Verified:
     loaded = snap.load(snap.snapshot_dir(root, version), verify=True)
     rows = {}
     for name, entry in loaded.manifest["tables"].items():
-        found = pl.scan_parquet(loaded.table_path(name)).select(pl.len()).collect().item()
+        found = loaded.table_rows(name)
         if found != entry["rows"]:
             raise snap.SnapshotError(
-                f"{name}.parquet of {version} has {found} rows, the manifest says {entry['rows']}"
+                f"table {name} of {version} has {found} rows, the manifest says {entry['rows']}"
             )
         rows[name] = found
     return Verified(version, len(loaded.manifest["files"]), rows)

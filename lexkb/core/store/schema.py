@@ -110,6 +110,29 @@ BM25_POSTINGS = pa.schema(
     ]
 )
 
+# A sharded snapshot (lexkb.core.store.shards) keeps term frequencies, not weights: each shard's
+# own vocabulary (terms numbered 0..n-1 in sorted order), its postings by that numbering and by
+# its LOCAL chunk row, and, over all shards, each group's (chunk level's) document frequency of
+# every term of the global vocabulary (`bm25_terms`). Weights are computed at open
+# (lexkb.core.bm25_weights).
+BM25_VOCABULARY = pa.schema([("term_id", pa.int32()), ("term", pa.string())])
+
+BM25_TF_POSTINGS = pa.schema(
+    [
+        ("term_id", pa.int32()),
+        ("chunk_row", pa.int32()),
+        ("tf", pa.int32()),
+    ]
+)
+
+BM25_GROUPS = pa.schema(
+    [
+        ("group", pa.string()),
+        ("term_id", pa.int32()),
+        ("df", pa.int32()),
+    ]
+)
+
 # One vector per chunk when the build had an embedder; `publish` stores `vector` as a fixed-size
 # list of the embedder's dimension (recorded in the manifest under "embedder").
 EMBEDDINGS = pa.schema(

@@ -1,8 +1,8 @@
 """Locating and verifying published snapshots (the read side of the snapshot contract).
 
 Layout: ROOT/snapshots/<version>/{manifest.json, *.parquet, index.duckdb, source-*.pdf} and
-ROOT/CURRENT, a
-one-line file naming the version services should load. A snapshot directory never changes once
+ROOT/CURRENT, a one-line file naming the version services should load. A sharded snapshot keeps
+some tables as one file per shard (lexkb.core.store.shards); `read_table` reads either layout. A snapshot directory never changes once
 published, so a reader that verified it once can keep using it while newer ones appear.
 """
 
@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
+from lexkb.core.store import shards
 from lexkb.core.store.schema import SNAPSHOT_FORMAT
 
 MANIFEST = "manifest.json"
@@ -44,8 +47,47 @@ class Snapshot:
     def version(self) -> str:
         return self.manifest["snapshot_version"]
 
+    @property
+    def sharded(self) -> bool:
+        """Whether some tables are kept one file per shard (lexkb.core.store.shards)."""
+        return self.manifest.get("layout") == shards.LAYOUT
+
+    @property
+    def shards(self) -> list[dict]:
+        """The shards in row order ({"name", "rows", "part"}); none in a classic snapshot."""
+        return self.manifest.get("shards", []) if self.sharded else []
+
     def table_path(self, name: str) -> Path:
-        return self.path / self.manifest["tables"][name]["file"]
+        """The one file of a table; SnapshotError for a table kept per shard (`table_paths`)."""
+        entry = self.manifest["tables"][name]
+        if "file" not in entry:
+            raise SnapshotError(
+                f"table {name} of {self.version} is kept in {len(entry['files'])} shard files; "
+                "read it with read_table or table_paths"
+            )
+        return self.path / entry["file"]
+
+    def table_paths(self, name: str) -> list[Path]:
+        """A table's files in row order: one for a classic table, one per shard otherwise."""
+        entry = self.manifest["tables"][name]
+        return (
+            [self.path / f for f in entry["files"]]
+            if "files" in entry
+            else [self.path / entry["file"]]
+        )
+
+    def shard_paths(self, file: str) -> list[Path]:
+        """Each shard's copy of a part file that is no table (`vector_files.CHUNK_VECTORS`)."""
+        return [self.path / shards.shard_file(s["name"], file) for s in self.shards]
+
+    def table_rows(self, name: str) -> int:
+        """A table's rows as its files hold them (read from their footers)."""
+        return sum(parquet_rows(path) for path in self.table_paths(name))
+
+    def read_table(self, name: str, columns: list[str] | None = None) -> pl.DataFrame:
+        """A table whole, its shards concatenated in row order."""
+        frames = [pl.read_parquet(path, columns=columns) for path in self.table_paths(name)]
+        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
 
     def source_path(self, sha256: str, fmt: str) -> Path | None:
         """The copy of a source file this snapshot keeps (`source_name`), or None: a format
@@ -54,6 +96,11 @@ class Snapshot:
             return None
         name = source_name(sha256, fmt)
         return self.path / name if name in self.manifest["files"] else None
+
+
+def parquet_rows(path: Path) -> int:
+    """A Parquet file's row count, from its footer."""
+    return pl.scan_parquet(path).select(pl.len()).collect().item()
 
 
 def file_sha256(path: Path) -> str:
@@ -138,8 +185,7 @@ def load(location: str | Path, verify: bool = False) -> Snapshot:
         raise SnapshotError(
             f"{path / MANIFEST} says version {version!r}, but its folder is {folder!r}"
         )
-    for name, entry in manifest["tables"].items():
-        file = plain_name(entry.get("file") if isinstance(entry, dict) else None, f"table {name}")
+    for name, file in _table_files(manifest, path / MANIFEST):
         if file not in manifest["files"]:
             raise SnapshotError(f"table {name}'s file {file!r} is not among the manifest's files")
     for name, entry in manifest["files"].items():
@@ -154,3 +200,37 @@ def load(location: str | Path, verify: bool = False) -> Snapshot:
         if verify and file_sha256(file) != entry.get("sha256"):
             raise SnapshotError(f"{file} does not match its SHA-256 in the manifest")
     return Snapshot(path, manifest)
+
+
+def _table_files(manifest: dict, where: Path) -> list[tuple[str, str]]:
+    """(table, file) for every file of every table, each a plain name; a sharded table's files
+    must be its shards' (`shards.shard_file`), in the shards' order, for rows to line up."""
+    layout = manifest.get("layout")
+    if layout not in (*shards.CLASSIC_LAYOUTS, shards.LAYOUT):
+        raise SnapshotError(f"{where} has an unknown layout {layout!r}")
+    names = []
+    if layout == shards.LAYOUT:
+        listed = manifest.get("shards")
+        if not isinstance(listed, list) or not listed:
+            raise SnapshotError(f"{where} is sharded but lists no shards")
+        for position, shard in enumerate(listed):
+            if (
+                not isinstance(shard, dict)
+                or shard.get("name") != shards.shard_name(position)
+                or not isinstance(shard.get("rows"), int)
+                or shard["rows"] < 0
+            ):
+                raise SnapshotError(f"{where}: shard {position} is {shard!r}")
+        names = [shard["name"] for shard in listed]
+    found = []
+    for name, entry in manifest["tables"].items():
+        if layout == shards.LAYOUT and name in shards.SHARDED_TABLES:
+            files = entry.get("files") if isinstance(entry, dict) else None
+            wanted = [shards.shard_file(s, shards.table_file(name)) for s in names]
+            if files != wanted:
+                raise SnapshotError(f"table {name}'s files {files!r} are not {wanted!r}")
+            found += [(name, plain_name(file, f"table {name}")) for file in files]
+        else:
+            file = entry.get("file") if isinstance(entry, dict) else None
+            found.append((name, plain_name(file, f"table {name}")))
+    return found

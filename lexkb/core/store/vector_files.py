@@ -33,8 +33,10 @@ def write(
     embeddings: pl.DataFrame,
     lines: pl.DataFrame,
     dimension: int,
+    graph: bool = True,
 ) -> None:
-    """Row-major, with a graph (lexkb.core.store.ann) when the snapshot is past its crossover."""
+    """Row-major, with a graph (lexkb.core.store.ann) when the snapshot is past its crossover
+    and `graph` (a part of a sharded snapshot has none: lexkb.dense)."""
     row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
     vectors = np.zeros((chunks.height, dimension), dtype=np.float32)
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)
@@ -42,7 +44,8 @@ def write(
         vectors[rows] = matrix(embeddings["vector"], dimension)
     owners = np.array([row_of[c] for c in lines["chunk_id"]], dtype=np.int64)
     ordered = matrix(lines["vector"], dimension)[line_order(owners)]
-    ann.write(directory, vectors, ordered)
+    if graph:
+        ann.write(directory, vectors, ordered)
     np.save(directory / CHUNK_VECTORS, vectors)
     np.save(directory / LINE_VECTORS, np.ascontiguousarray(ordered))
 

@@ -1,0 +1,158 @@
+"""The partitioned build (pipelines.partitioned): the sample corpus built in parts, in-process
+and on a real local Dask cluster of two worker processes, answers exactly as the one-process
+build of the same sources; a rebuild after one file changed redoes only that file's part."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from assets import tags
+from lexkb import Index
+from pipelines.build import run_build
+from pipelines.signals import sigterm_kept
+from tests.conftest import CORPUS
+
+QUESTIONS = [
+    "how long must records be retained",
+    "client money reconciliation",
+    "audit documentation assembly period",
+    "personal data breach notification",
+    "what counts as client assets",
+    "section 4",
+]
+# Parts of at most this many chunks split the sample's five documents over four parts.
+PART_CHUNKS = 20
+
+
+def same_answers(one: Index, parted: Index) -> None:
+    """Every search mode ranks the same chunks with the same scores, and lookups agree."""
+    assert parted.snapshot.sharded and not one.snapshot.sharded
+    assert one.tables.chunks["chunk_id"].equals(parted.tables.chunks["chunk_id"])
+    for question in QUESTIONS:
+        for mode in ("keyword", "vector", "hybrid"):
+            a, b = one.search(question, k=10, mode=mode), parted.search(question, k=10, mode=mode)
+            assert [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits], (question, mode)
+            assert [h.score for h in a.hits] == [h.score for h in b.hits], (question, mode)
+    for ref in ("section 7", "Rule 4.2"):
+        assert _unversioned(one.get(ref).to_dict()) == _unversioned(parted.get(ref).to_dict())
+
+
+def _unversioned(value: object) -> object:
+    """A result as a dict, without the snapshot version every hit carries."""
+    if isinstance(value, dict):
+        return {k: _unversioned(v) for k, v in value.items() if k != "snapshot_version"}
+    if isinstance(value, list):
+        return [_unversioned(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def parted_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("parted")
+    report = run_build([CORPUS], root, parts=PART_CHUNKS)
+    assert report.published_new and report.chunks > 0
+    return root
+
+
+def test_a_build_in_parts_answers_as_one_build(index: Index, parted_root: Path) -> None:
+    parted = Index.open(parted_root)
+    assert len(parted.snapshot.shards) >= 3
+    same_answers(index, parted)
+    assert parted.tables.edges.equals(index.tables.edges)
+    assert parted.tables.documents.equals(index.tables.documents)
+
+
+def test_a_rebuild_redoes_only_the_changed_part(tmp_path: Path) -> None:
+    sources = tmp_path / "corpus"
+    shutil.copytree(CORPUS, sources)
+    root = tmp_path / "root"
+    first = run_build([sources], root, embedder="none", parts=PART_CHUNKS)
+    changed = sources / "records-retention-act.txt"
+    changed.write_text(
+        changed.read_text(encoding="utf-8") + "\n\nThis paragraph was added later.\n",
+        encoding="utf-8",
+    )
+    second = run_build([sources], root, embedder="none", parts=PART_CHUNKS)
+    assert second.version != first.version
+    from transforms.part_build import REPORT_FILE, part_path
+    from transforms.parts import load_plan
+    from transforms.workdir import WorkDir
+
+    plan, _ = load_plan(WorkDir(root))
+    rebuilt = [
+        p.name
+        for p in plan.parts
+        if (part_path(WorkDir(root), p.name) / REPORT_FILE).stat().st_mtime_ns
+        > (root / "snapshots" / first.version / "manifest.json").stat().st_mtime_ns
+    ]
+    holder = next(p.name for p in plan.parts if "records-retention-act.txt" in p.sources)
+    assert rebuilt == [holder]
+    index = Index.open(root)
+    assert index.search("added later", k=1, mode="keyword").hits[0].document_key == (
+        "records-retention-act"
+    )
+
+
+@pytest.fixture
+def sigterm_default() -> Iterator[None]:
+    """As tests/pipeline/test_distributed.py: workers must not inherit an ignored SIGTERM."""
+    with sigterm_kept():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        yield
+
+
+def test_the_parts_run_on_a_dask_cluster(
+    tmp_path: Path, index: Index, sigterm_default: None
+) -> None:
+    import dask
+    from distributed import Client, LocalCluster
+
+    from assets.partitions import documents_partitions
+    from pipelines.distributed import dask_defs, dask_parts_job
+
+    root = tmp_path / "root"
+    settings = {"config": {"sources": [str(CORPUS)], "root": str(root), "part_chunks": PART_CHUNKS}}
+    resources = {"settings": settings}
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        dg.instance_for_test(temp_dir=str(tmp_path)) as instance,
+    ):
+        workers = set(client.run(os.getpid).values())
+        dask_defs.resolve_job_def("scan_sources").execute_in_process(
+            run_config={"resources": resources}, instance=instance
+        )
+        keys = instance.get_dynamic_partitions(documents_partitions.name)
+        result = dg.execute_job(
+            dg.reconstructable(dask_parts_job),
+            instance=instance,
+            run_config={
+                "resources": resources,
+                "execution": {
+                    "config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}
+                },
+            },
+            tags={tags.PARTITION_RANGE_START: keys[0], tags.PARTITION_RANGE_END: keys[-1]},
+        )
+        assert result.success
+        starts = [e for e in result.all_events if e.event_type_value == "STEP_START"]
+        assert {e.step_key for e in starts} >= {"index_parts", "published_parts"}
+        assert {e.pid for e in starts} <= workers and os.getpid() not in workers
+        parts = result.asset_materializations_for_node("index_parts")[0].metadata
+        # Four parts, each a Dask task, spread over both worker processes.
+        assert parts["parts"].value >= 3 and parts["processes"].value == 2
+    parted = Index.open(root)
+    same_answers(index, parted)
+    merged = pl.read_parquet(parted.snapshot.table_path("edges"))
+    assert merged.equals(index.tables.edges)
