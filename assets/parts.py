@@ -11,7 +11,6 @@ steps on Dask do. Each step and part reports the peak resident memory of its pro
 ran (transforms.memory): what bounds a worker is the part size, not the corpus.
 """
 
-
 import json
 import os
 from dataclasses import asdict
@@ -31,15 +30,6 @@ from transforms.part_build import REPORT_FILE, PartReport, build_part, part_path
 from transforms.parts import load_plan, make_plan
 
 
-class PartsCluster(dg.ConfigurableResource):
-    """Where a partitioned build's parts run: `address`, a Dask scheduler's ("tcp://host:8786"),
-    sends each part to the cluster as a task; empty, parts run on the cluster the step itself
-    runs on when it is a Dask task (dagster-dask's executor), else one after another in the
-    step's own process (a laptop)."""
-
-    address: str = ""
-
-
 def _part_task(root: str, name: str, provider: str, model: str) -> dict:
     """One part, as a Dask task runs it: the embedder is made in the worker (each worker
     process loads the model once), and the report carries the task's peak memory."""
@@ -51,16 +41,16 @@ def _part_task(root: str, name: str, provider: str, model: str) -> dict:
     return {**asdict(report), "peak_mb": peak.mb, "pid": os.getpid()}
 
 
-def _run_parts(
-    cluster: PartsCluster, root: str, names: list[str], embedder: EmbedderSettings
-) -> list[dict]:
-    """Every part's report, in plan order: on a Dask cluster when there is one (dask.distributed
-    schedules them; nothing here does), else one after another in this process."""
+def _run_parts(address: str, root: str, names: list[str], embedder: EmbedderSettings) -> list[dict]:
+    """Every part's report, in plan order, on a Dask cluster when there is one (dask.distributed
+    schedules them; nothing here does): the scheduler at `address` (LexkbSettings.
+    parts_cluster); else, when this step is itself a Dask task (dagster-dask's executor), the
+    cluster it runs on; else one after another in this process (a laptop)."""
     arguments = (root, embedder.provider, embedder.model)
-    if cluster.address:
+    if address:
         from distributed import Client
 
-        with Client(cluster.address) as client:
+        with Client(address) as client:
             return _gathered(client, names, arguments)
     try:
         from distributed import get_worker, worker_client
@@ -128,11 +118,10 @@ def index_parts(
     context: dg.AssetExecutionContext,
     settings: LexkbSettings,
     embedder: EmbedderSettings,
-    parts_cluster: PartsCluster,
 ) -> dg.MaterializeResult:
     plan, _ = load_plan(settings.work)
     names = [p.name for p in plan.parts]
-    reports = _run_parts(parts_cluster, str(settings.root_path), names, embedder)
+    reports = _run_parts(settings.parts_cluster, str(settings.root_path), names, embedder)
     for report in reports:
         context.log.info(
             f"{report['name']}: {report['chunks']} chunks, "

@@ -44,8 +44,11 @@ class LexkbSettings(dg.ConfigurableResource):
     max_chars: int = ParseLimits.max_chars
     # Files parsed at once, each in its own process: the machine's cores, up to four.
     parse_workers: int = max(1, min(4, os.cpu_count() or 1))
-    # Chunks a part of a partitioned build holds at most (transforms.parts).
+    # Chunks a part of a partitioned build holds at most (transforms.parts), and the address
+    # of the Dask scheduler its parts go to: empty, the cluster its step runs on, if any, else
+    # this process (assets.parts).
     part_chunks: int = MAX_CHUNKS
+    parts_cluster: str = ""
 
     @property
     def remote(self) -> bool:

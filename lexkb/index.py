@@ -66,7 +66,7 @@ class Index:
         self._chunks, self._by_id = tables.chunks, tables.by_id
         self._paragraph_mask = tables.paragraph_mask
         self._keyword = Keyword(
-            snapshot, len(self), tables.paragraph_mask, tables.chunks["chunk_level"].to_numpy()
+            snapshot, len(self), tables.paragraph_mask, tables.chunks["chunk_level"]
         )
         self.annotations = Annotations(snapshot)
         self.graph = CitationGraph(tables.edges, tables.by_id, len(self))

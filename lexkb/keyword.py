@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import polars as pl
 
 from lexkb import relevance, sharded_bm25
 from lexkb.core.store import snapshot as snap
@@ -40,7 +41,7 @@ class Keyword:
         snapshot: snap.Snapshot,
         n_rows: int,
         paragraph_mask: np.ndarray,
-        levels: np.ndarray,
+        levels: pl.Series,
     ) -> None:
         """`levels`: each chunk row's level, the BM25 group a sharded snapshot weights it in."""
         tokenizer = snapshot.manifest.get("bm25", {}).get("tokenizer")

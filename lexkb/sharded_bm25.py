@@ -21,7 +21,7 @@ from lexkb.core.store import snapshot as snap
 
 
 def postings(
-    snapshot: snap.Snapshot, terms: pl.Series, levels: np.ndarray
+    snapshot: snap.Snapshot, terms: pl.Series, levels: pl.Series
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(term ids, chunk rows, float32 weights) of every posting, sorted by term then row, as a
     classic snapshot's `bm25_postings` holds them. `terms`: the global vocabulary by term id;
@@ -30,9 +30,13 @@ def postings(
     k1, b, groups = settings.get("k1"), settings.get("b"), settings.get("groups")
     if not isinstance(groups, dict) or k1 is None or b is None:
         raise snap.SnapshotError("a sharded snapshot needs bm25 k1, b and groups in its manifest")
-    unknown = set(np.unique(levels).tolist()) - set(groups)
+    unknown = set(levels.unique().to_list()) - set(groups)
     if unknown:
         raise snap.SnapshotError(f"manifest bm25 groups lack the chunk levels {sorted(unknown)}")
+    names = sorted(groups)
+    group_of_row = levels.replace_strict(
+        {name: code for code, name in enumerate(names)}, return_dtype=pl.Int32
+    ).to_numpy()
     n_terms = len(terms)
     idf, average = _group_statistics(snapshot, groups, n_terms)
     global_id = pl.DataFrame({"term": terms, "global": np.arange(n_terms, dtype=np.int64)})
@@ -65,14 +69,14 @@ def postings(
         term = local_to_global[local_terms]
         rows = local_rows + offset
         weight = np.zeros(term.size, dtype=np.float32)
-        group_of = levels[rows]
-        for group in np.unique(group_of):
-            mine = group_of == group
+        group_of = group_of_row[rows]
+        for code, name in enumerate(names):
+            mine = group_of == code
             weight[mine] = bm25_weights.weights(
-                idf[group][term[mine]],
+                idf[name][term[mine]],
                 tf[mine],
                 lengths[local_rows[mine]],
-                average[group],
+                average[name],
                 k1,
                 b,
             )

@@ -9,7 +9,7 @@ from assets.documents import document_chunks, document_elements_asset
 from assets.embeddings import chunk_embeddings, topic_clusters
 from assets.index import citation_edges, clause_types, defined_terms, search_tables
 from assets.partitions import WRITER_TAGS
-from assets.parts import PART_CHECKS, PartsCluster
+from assets.parts import PART_CHECKS
 from assets.progress import progress_logger
 from assets.resources import (
     EmbedderSettings,
@@ -64,6 +64,5 @@ defs = dg.Definitions(
     resources={
         "settings": LexkbSettings(sources=default_sources(), root=default_root()),
         "embedder": EmbedderSettings(provider=default_provider()),
-        "parts_cluster": PartsCluster(),
     },
 )

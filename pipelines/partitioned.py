@@ -7,7 +7,6 @@ dagster-dask's executor (pipelines.distributed) each part is a task on a cluster
 dbt's models run on the parts' files, read by DuckDB within a memory limit, before publishing.
 """
 
-
 import dagster as dg
 import polars as pl
 
