@@ -2,9 +2,10 @@
 several multiples of ObliQA, each a real build, with the fitted growth of each.
 
 The corpus at factor F is the 40 ObliQA documents and F - 1 copies of them with distinct
-numbering (every passage number prefixed with the copy's number) and distinct names. The
-passages' text is unchanged, so the embedding cache seeded from a 1x build (`--seed`) serves
-every vector: the builds measure everything but the model, whose cost grows with the number
+document ids, names and short names. The passages' text and numbering are unchanged, so every
+text the model would read (paragraphs, lines, heading paths) is one a 1x build embedded, and
+the embedding cache seeded from it (`--seed`) serves every vector: the builds measure
+everything but the model, whose cost grows with the number
 of new texts at the rate `benchmarks/speed.py` reports. Each build runs in its own process
 under /usr/bin/time; open and queries run in a fresh process too.
 
@@ -53,7 +54,10 @@ print(json.dumps(result))
 
 
 def make_corpus(passages: Path, factor: int, target: Path) -> Path:
-    """ObliQA and factor - 1 renumbered, renamed copies, with a catalog naming every copy."""
+    """ObliQA and factor - 1 renamed copies, with a catalog naming every copy. Until stop 47
+    the copies' passage numbers were prefixed with the copy's number too; since heading paths
+    are embedded (issue 46), that made every copy's headings and lines new texts for the model,
+    and the builds measured the model after all."""
     if target.is_dir():
         shutil.rmtree(target)
     target.mkdir(parents=True)
@@ -69,7 +73,6 @@ def make_corpus(passages: Path, factor: int, target: Path) -> Path:
                 for row in rows:
                     row["ID"] = f"{row['ID']}-c{copy}"
                     row["DocumentID"] = 1000 * copy + int(row["DocumentID"])
-                    row["PassageID"] = f"{copy}.{row['PassageID']}"
             (target / f"{key}.json").write_text(json.dumps(rows), encoding="utf-8")
             entry = dict(catalog.get(file.stem, {}))
             if copy and entry:

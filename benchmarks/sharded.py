@@ -3,7 +3,11 @@
     .venv/bin/python -m benchmarks.sharded --root benchmarks/out/obliqa/index --parts 8 \\
         --questions 600 [--data ../shared/data/obliqa]
 
-Splits the classic build staged at ROOT/work/tables into `--parts` runs of whole documents of
+With `--parted PARTED_ROOT` (a build of the same sources by `lexkb build --parts N`), compares
+that partitioned build's snapshot with the classic one instead: the whole path, from parts to
+merge to shards, against the one-process build.
+
+Otherwise splits the classic build staged at ROOT/work/tables into `--parts` runs of whole documents of
 about equal chunk counts (transforms.shards.split), publishes them as a sharded snapshot into a
 temporary root, opens both, and runs the first `--questions` ObliQA dev questions in keyword,
 vector and hybrid mode through each: how many top-10 lists are identical (ids and order) and
@@ -92,6 +96,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, required=True, help="a classic build's index root")
     parser.add_argument("--parts", type=int, default=8)
+    parser.add_argument(
+        "--parted", type=Path, help="a partitioned build of the same sources, to compare instead"
+    )
     parser.add_argument("--questions", type=int, default=600)
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "obliqa")
     args = parser.parse_args()
@@ -102,6 +109,21 @@ def main() -> None:
     from transforms.shards import split
 
     questions = [q["Question"] for q in load_questions(args.data)[: args.questions]]
+    if args.parted is not None:
+        classic, parted = Index.open(args.root), Index.open(args.parted)
+        assert classic.tables.chunks["chunk_id"].equals(parted.tables.chunks["chunk_id"])
+        report = {
+            "chunks": len(classic),
+            "shards": len(parted.snapshot.shards),
+            "questions": len(questions),
+            "same_edges": classic.tables.edges.equals(parted.tables.edges),
+            "same_documents": classic.tables.documents.equals(parted.tables.documents),
+            "answers": compare(classic, parted, questions),
+            "classic_open": measure_open(args.root, questions),
+            "sharded_open": measure_open(args.parted, questions),
+        }
+        print(json.dumps(report, indent=2))
+        return
     tables, settings, sources = staging.for_publishing(args.root / "work" / staging.TABLE_DIR)
     with tempfile.TemporaryDirectory(prefix="sharded-") as scratch:
         scratch = Path(scratch)

@@ -51,13 +51,14 @@ def _standardise(values: np.ndarray) -> np.ndarray:
 
 def best(scores: np.ndarray, k: int) -> np.ndarray:
     """Rows of the k highest positive scores, in row order; of rows tied at the k-th score,
-    the first. The k-th score is found by partitioning the values alone, which is faster than
-    partitioning rows (a keyword search touches about half of ObliQA's rows)."""
-    if scores.size <= k:
+    the first. The k-th score is found by partitioning the positive values alone: faster than
+    partitioning rows, and than partitioning every value, since numpy's selection slows on the
+    zeros of the rows a search did not touch (1.8 against 0.5 ms on ObliQA's keyword scores, a
+    third of them positive)."""
+    positive = scores[scores > 0]
+    if positive.size <= k:
         return np.flatnonzero(scores > 0)
-    kth = np.partition(scores, scores.size - k)[scores.size - k]
-    if kth <= 0:
-        return np.flatnonzero(scores > 0)
+    kth = np.partition(positive, positive.size - k)[positive.size - k]
     rows = np.flatnonzero(scores >= kth)
     if rows.size > k:
         above = scores[rows] > kth

@@ -112,8 +112,9 @@ class Searcher:
         # relevance features read the words alone, as they were fitted.
         ranked = None
         if keyword is not None:
-            heading = self.headings.scores(terms.tokens)
-            heading[dropped] = 0.0
+            heading = self.headings.scores(terms.tokens, paragraphs_only=keep is paragraphs)
+            if keep is not paragraphs:
+                heading[dropped] = 0.0
             ranked = keyword + np.float32(HEADING_WEIGHT) * heading
         if used == SearchMode.KEYWORD:
             scores = ranked
@@ -177,7 +178,7 @@ class Searcher:
     def headings(self) -> Headings:
         """The heading-path field, built on the first search."""
         if self._headings is None:
-            self._headings = Headings(self.tables.chunks)
+            self._headings = Headings(self.tables.chunks, self.tables.paragraph_mask)
         return self._headings
 
     def _definition_first(
