@@ -99,13 +99,11 @@ class Searcher:
             return SearchResults(query, used, [], [*warnings, note], self.version)
         # Rows outside the filters score 0, which `fusion.top` never returns.
         dropped = self.tables.outside_paragraphs if keep is paragraphs else ~keep
-        keyword = covered = None
+        keyword = None
         if used != SearchMode.VECTOR and keep is paragraphs:
-            keyword, covered = self.keyword.scores(
-                terms, self.keyword.paragraph_postings, coverage=True
-            )
+            keyword, _ = self.keyword.scores(terms, self.keyword.paragraph_postings)
         elif used != SearchMode.VECTOR:
-            keyword, covered = self.keyword.scores(terms, coverage=True)
+            keyword, _ = self.keyword.scores(terms)
             keyword[dropped] = 0.0
         cosine = candidates = None
         # Ranking reads the heading path as a field beside the words (lexkb.headings); the
@@ -150,7 +148,7 @@ class Searcher:
             unscored = order[cosine[order] == UNSCORED]
             cosine[unscored] = self.dense.cosine_rows(self.dense.query_vector(query), unscored)
         model = relevance.calibration_for(self.dense.embedder_name, cosine is not None)
-        sums = None if keyword is None else (keyword[order], covered[order])
+        sums = None if keyword is None else (keyword[order], self.keyword.coverage(terms, order))
         relevances = model.apply(self.keyword.features(query, order, cosine, terms, sums))
         floor = min_relevance
         if floor is None and used != SearchMode.KEYWORD:

@@ -63,9 +63,22 @@ def parted_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_build_in_parts_answers_as_one_build(index: Index, parted_root: Path) -> None:
+    from transforms import part_merge
+    from transforms.parts import load_plan
+    from transforms.workdir import WorkDir
+
     parted = Index.open(parted_root)
-    assert len(parted.snapshot.shards) >= 3
+    plan, _ = load_plan(WorkDir(parted_root))
+    assert len(parted.snapshot.shards) == len(plan.parts) >= 3
+    # Runs of whole documents in the sources' order, each within the bound unless one document
+    # alone is larger.
+    assert [d for p in plan.parts for d in p.documents] == index.tables.documents[
+        "document_id"
+    ].to_list()
+    assert all(p.chunks <= PART_CHUNKS or len(p.documents) == 1 for p in plan.parts)
     same_answers(index, parted)
+    # Citations from one part to another were resolved by the merge, to the same edges.
+    assert part_merge.staged(part_merge.merged_path(WorkDir(parted_root))).crossing > 0
     assert parted.tables.edges.equals(index.tables.edges)
     assert parted.tables.documents.equals(index.tables.documents)
 
