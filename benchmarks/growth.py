@@ -188,6 +188,11 @@ def main() -> None:
         help="build in parts of at most this many chunks on a local Dask cluster instead",
     )
     parser.add_argument("--workers", type=int, default=2, help="Dask worker processes (--parts)")
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="no open or searches: for a size whose snapshot this machine cannot serve",
+    )
     args = parser.parse_args()
     rows = []
     for factor in (int(f) for f in args.factors.split(",")):
@@ -197,7 +202,7 @@ def main() -> None:
             built = parted_build(corpus, root, args.seed, args.parts, args.workers)
         else:
             built = timed_build(corpus, root, args.seed)
-        row = {"factor": factor, **built, **probe(root, args.data)}
+        row = {"factor": factor, **built, **({} if args.build_only else probe(root, args.data))}
         rows.append(row)
         print(json.dumps(row), flush=True)
         shutil.rmtree(corpus)
