@@ -73,6 +73,7 @@ class Dense:
             vectors = [
                 np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.CHUNK_VECTORS)
             ]
+            self.ann = self._shard_graphs(snapshot, [len(v) for v in vectors])
             return info["name"], StackedRows(vectors)
         if vector_files.CHUNK_VECTORS in snapshot.manifest["files"]:
             vectors, self.line_vectors = vector_files.read(snapshot.path)
@@ -97,6 +98,25 @@ class Dense:
             else np.zeros((0, info["dimension"]), dtype=np.float32)
         )
         return info["name"], vectors
+
+    def _shard_graphs(self, snapshot: snap.Snapshot, rows: list[int]) -> ann.ShardCandidates | None:
+        """Each shard's graph, when every shard has one and the snapshot is past the
+        crossover: a shard's keys are its own rows, then its lines in their stored order."""
+        files = snapshot.shard_paths(ann.FILE)
+        total = sum(rows) + len(self.line_vectors)
+        if total < ann.min_vectors() or not all(
+            f.name in snapshot.manifest["files"] for f in files
+        ):
+            return None
+        owners = ann.line_owner_per_vector(
+            self.line_owners, self.line_starts, len(self.line_vectors)
+        )
+        graphs, start = [], 0
+        for file, count in zip(files, rows, strict=True):
+            mine = owners[(owners >= start) & (owners < start + count)]
+            graphs.append((ann.Candidates(file, count, mine - start), start))
+            start += count
+        return ann.ShardCandidates(graphs)
 
     def _query_embedder(self, embedder: Embedder | None, version: str) -> Embedder | None:
         """The embedder for queries: the one given, which must be the snapshot's, or the

@@ -112,7 +112,9 @@ def build_part(
     else:
         vectors, lines = pl.DataFrame(schema=CHUNK_VECTORS), pl.DataFrame(schema=LINE_VECTORS)
     tables |= {"embeddings": vectors, "line_embeddings": lines}
-    shards.write_part(target, tables, terms, record["dimension"] if record else None)
+    shards.write_part(
+        target, tables, terms, record["dimension"] if record else None, graph=plan.graphs
+    )
     documents.write_parquet(target / DOCUMENTS_FILE)
     clause_table(chunks, documents, cache / "embeddings", embed=embedder is not None).write_parquet(
         target / CLAUSES_FILE
