@@ -5,8 +5,9 @@ whichever is higher (transforms.embeddings), so a question about one item of a l
 diluted by the others. Small snapshots score every row exactly; larger ones take candidates from
 an int8 scan (lexkb.dense_scan) or, past its crossover, a graph (lexkb.core.store.ann), and score
 only those exactly. A sharded snapshot's vectors stay in their shards' mapped files, read as one
-array (lexkb.stacked_rows); it has no graph yet, so the int8 scan serves it at any size. The
-query's embedding costs far more than any of this, so the last QUERY_VECTORS are kept.
+array (lexkb.stacked_rows); past the crossover each shard has a graph of its own, and the
+candidates of all of them are pooled (lexkb.core.store.ann.ShardCandidates). The query's
+embedding costs far more than any of this, so the last QUERY_VECTORS are kept.
 """
 
 from __future__ import annotations
