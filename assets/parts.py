@@ -28,6 +28,7 @@ from transforms import table_checks as tc
 from transforms.memory import peak_rss
 from transforms.part_build import REPORT_FILE, PartReport, build_part, part_path
 from transforms.parts import load_plan, make_plan
+from transforms.source_parts import PartMissing
 
 
 def _part_task(root: str, name: str, provider: str, model: str) -> dict:
@@ -84,13 +85,18 @@ def part_plan(
     context: dg.AssetExecutionContext, settings: LexkbSettings, embedder: EmbedderSettings
 ) -> dg.MaterializeResult:
     model = embedder.build()
-    with peak_rss() as peak:
-        plan = make_plan(
-            settings.work,
-            settings.sources,
-            max_chunks=settings.part_chunks,
-            salt=model.name if model is not None else "none",
-        )
+    try:
+        with peak_rss() as peak:
+            plan = make_plan(
+                settings.work,
+                settings.sources,
+                max_chunks=settings.part_chunks,
+                salt=model.name if model is not None else "none",
+            )
+    except PartMissing as missing:
+        raise dg.Failure(
+            f"{missing.key} has no chunks yet: materialize document_chunks for its partition"
+        ) from None
     if not plan.parts:
         summary = "; ".join(f"{r['source']}: {r['error']}" for r in plan.quarantined[:20])
         raise dg.Failure(

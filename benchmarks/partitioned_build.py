@@ -36,9 +36,7 @@ def build(sources: Path, root: Path, parts: int, workers: int, memory: str) -> d
     import dask
     from distributed import Client, LocalCluster
 
-    from assets import tags
-    from assets.partitions import documents_partitions
-    from pipelines.distributed import dask_defs, dask_parts_job
+    from pipelines.distributed import dask_parts_job, run_on_dask
 
     # Workers inherit this process's SIGTERM; an ignored one stalls their shutdown.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -59,21 +57,7 @@ def build(sources: Path, root: Path, parts: int, workers: int, memory: str) -> d
         Client(cluster),
         dg.instance_for_test(temp_dir=home) as instance,
     ):
-        dask_defs.resolve_job_def("scan_sources").execute_in_process(
-            run_config={"resources": resources}, instance=instance
-        )
-        keys = instance.get_dynamic_partitions(documents_partitions.name)
-        result = dg.execute_job(
-            dg.reconstructable(dask_parts_job),
-            instance=instance,
-            run_config={
-                "resources": resources,
-                "execution": {
-                    "config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}
-                },
-            },
-            tags={tags.PARTITION_RANGE_START: keys[0], tags.PARTITION_RANGE_END: keys[-1]},
-        )
+        result = run_on_dask(dask_parts_job, cluster.scheduler_address, resources, instance)
         if not result.success:
             failure = next(e for e in result.all_events if e.event_type_value == "STEP_FAILURE")
             raise RuntimeError(f"{failure.step_key}: {failure.event_specific_data.error.message}")

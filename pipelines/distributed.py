@@ -8,10 +8,13 @@ the steps. Install with the `dask` extra; docs/scaling.md has the deployment not
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import dagster as dg
 from dagster_dask import dask_executor
 
-from assets.partitions import WRITER_TAGS
+from assets import tags
+from assets.partitions import WRITER_TAGS, documents_partitions
 from pipelines.definitions import BUILD_ASSETS, defs
 from pipelines.partitioned import PARTITIONED_ASSETS
 
@@ -46,3 +49,28 @@ def dask_job() -> dg.JobDefinition:
 def dask_parts_job() -> dg.JobDefinition:
     """The partitioned job as a reconstructable target, as `dask_job`."""
     return dask_defs.resolve_job_def("build_index_in_parts_on_dask")
+
+
+def run_on_dask(
+    job: Callable[[], dg.JobDefinition],
+    address: str,
+    resources: dict,
+    instance: dg.DagsterInstance,
+) -> dg.JobExecutionResult:
+    """Scan the sources in this process, then run `job` (`dask_job` or `dask_parts_job`) over
+    every document the scan registered, each step a task on the Dask scheduler at `address`.
+    `resources`: the run config's resources (`settings` as `build_index` takes them);
+    `instance` must be persistent, as dagster-dask requires."""
+    dask_defs.resolve_job_def("scan_sources").execute_in_process(
+        run_config={"resources": resources}, instance=instance
+    )
+    keys = instance.get_dynamic_partitions(documents_partitions.name)
+    return dg.execute_job(
+        dg.reconstructable(job),
+        instance=instance,
+        run_config={
+            "resources": resources,
+            "execution": {"config": {"cluster": {"existing": {"address": address}}}},
+        },
+        tags={tags.PARTITION_RANGE_START: keys[0], tags.PARTITION_RANGE_END: keys[-1]},
+    )

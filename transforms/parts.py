@@ -27,7 +27,8 @@ from lexkb.core.text.tokenize import TOKENIZER_VERSION
 from transforms import document_keys, metadata
 from transforms import source_files as src
 from transforms.plausibility import drop_implausible
-from transforms.quarantine import refused_records, with_copies
+from transforms.quarantine import refused_records
+from transforms.source_parts import each_part
 from transforms.workdir import WorkDir, code_version
 
 # Chunks (all levels) a part holds at most: about 40 MB of tables and 60 MB of vectors at the
@@ -101,14 +102,10 @@ def make_plan(
         return failing
 
     held = 0
-    for source in sources:
-        record = work.error_record(source.key)
-        if record is not None:
-            quarantined += with_copies(record, source.key, source.duplicates)
+    for source, part in each_part(work, sources):
+        if isinstance(part, list):
+            quarantined += part
             continue
-        part = work.read_part(source.key)
-        if part is None:
-            raise LookupError(f"{source.key} has no chunks yet: run its document_chunks")
         batch.append((source, part))
         held += part[2].height
         if held >= max_chunks:

@@ -8,6 +8,7 @@ ROOT/work (transforms.workdir) that the snapshot's quarantine table reports.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -55,18 +56,30 @@ def recover(source: SourceFile, elements: Path) -> Part:
     return parts
 
 
-def gather(work: WorkDir, sources: list[SourceFile]) -> tuple[list[Part], list[dict]]:
-    """The parts of the sources that were not quarantined, in the sources' order, and the
-    quarantine records of those that were (a record for each byte-identical copy as well).
-    Raises PartMissing for a source with neither."""
-    parts, quarantined = [], []
+def each_part(
+    work: WorkDir, sources: list[SourceFile]
+) -> Iterator[tuple[SourceFile, Part | list[dict]]]:
+    """Each source in order with its part, read one at a time, or with the quarantine records
+    of a source that was quarantined (one for each byte-identical copy as well). Raises
+    PartMissing for a source with neither."""
     for source in sources:
         record = work.error_record(source.key)
         if record is not None:
-            quarantined += with_copies(record, source.key, source.duplicates)
+            yield source, with_copies(record, source.key, source.duplicates)
             continue
         part = work.read_part(source.key)
         if part is None:
             raise PartMissing(source.key)
-        parts.append(part)
+        yield source, part
+
+
+def gather(work: WorkDir, sources: list[SourceFile]) -> tuple[list[Part], list[dict]]:
+    """The parts of the sources that were not quarantined, in the sources' order, and the
+    quarantine records of those that were (`each_part`)."""
+    parts, quarantined = [], []
+    for _, found in each_part(work, sources):
+        if isinstance(found, list):
+            quarantined += found
+        else:
+            parts.append(found)
     return parts, quarantined

@@ -5,38 +5,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-import pytest
-from dagster._core.storage.tags import (
-    ASSET_PARTITION_RANGE_END_TAG,
-    ASSET_PARTITION_RANGE_START_TAG,
-)
 
 from lexkb.index import Index
-from pipelines.signals import sigterm_kept
 from tests.conftest import CORPUS
+from tests.support.dask_cluster import two_workers
 
 
-@pytest.fixture
-def sigterm_default() -> Iterator[None]:
-    """The cluster's workers inherit this process's SIGTERM; in-process runs of earlier tests
-    leave it ignored when the session runs in the background (pipelines.signals), and workers
-    that ignore it wait 60 s a step for Dagster's log tails to stop."""
-    with sigterm_kept():
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        yield
-
-
-def test_the_build_runs_on_a_dask_cluster(tmp_path: Path, sigterm_default: None) -> None:
-    import dask
-    from distributed import Client, LocalCluster
-
+def test_the_build_runs_on_a_dask_cluster(tmp_path: Path) -> None:
     from assets.partitions import documents_partitions
-    from pipelines.distributed import dask_defs, dask_job
+    from pipelines.distributed import dask_job, run_on_dask
 
     sources = tmp_path / "sources"
     sources.mkdir()
@@ -46,34 +26,10 @@ def test_the_build_runs_on_a_dask_cluster(tmp_path: Path, sigterm_default: None)
     settings = {"config": {"sources": [str(sources)], "root": str(root)}}
     resources = {"settings": settings, "embedder": {"config": {"provider": "none"}}}
     # Parsing starts a process per file; Dask's default daemonic workers may not have children.
-    with (
-        dask.config.set({"distributed.worker.daemon": False}),
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as client,
-        dg.instance_for_test(temp_dir=str(tmp_path)) as instance,
-    ):
-        workers = set(client.run(os.getpid).values())
-        dask_defs.resolve_job_def("scan_sources").execute_in_process(
-            run_config={"resources": resources}, instance=instance
-        )
-        keys = instance.get_dynamic_partitions(documents_partitions.name)
-        assert len(keys) == 2
-        result = dg.execute_job(
-            dg.reconstructable(dask_job),
-            instance=instance,
-            run_config={
-                "resources": resources,
-                "execution": {
-                    "config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}
-                },
-            },
-            tags={
-                ASSET_PARTITION_RANGE_START_TAG: keys[0],
-                ASSET_PARTITION_RANGE_END_TAG: keys[-1],
-            },
-        )
+    with two_workers() as cluster, dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        workers = cluster.workers
+        result = run_on_dask(dask_job, cluster.address, resources, instance)
+        assert len(instance.get_dynamic_partitions(documents_partitions.name)) == 2
         assert result.success
         starts = [e for e in result.all_events if e.event_type_value == "STEP_START"]
         assert {e.step_key for e in starts} >= {"document_elements", "published_snapshot"}

@@ -6,28 +6,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
 import pytest
 
-from assets import tags
 from lexkb import Index
 from pipelines.build import run_build
-from pipelines.signals import sigterm_kept
 from tests.conftest import CORPUS
+from tests.support.dask_cluster import two_workers
+from tests.support.same_answers import assert_same_rankings, unversioned
 
-QUESTIONS = [
-    "how long must records be retained",
-    "client money reconciliation",
-    "audit documentation assembly period",
-    "personal data breach notification",
-    "what counts as client assets",
-    "section 4",
-]
 # Parts of at most this many chunks split the sample's five documents over four parts.
 PART_CHUNKS = 20
 
@@ -36,22 +26,9 @@ def same_answers(one: Index, parted: Index) -> None:
     """Every search mode ranks the same chunks with the same scores, and lookups agree."""
     assert parted.snapshot.sharded and not one.snapshot.sharded
     assert one.tables.chunks["chunk_id"].equals(parted.tables.chunks["chunk_id"])
-    for question in QUESTIONS:
-        for mode in ("keyword", "vector", "hybrid"):
-            a, b = one.search(question, k=10, mode=mode), parted.search(question, k=10, mode=mode)
-            assert [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits], (question, mode)
-            assert [h.score for h in a.hits] == [h.score for h in b.hits], (question, mode)
+    assert_same_rankings(one, parted)
     for ref in ("section 7", "Rule 4.2"):
-        assert _unversioned(one.get(ref).to_dict()) == _unversioned(parted.get(ref).to_dict())
-
-
-def _unversioned(value: object) -> object:
-    """A result as a dict, without the snapshot version every hit carries."""
-    if isinstance(value, dict):
-        return {k: _unversioned(v) for k, v in value.items() if k != "snapshot_version"}
-    if isinstance(value, list):
-        return [_unversioned(v) for v in value]
-    return value
+        assert unversioned(one.get(ref).to_dict()) == unversioned(parted.get(ref).to_dict())
 
 
 @pytest.fixture(scope="module")
@@ -114,50 +91,14 @@ def test_a_rebuild_redoes_only_the_changed_part(tmp_path: Path) -> None:
     )
 
 
-@pytest.fixture
-def sigterm_default() -> Iterator[None]:
-    """As tests/pipeline/test_distributed.py: workers must not inherit an ignored SIGTERM."""
-    with sigterm_kept():
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        yield
-
-
-def test_the_parts_run_on_a_dask_cluster(
-    tmp_path: Path, index: Index, sigterm_default: None
-) -> None:
-    import dask
-    from distributed import Client, LocalCluster
-
-    from assets.partitions import documents_partitions
-    from pipelines.distributed import dask_defs, dask_parts_job
+def test_the_parts_run_on_a_dask_cluster(tmp_path: Path, index: Index) -> None:
+    from pipelines.distributed import dask_parts_job, run_on_dask
 
     root = tmp_path / "root"
     settings = {"config": {"sources": [str(CORPUS)], "root": str(root), "part_chunks": PART_CHUNKS}}
-    resources = {"settings": settings}
-    with (
-        dask.config.set({"distributed.worker.daemon": False}),
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as client,
-        dg.instance_for_test(temp_dir=str(tmp_path)) as instance,
-    ):
-        workers = set(client.run(os.getpid).values())
-        dask_defs.resolve_job_def("scan_sources").execute_in_process(
-            run_config={"resources": resources}, instance=instance
-        )
-        keys = instance.get_dynamic_partitions(documents_partitions.name)
-        result = dg.execute_job(
-            dg.reconstructable(dask_parts_job),
-            instance=instance,
-            run_config={
-                "resources": resources,
-                "execution": {
-                    "config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}
-                },
-            },
-            tags={tags.PARTITION_RANGE_START: keys[0], tags.PARTITION_RANGE_END: keys[-1]},
-        )
+    with two_workers() as cluster, dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        workers = cluster.workers
+        result = run_on_dask(dask_parts_job, cluster.address, {"settings": settings}, instance)
         assert result.success
         starts = [e for e in result.all_events if e.event_type_value == "STEP_START"]
         assert {e.step_key for e in starts} >= {"index_parts", "published_parts"}

@@ -15,28 +15,12 @@ from lexkb import Index, dense_scan
 from lexkb.core.store import index_root, shards
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.diff import diff
+from tests.support.same_answers import QUESTIONS, assert_same_rankings, unversioned
 from transforms import staging
 from transforms.publish import publish_sharded
 from transforms.shards import split
 
-QUESTIONS = [
-    "how long must records be retained",
-    "client money reconciliation",
-    "audit documentation assembly period",
-    "personal data breach notification",
-    "what counts as client assets",
-    "section 4",
-]
 PARTS = 3
-
-
-def unversioned(value: object) -> object:
-    """A result's dict without the snapshot versions it names, which differ by design."""
-    if isinstance(value, dict):
-        return {k: unversioned(v) for k, v in value.items() if k != "snapshot_version"}
-    if isinstance(value, list):
-        return [unversioned(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -79,14 +63,8 @@ def test_the_snapshot_is_sharded(index: Index, sharded: Index) -> None:
 
 def test_searches_rank_and_score_the_same(index: Index, sharded: Index) -> None:
     assert index.embedder_name and sharded.embedder_name == index.embedder_name
+    assert_same_rankings(index, sharded)
     for question in QUESTIONS:
-        for mode in ("keyword", "vector", "hybrid"):
-            a, b = (
-                index.search(question, k=10, mode=mode),
-                sharded.search(question, k=10, mode=mode),
-            )
-            assert [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits], (question, mode)
-            assert [h.score for h in a.hits] == [h.score for h in b.hits], (question, mode)
         document = index.tables.documents["document_id"][1]
         for filters in ({"document": document}, {"chunk_level": "section"}):
             a = index.search(question, k=10, filters=filters)
