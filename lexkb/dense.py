@@ -5,9 +5,8 @@ whichever is higher (transforms.embeddings), so a question about one item of a l
 diluted by the others. Small snapshots score every row exactly; larger ones take candidates from
 an int8 scan (lexkb.dense_scan) or, past its crossover, a graph (lexkb.core.store.ann), and score
 only those exactly. A sharded snapshot's vectors stay in their shards' mapped files, read as one
-array (lexkb.stacked_rows); past the crossover each shard has a graph of its own, and the
-candidates of all of them are pooled (lexkb.core.store.ann.ShardCandidates). The query's
-embedding costs far more than any of this, so the last QUERY_VECTORS are kept.
+array (lexkb.stacked_rows); it has no graph yet, so the int8 scan serves it at any size. The
+query's embedding costs far more than any of this, so the last QUERY_VECTORS are kept.
 """
 
 from __future__ import annotations
@@ -74,7 +73,6 @@ class Dense:
             vectors = [
                 np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.CHUNK_VECTORS)
             ]
-            self.ann = self._shard_graphs(snapshot, [len(v) for v in vectors])
             return info["name"], StackedRows(vectors)
         if vector_files.CHUNK_VECTORS in snapshot.manifest["files"]:
             vectors, self.line_vectors = vector_files.read(snapshot.path)
@@ -99,25 +97,6 @@ class Dense:
             else np.zeros((0, info["dimension"]), dtype=np.float32)
         )
         return info["name"], vectors
-
-    def _shard_graphs(self, snapshot: snap.Snapshot, rows: list[int]) -> ann.ShardCandidates | None:
-        """Each shard's graph, when every shard has one and the snapshot is past the
-        crossover: a shard's keys are its own rows, then its lines in their stored order."""
-        files = snapshot.shard_paths(ann.FILE)
-        total = sum(rows) + len(self.line_vectors)
-        if total < ann.min_vectors() or not all(
-            f.name in snapshot.manifest["files"] for f in files
-        ):
-            return None
-        owners = ann.line_owner_per_vector(
-            self.line_owners, self.line_starts, len(self.line_vectors)
-        )
-        graphs, start = [], 0
-        for file, count in zip(files, rows, strict=True):
-            mine = owners[(owners >= start) & (owners < start + count)]
-            graphs.append((ann.Candidates(file, count, mine - start), start))
-            start += count
-        return ann.ShardCandidates(graphs)
 
     def _query_embedder(self, embedder: Embedder | None, version: str) -> Embedder | None:
         """The embedder for queries: the one given, which must be the snapshot's, or the

@@ -112,9 +112,7 @@ def build_part(
     else:
         vectors, lines = pl.DataFrame(schema=CHUNK_VECTORS), pl.DataFrame(schema=LINE_VECTORS)
     tables |= {"embeddings": vectors, "line_embeddings": lines}
-    shards.write_part(
-        target, tables, terms, record["dimension"] if record else None, graph=plan.graphs
-    )
+    shards.write_part(target, tables, terms, record["dimension"] if record else None)
     documents.write_parquet(target / DOCUMENTS_FILE)
     clause_table(chunks, documents, cache / "embeddings", embed=embedder is not None).write_parquet(
         target / CLAUSES_FILE

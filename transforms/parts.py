@@ -22,7 +22,6 @@ from pathlib import Path
 
 import polars as pl
 
-from lexkb.core.store import ann
 from lexkb.core.text.tokenize import TOKENIZER_VERSION
 from transforms import document_keys, metadata
 from transforms import source_files as src
@@ -60,9 +59,6 @@ class Plan:
     quarantined: list[dict]
     ignored: dict[str, str]
     metadata_errors: dict[str, str]
-    # Each part writes its vectors' neighbour graph: the build's chunks alone reach the
-    # crossover of lexkb.core.store.ann (its lines, not known yet, only add vectors).
-    graphs: bool = False
 
     def part(self, name: str) -> PartPlan:
         return next(p for p in self.parts if p.name == name)
@@ -120,11 +116,8 @@ def make_plan(
         )
     else:
         aliases = {}
-    graphs = sum(sizes) >= ann.min_vectors()
-    parts = _runs(kept, documents, sizes, max_chunks, f"{salt} graphs {graphs}")
-    plan = Plan(
-        parts, dict(sorted(aliases.items())), quarantined, scan["ignored"], catalog.errors, graphs
-    )
+    parts = _runs(kept, documents, sizes, max_chunks, salt)
+    plan = Plan(parts, dict(sorted(aliases.items())), quarantined, scan["ignored"], catalog.errors)
     target = plan_dir(work)
     target.mkdir(parents=True, exist_ok=True)
     documents.write_parquet(target / DOCUMENTS_FILE)

@@ -24,7 +24,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from lexkb.core.store import ann, root_lock, shards, vector_files
+from lexkb.core.store import root_lock, shards, vector_files
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.index_root import (
     KEEP,
@@ -273,12 +273,10 @@ def publish_sharded(
         return push_snapshot(remote, published, keep=keep) if remote else published
 
 
-def part_files(embedded: bool, graphs: bool = False) -> list[str]:
-    """A part directory's files that become a shard's (lexkb.core.store.shards); `graphs`:
-    each part has its vectors' graph (lexkb.core.store.ann)."""
+def part_files(embedded: bool) -> list[str]:
+    """A part directory's files that become a shard's (lexkb.core.store.shards)."""
     vectors = [vector_files.CHUNK_VECTORS, vector_files.LINE_VECTORS] if embedded else []
-    graph = [ann.FILE] if embedded and graphs else []
-    return [*(shards.table_file(name) for name in shards.SHARDED_TABLES), *vectors, *graph]
+    return [*(shards.table_file(name) for name in shards.SHARDED_TABLES), *vectors]
 
 
 def _publish_sharded(
@@ -297,14 +295,8 @@ def _publish_sharded(
         raise ValueError("a sharded snapshot needs at least one part")
     if not isinstance(settings.get("bm25", {}).get("groups"), dict):
         raise ValueError("settings['bm25'] has no 'groups' (transforms.shards.global_bm25)")
-    graphs = all((Path(part) / ann.FILE).is_file() for part in part_dirs)
-    names = part_files(bool(settings.get("embedder")), graphs)
-    # A graph is built on threads and may differ between builds of the same vectors; like a
-    # classic snapshot's, it is not content.
-    hashes = [
-        {name: snap.file_sha256(Path(part) / name) for name in names if name != ann.FILE}
-        for part in part_dirs
-    ]
+    names = part_files(bool(settings.get("embedder")))
+    hashes = [{name: snap.file_sha256(Path(part) / name) for name in names} for part in part_dirs]
     fingerprint = sharded_fingerprint(hashes, global_tables, settings)
 
     def fill(staging: Path) -> dict:

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from lexkb.core import bm25_weights
-from lexkb.core.store import ann, shards, vector_files
+from lexkb.core.store import shards, vector_files
 from lexkb.core.store.schema import (
     BM25_GROUPS,
     BM25_TERMS,
@@ -57,15 +57,12 @@ def write_part(
     tables: dict[str, pl.DataFrame],
     terms_of_rows: pl.Series,
     dimension: int | None,
-    graph: bool = False,
 ) -> None:
     """Write a part directory: `tables` (PART_TABLES, over the part's documents, in row order)
     as the snapshot stores them, its BM25 vocabulary and postings, and with an embedder
-    (`dimension`) its vectors (lexkb.core.store.vector_files), with `graph` their neighbour
-    graph (lexkb.core.store.ann; the plan asks for one when the whole build is past the
-    crossover, transforms.parts). Each file is written aside and renamed over the old one,
-    never rewritten in place: a published snapshot may hold a hard link to the old one
-    (transforms.publish.publish_sharded)."""
+    (`dimension`) its vectors (lexkb.core.store.vector_files, without a graph). Each file is
+    written aside and renamed over the old one, never rewritten in place: a published
+    snapshot may hold a hard link to the old one (transforms.publish.publish_sharded)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     aside = directory / f".writing-{uuid.uuid4().hex[:8]}"
@@ -85,14 +82,11 @@ def write_part(
                 tables["embeddings"],
                 tables["line_embeddings"],
                 dimension,
-                graph=graph,
-                graph_minimum=1,
+                graph=False,
             )
         else:
             for name in vector_names:
                 (directory / name).unlink(missing_ok=True)
-        if not (aside / ann.FILE).exists():
-            (directory / ann.FILE).unlink(missing_ok=True)
         for file in aside.iterdir():
             os.replace(file, directory / file.name)
     finally:

@@ -110,23 +110,3 @@ def test_the_parts_run_on_a_dask_cluster(tmp_path: Path, index: Index) -> None:
     same_answers(index, parted)
     merged = pl.read_parquet(parted.snapshot.table_path("edges"))
     assert merged.equals(index.tables.edges)
-
-
-def test_shards_past_the_crossover_search_their_own_graphs(
-    tmp_path: Path, index: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A build past the graph's crossover gives every part a neighbour graph; the sharded
-    snapshot pools each shard's candidates. At the sample's size every graph returns all its
-    vectors, so the answers are the exact ones."""
-    from lexkb.core.store import ann
-
-    monkeypatch.setenv("LEXKB_ANN_MIN_VECTORS", "1")
-    root = tmp_path / "root"
-    run_build([CORPUS], root, parts=PART_CHUNKS)
-    parted = Index.open(root)
-    assert all(
-        f"{shard['name']}.{ann.FILE}" in parted.snapshot.manifest["files"]
-        for shard in parted.snapshot.shards
-    )
-    assert isinstance(parted.dense.ann, ann.ShardCandidates)
-    same_answers(index, parted)

@@ -40,15 +40,11 @@ def min_vectors() -> int:
     return environment.ann_min_vectors(MIN_VECTORS)
 
 
-def write(
-    directory: Path, vectors: np.ndarray, line_vectors: np.ndarray, minimum: int | None = None
-) -> bool:
-    """Build and save the graph when the snapshot has enough vectors (`minimum`, by default
-    the crossover; a part of a sharded snapshot whose whole is past it gets one at any size).
-    Keys: a chunk's row for its own vector, the row count plus the line's position for a line
-    vector."""
+def write(directory: Path, vectors: np.ndarray, line_vectors: np.ndarray) -> bool:
+    """Build and save the graph when the snapshot has enough vectors. Keys: a chunk's row for
+    its own vector, the row count plus the line's position for a line vector."""
     total = len(vectors) + len(line_vectors)
-    if total < max(1, min_vectors() if minimum is None else minimum):
+    if total < max(1, min_vectors()):
         return False
     from usearch.index import Index as Graph
 
@@ -83,21 +79,6 @@ class Candidates:
         own = keys[keys < self._rows]
         lines = self._line_owners[keys[keys >= self._rows] - self._rows]
         return np.unique(np.concatenate([own, lines]))
-
-
-class ShardCandidates:
-    """The graphs of a sharded snapshot's shards, one per shard: each is asked for its nearest
-    DEPTH, and their rows, shifted to the snapshot's, are pooled. Each shard's best DEPTH hold
-    the snapshot's best DEPTH, so no candidate one graph over everything would give is lost;
-    a search costs one graph search per shard."""
-
-    def __init__(self, graphs: list[tuple[Candidates, int]]) -> None:
-        self._graphs = graphs  # each shard's graph and the snapshot row of its first chunk
-
-    def rows(self, query: np.ndarray, depth: int = DEPTH) -> np.ndarray:
-        return np.unique(
-            np.concatenate([graph.rows(query, depth) + start for graph, start in self._graphs])
-        )
 
 
 def line_owner_per_vector(owners: np.ndarray, starts: np.ndarray, count: int) -> np.ndarray:

@@ -9,8 +9,7 @@ part's step writes a PART DIRECTORY of the tables over its own documents, rows n
   order; `bm25_postings.parquet` (BM25_TF_POSTINGS): (local term id, local chunk row, tf),
   sorted by term then row;
 - `vectors.npy`, `line_vectors.npy` (with an embedder) as lexkb.core.store.vector_files writes
-  them for the part's rows, and `vectors.usearch`, their neighbour graph, when the whole build
-  is past the graph's crossover (lexkb.core.store.ann).
+  them for the part's rows, without a graph.
 A part directory's files are replaced, never rewritten in place (a new file renamed over the
 old): a published snapshot may hold hard links to them.
 

@@ -34,11 +34,9 @@ def write(
     lines: pl.DataFrame,
     dimension: int,
     graph: bool = True,
-    graph_minimum: int | None = None,
 ) -> None:
-    """Row-major, with a graph (lexkb.core.store.ann) when `graph` and the vectors reach
-    `graph_minimum` (by default the crossover; a part of a sharded snapshot past it gets one at
-    any size, lexkb.dense)."""
+    """Row-major, with a graph (lexkb.core.store.ann) when the snapshot is past its crossover
+    and `graph` (a part of a sharded snapshot has none: lexkb.dense)."""
     row_of = {cid: row for row, cid in enumerate(chunks["chunk_id"])}
     vectors = np.zeros((chunks.height, dimension), dtype=np.float32)
     rows = np.array([row_of[c] for c in embeddings["chunk_id"]], dtype=np.int64)
@@ -47,7 +45,7 @@ def write(
     owners = np.array([row_of[c] for c in lines["chunk_id"]], dtype=np.int64)
     ordered = matrix(lines["vector"], dimension)[line_order(owners)]
     if graph:
-        ann.write(directory, vectors, ordered, graph_minimum)
+        ann.write(directory, vectors, ordered)
     np.save(directory / CHUNK_VECTORS, vectors)
     np.save(directory / LINE_VECTORS, np.ascontiguousarray(ordered))
 
