@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from pipelines.signals import sigterm_kept
-
 
 @dataclass(frozen=True)
 class Cluster:
@@ -27,15 +25,16 @@ def two_workers() -> Iterator[Cluster]:
     import dask
     from distributed import Client, LocalCluster
 
-    with (
-        sigterm_kept(),
-        dask.config.set({"distributed.worker.daemon": False}),
-    ):
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
         with (
+            dask.config.set({"distributed.worker.daemon": False}),
             LocalCluster(
                 n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
             ) as cluster,
             Client(cluster) as client,
         ):
             yield Cluster(cluster.scheduler_address, set(client.run(os.getpid).values()))
+    finally:
+        if before is not None:  # None: a handler set outside Python, which cannot be restored
+            signal.signal(signal.SIGTERM, before)
