@@ -84,21 +84,25 @@ def documents_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="No document of the current snapshot is lost unless its source file was removed.",
 )
 def no_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
+    return continuity(settings, _table(settings, "documents"), _table(settings, "quarantine"))
+
+
+def continuity(
+    settings: LexkbSettings, documents: pl.DataFrame, quarantine: pl.DataFrame
+) -> dg.AssetCheckResult:
+    """The continuity suite of `documents` (this build's, with its `quarantine`) against the
+    documents of the snapshot CURRENT names: what the one-process and partitioned builds both
+    check before publishing."""
     try:
-        current = snap.load(settings.root_path)
-        previous = pl.read_parquet(
-            current.table_path("documents"),
-            columns=["document_id", "document_key", "source_name", "source_sha256"],
+        previous = snap.load(settings.root_path).read_table(
+            "documents", columns=["document_id", "document_key", "source_name", "source_sha256"]
         )
     except (snap.SnapshotError, KeyError):
         previous = None  # first build, or an unreadable CURRENT: nothing to compare with
-    work = settings.work
-    shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(work.sources))}
-    quarantined = set(_table(settings, "quarantine")["source_name"])
+    shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(settings.work.sources))}
+    quarantined = set(quarantine["source_name"])
     return check_result(
-        checks_worker.run(
-            tc.check_continuity, previous, _table(settings, "documents"), shas, quarantined
-        )
+        checks_worker.run(tc.check_continuity, previous, documents, shas, quarantined)
     )
 
 

@@ -16,15 +16,11 @@ import os
 from dataclasses import asdict
 
 import dagster as dg
-import polars as pl
 
-from assets.checks import check_result
+from assets.checks import check_result, continuity
 from assets.documents import document_chunks
 from assets.resources import EmbedderSettings, LexkbSettings
-from lexkb.core.store import snapshot as snap
-from transforms import checks_worker, part_merge
-from transforms import source_files as src
-from transforms import table_checks as tc
+from transforms import part_merge
 from transforms.memory import peak_rss
 from transforms.part_build import REPORT_FILE, PartReport, build_part, part_path
 from transforms.parts import load_plan, make_plan
@@ -214,20 +210,8 @@ def part_edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="No document of the current snapshot is lost unless its source file was removed.",
 )
 def no_part_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
-    try:
-        previous = snap.load(settings.root_path).read_table(
-            "documents", columns=["document_id", "document_key", "source_name", "source_sha256"]
-        )
-    except (snap.SnapshotError, KeyError):
-        previous = None
     merged = part_merge.staged(part_merge.merged_path(settings.work))
-    shas = {s.key: s.sha256 for s in src.from_frame(pl.read_parquet(settings.work.sources))}
-    quarantined = set(merged.tables["quarantine"]["source_name"])
-    return check_result(
-        checks_worker.run(
-            tc.check_continuity, previous, merged.tables["documents"], shas, quarantined
-        )
-    )
+    return continuity(settings, merged.tables["documents"], merged.tables["quarantine"])
 
 
 PART_CHECKS = [parts_are_sound, part_edges_are_sound, no_part_document_lost]

@@ -145,15 +145,7 @@ def build_bm25(
         )
         if name == reported:
             df, idf = group_df, group_idf
-    term_frame = pl.DataFrame(
-        {
-            "term_id": np.arange(len(vocabulary), dtype=np.int32),
-            "term": vocabulary,
-            "df": df.astype(np.int32),
-            "idf": idf.astype(np.float32),
-        },
-        schema=polars_schema(BM25_TERMS),
-    )
+    term_frame = terms_frame(vocabulary, df, idf)
     postings = pl.DataFrame(
         {
             "term_id": posting_terms,
@@ -164,3 +156,17 @@ def build_bm25(
         schema=polars_schema(BM25_POSTINGS),
     )
     return term_frame, postings
+
+
+def terms_frame(vocabulary: list[str] | pl.Series, df: np.ndarray, idf: np.ndarray) -> pl.DataFrame:
+    """The `bm25_terms` table: terms numbered in sorted order, with the reported group's
+    document frequency and IDF (a classic build's, or a partitioned build's global one)."""
+    return pl.DataFrame(
+        {
+            "term_id": np.arange(len(vocabulary), dtype=np.int32),
+            "term": vocabulary,
+            "df": df.astype(np.int32),
+            "idf": idf.astype(np.float32),
+        },
+        schema=polars_schema(BM25_TERMS),
+    )

@@ -24,6 +24,7 @@ import polars as pl
 
 from lexkb.core.embed.embedders import Embedder
 from transforms import checks_worker, citation_cache, inferred, part_edges, shards
+from transforms import edges as graph
 from transforms import source_files as src
 from transforms import table_checks as tc
 from transforms.bm25 import terms_by_hash, tokens_of
@@ -152,8 +153,6 @@ def _citations(
 ) -> pl.DataFrame:
     """The part's citations (transforms.part_edges), its paragraphs' readings kept by content
     hash under the grammar of every document's names (transforms.citation_cache)."""
-    from transforms import edges as graph
-
     stamp = citation_cache.grammar_stamp(graph.grammar_names(documents, aliases))
     readings = citation_cache.load(cache, stamp)
     found = part_edges.part_citations(chunks, documents, aliases, readings)

@@ -21,12 +21,11 @@ from lexkb.core import bm25_weights
 from lexkb.core.store import shards, vector_files
 from lexkb.core.store.schema import (
     BM25_GROUPS,
-    BM25_TERMS,
     BM25_TF_POSTINGS,
     BM25_VOCABULARY,
     polars_schema,
 )
-from transforms.bm25 import BM25Params, count_terms, reported_group, tokens_of
+from transforms.bm25 import BM25Params, count_terms, reported_group, terms_frame, tokens_of
 from transforms.publish import dimension_of, stored_schema, write_table
 
 # The part tables a part step hands to `write_part` (the BM25 ones are made there).
@@ -134,15 +133,7 @@ def global_bm25(
     reported = reported_group(sorted(stats))
     reported_df = df.get(reported, np.zeros(len(union), dtype=np.int64))
     idf = bm25_weights.idf(stats.get(reported, {}).get("rows", 0), reported_df)
-    terms_table = pl.DataFrame(
-        {
-            "term_id": np.arange(len(union), dtype=np.int32),
-            "term": union,
-            "df": reported_df.astype(np.int32),
-            "idf": idf.astype(np.float32),
-        },
-        schema=polars_schema(BM25_TERMS),
-    )
+    terms_table = terms_frame(union, reported_df, idf)
     groups_table = pl.concat(
         [
             pl.DataFrame(
