@@ -262,6 +262,15 @@ class Resolver:
             paragraphs, section_table = self._tables.setdefault(doc_id, (_RefTable(), _RefTable()))
             (paragraphs if level == "paragraph" else section_table).add(ref_address(ref), row)
 
+    def add(self, other: Resolver) -> None:
+        """Take in `other`'s units, of documents none of this one's: then this one resolves as
+        one over both's chunks would, since a citation is looked up in each of its candidate
+        documents' own units (transforms.part_edges joins one per document)."""
+        self._ids.update(other._ids)
+        self._doc_of.update(other._doc_of)
+        self._tables.update(other._tables)
+        self._depth.update(other._depth)
+
     def resolve(
         self,
         citation: Citation,

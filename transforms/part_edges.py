@@ -1,30 +1,41 @@
 """Citation edges of a partitioned build: resolved within each part, and across parts by a merge
-that reads a table of references rather than the parts' chunks.
+that reads a table of references rather than the parts' chunks, one part at a time.
 
 A part reads its paragraphs' citations and resolves each one whose candidate documents are all
 in the part, exactly as a one-process build would (the same resolver over the same rows, row
 numbers shifted by the same amount). A citation that may mean a document of another part is
-kept PENDING with everything resolving it needs. The merge then builds a resolver over the
-units (id, document, level, reference, global row) of the documents pending citations may mean
-and of the citing documents (their own units come first among a citation's candidates),
-resolves them, and turns every part's citations into edges in global row order, so the edges
-table is the one a one-process build writes. That table of references is what grows with a
-corpus whose parts cite each other (docs/scaling.md, 100x).
+kept PENDING with everything resolving it needs. The merge then goes through the parts in row
+order. For a part's pending citations it joins a resolver over the units (id, document, level,
+reference, global row) of the citing documents and of the documents the citations may mean,
+read from the parts that hold them: Resolver.resolve looks up a citation in those documents'
+own units alone (the citing one's numbering depth included), so it resolves as one over every
+part's units would. It then turns the part's citations into edges; a chunk's citations are all
+in its part, so the edges, part after part, are the table a one-process build writes.
+
+What the merge holds for citations is set by a part, not by the corpus: one part's citations,
+the units of the documents they may mean, and the resolvers of the documents used last
+(KEPT_UNITS), so that documents every part cites are read and indexed once. The edges table
+itself grows with the corpus (docs/scaling.md, 100x).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from lexkb.core.text.citations import Citation, Parsed
 from transforms import edges as graph
+from transforms.parts import MAX_CHUNKS
 
 CITATIONS_FILE = "citations.parquet"
 UNITS_FILE = "units.parquet"
 RESOLVED, DROPPED, PENDING = "resolved", "dropped", "pending"
+# Units whose documents' resolvers the merge keeps between parts (_References): two parts'
+# worth, tens of MB.
+KEPT_UNITS = 2 * MAX_CHUNKS
 
 CITATIONS = pl.Schema(
     {
@@ -47,6 +58,16 @@ CITATIONS = pl.Schema(
         "target_chunk_id": pl.String,
         "target_document_id": pl.String,
         "match": pl.String,
+    }
+)
+
+UNITS = pl.Schema(
+    {
+        "row": pl.Int64,
+        "chunk_id": pl.String,
+        "document_id": pl.String,
+        "chunk_level": pl.String,
+        "ref": pl.String,
     }
 )
 
@@ -79,61 +100,126 @@ def part_citations(
 def units(chunks: pl.DataFrame) -> pl.DataFrame:
     """What a citation can land on, by local row: the part's side of the table of references."""
     return chunks.select(
-        pl.int_range(pl.len(), dtype=pl.Int64).alias("row"),
-        "chunk_id",
-        "document_id",
-        "chunk_level",
-        "ref",
-    )
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("row"), *UNITS.names()[1:]
+    ).cast(UNITS)
 
 
 def merged_edges(
-    parts: Sequence[tuple[Path, int]], documents: pl.DataFrame, aliases: Mapping[str, str]
+    parts: Sequence[tuple[Path, int]],
+    documents: pl.DataFrame,
+    aliases: Mapping[str, str],
+    kept_units: int = KEPT_UNITS,
 ) -> tuple[pl.DataFrame, int]:
     """The edges table of the whole build from its parts (each a directory holding
     CITATIONS_FILE and UNITS_FILE, and the global row of its first chunk), and how many
-    citations crossed parts. Holds the pending citations, the units of the documents they
-    may mean, and the edges; never every part's chunks."""
+    citations crossed parts. Goes one part at a time, in row order, holding that part's
+    citations, a resolver over the documents its pending ones may mean, the resolvers of
+    single documents kept for the next parts (at most `kept_units` units) and the edges;
+    never another part's citations or every part's units."""
     names = graph.name_table(graph.document_name_pairs(documents, aliases))
-    pending = pl.concat(
-        [
-            pl.scan_parquet(directory / CITATIONS_FILE)
-            .filter(pl.col("status") == PENDING)
-            .with_columns(pl.col("row") + offset)
-            for directory, offset in parts
-        ]
-    ).collect()
-    wanted: set[str] = set(pending["doc_id"])
-    for item in _cited(pending):
-        wanted.update(
+    references = _References(parts, kept_units)
+    frames: list[pl.DataFrame] = []
+    crossing = 0
+    for directory, offset in parts:
+        frame = pl.read_parquet(directory / CITATIONS_FILE).with_columns(pl.col("row") + offset)
+        outcomes = frame.select("status", "target_chunk_id", "target_document_id", "match").rows()
+        cited = list(zip(_cited(frame), outcomes, strict=True))
+        pending = [item for item, (status, *_) in cited if status == PENDING]
+        crossing += len(pending)
+        resolver = references.resolver(_meant(pending, names))
+        frames.append(graph.edge_frame(_resolved(cited, resolver, names)))
+    return (pl.concat(frames) if frames else graph.edge_frame([])), crossing
+
+
+def _resolved(
+    cited: Sequence[tuple[graph.CitedIn, tuple]],
+    resolver: graph.Resolver,
+    names: Mapping[str, list[str]],
+) -> Iterator[tuple[graph.CitedIn, graph.Resolution]]:
+    """A part's citations with their resolutions, in row order: the part's own, and the
+    resolver's for the pending ones. Its edges alone are what one pass over every part's
+    citations makes of them, since edge_frame's duplicates are a chunk's, and a chunk's
+    citations are all in its part."""
+    for item, (status, target_id, target_doc, match) in cited:
+        if status == PENDING:
+            resolution = resolver.resolve(
+                item.citation, item.row, item.doc_id, item.ref, names, item.fallbacks
+            )
+            yield item, resolution
+        elif status == RESOLVED:
+            yield item, (target_id, target_doc, match)
+
+
+def _meant(pending: Iterable[graph.CitedIn], names: Mapping[str, list[str]]) -> set[str]:
+    """Every document whose units resolving `pending` may look at: the candidates of each
+    citation (Resolver.resolve looks up units, and numbering depth, of no other document) and
+    the citing one."""
+    meant: set[str] = set()
+    for item in pending:
+        meant.add(item.doc_id)
+        meant.update(
             graph.candidate_documents(item.citation, item.doc_id, names, item.fallbacks) or ()
         )
-    resolver = graph.Resolver(
-        pl.concat(
-            [
+    return meant
+
+
+class _References:
+    """The merge's table of references, a document at a time: a resolver over each document's
+    units (UNITS_FILE, global rows), read from the part that holds it (a document is in one
+    part). The last used are kept while they hold at most `kept` units in all, since every
+    part's citations tend to mean the same few documents, whose units would otherwise be read
+    and indexed once per citing part."""
+
+    def __init__(self, parts: Sequence[tuple[Path, int]], kept: int) -> None:
+        self._parts, self._kept_units = parts, kept
+        self._holder = {
+            document: n
+            for n, (directory, _) in enumerate(parts)
+            for document in pl.read_parquet(directory / UNITS_FILE, columns=["document_id"])[
+                "document_id"
+            ].unique()
+        }
+        self._kept: OrderedDict[str, tuple[graph.Resolver, int]] = OrderedDict()
+        self._held = 0
+
+    def resolver(self, documents: Iterable[str]) -> graph.Resolver:
+        """One resolver over the units of `documents`: for citations that may mean none but
+        these, the same as one over every part's units."""
+        wanted = sorted(d for d in documents if d in self._holder)
+        fresh = self._read([d for d in wanted if d not in self._kept])
+        for document, (single, size) in fresh.items():
+            self._kept[document] = (single, size)
+            self._held += size
+        joined = graph.Resolver(pl.DataFrame(schema=UNITS))
+        for document in wanted:
+            joined.add(self._kept[document][0])
+            if document not in fresh:
+                # Used again: kept longer than those read for this part alone.
+                self._kept.move_to_end(document)
+        while self._held > self._kept_units:
+            _, (_, size) = self._kept.popitem(last=False)
+            self._held -= size
+        return joined
+
+    def _read(self, documents: Iterable[str]) -> dict[str, tuple[graph.Resolver, int]]:
+        """A resolver over each document's units and their number, one read of each part."""
+        by_part: dict[int, list[str]] = {}
+        for document in documents:
+            by_part.setdefault(self._holder[document], []).append(document)
+        singles: dict[str, tuple[graph.Resolver, int]] = {}
+        for n, wanted in by_part.items():
+            directory, offset = self._parts[n]
+            units = (
                 pl.scan_parquet(directory / UNITS_FILE)
-                .filter(pl.col("document_id").is_in(sorted(wanted)))
+                .filter(pl.col("document_id").is_in(wanted))
                 .with_columns(pl.col("row") + offset)
-                for directory, offset in parts
-            ]
-        ).collect()
-    )
-
-    def resolved() -> Iterator[tuple[graph.CitedIn, graph.Resolution]]:
-        for directory, offset in parts:
-            frame = pl.read_parquet(directory / CITATIONS_FILE).with_columns(pl.col("row") + offset)
-            for item, row in zip(_cited(frame), frame.iter_rows(named=True), strict=True):
-                if row["status"] == PENDING:
-                    yield (
-                        item,
-                        resolver.resolve(
-                            item.citation, item.row, item.doc_id, item.ref, names, item.fallbacks
-                        ),
-                    )
-                elif row["status"] == RESOLVED:
-                    yield item, (row["target_chunk_id"], row["target_document_id"], row["match"])
-
-    return graph.edge_frame(resolved()), pending.height
+                .collect()
+            )
+            for (document,), rows in units.partition_by(
+                "document_id", as_dict=True, maintain_order=True
+            ).items():
+                singles[document] = (graph.Resolver(rows), rows.height)
+        return singles
 
 
 def _row(item: graph.CitedIn, status: str, resolution: graph.Resolution) -> tuple:
