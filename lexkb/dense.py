@@ -11,7 +11,11 @@ query's embedding costs far more than any of this, so the last QUERY_VECTORS are
 
 from __future__ import annotations
 
+import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -23,7 +27,22 @@ from lexkb.core.vocabulary import SearchMode
 from lexkb.stacked_rows import StackedRows, Vectors, products
 
 QUERY_VECTORS = 256  # query embeddings kept per open index
-UNSCORED = -2.0  # cosine of a row an approximate search did not score (below any real one)
+
+
+@cache
+def _workers() -> ThreadPoolExecutor:
+    """The process's threads for dense nominations, shared by every open index."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="lexkb-dense")
+
+
+@dataclass(frozen=True)
+class Nominated:
+    """A query's embedding and the rows its dense side scores (sorted; None for every row),
+    with the int8 scan's scores when they came from it."""
+
+    vector: np.ndarray
+    rows: np.ndarray | None
+    scanned: dense_scan.Scanned | None
 
 
 class Dense:
@@ -129,38 +148,55 @@ class Dense:
     def scores(self, query: str) -> np.ndarray:
         """Cosine similarity of every chunk row to `query`, the best of its whole text and each
         of its lines."""
-        vector = self.query_vector(query)
+        return self.vector_scores(self.query_vector(query))
+
+    def vector_scores(self, vector: np.ndarray) -> np.ndarray:
+        """`scores` for a query's embedding."""
         scores = products(self.vectors, vector)
         if self.line_owners.size:
             best = np.maximum.reduceat(products(self.line_vectors, vector), self.line_starts)
             scores[self.line_owners] = np.maximum(scores[self.line_owners], best)
         return scores
 
-    def search_cosine(
-        self, query: str, keep: np.ndarray, keyword_best: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Cosines for a search, and the rows scored (sorted; None when all were): every row
-        exactly on small snapshots; on larger ones the rows an int8 scan or, past its crossover,
-        a graph nominates and the keyword side's best, exactly, and UNSCORED elsewhere."""
+    def nominate(self, query: str, keep: np.ndarray) -> Nominated:
+        """The query's embedding and the rows its dense side scores: every row on small
+        snapshots; on larger ones those an int8 scan or, past its crossover, a graph nominates
+        among the kept rows."""
+        return self.nominate_for(self.query_vector(query), keep)
+
+    def nominate_for(self, vector: np.ndarray, keep: np.ndarray) -> Nominated:
+        """`nominate` for a query's embedding."""
         if self.exact:
-            return self.scores(query), None
-        vector = self.query_vector(query)
-        scanned = None
+            return Nominated(vector, None, None)
         if self.ann is not None and np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows:
-            rows = self.ann.rows(vector)
-        else:
-            scan = self.int8_scan()
-            if scan is None:
-                return self.scores(query), None
-            scanned = scan.scan(vector)
-            rows = scanned.best_rows(keep)
+            return Nominated(vector, self.ann.rows(vector), None)
+        scan = self.int8_scan()
+        if scan is None:
+            return Nominated(vector, None, None)
+        scanned = scan.scan(vector)
+        return Nominated(vector, scanned.best_rows(keep), scanned)
+
+    def nominating(self, query: str, keep: np.ndarray) -> Future[Nominated]:
+        """`nominate`, its search for candidates in a worker thread: the graph search and the
+        int8 scan release the GIL, so a hybrid search ranks its keyword side meanwhile. The
+        query is embedded first, here: onnxruntime's threads take every core while it runs
+        (running the keyword side beside the embedding slowed both, BENCHMARKS.md)."""
+        vector = self.query_vector(query)
+        return _workers().submit(self.nominate_for, vector, keep)
+
+    def search_cosine(
+        self, nominated: Nominated, keyword_best: np.ndarray | None
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """The rows a search scores (sorted; None for all) and their exact cosines: those
+        nominated and the keyword side's best (`keyword_best`)."""
+        if nominated.rows is None:
+            return None, self.vector_scores(nominated.vector)
+        rows = nominated.rows
         if keyword_best is not None:
             rows = np.union1d(rows, keyword_best)
-        cosine = np.full(self.n_rows, UNSCORED, dtype=np.float32)
-        cosine[rows] = (
-            scanned.exact(rows) if scanned is not None else self.cosine_rows(vector, rows)
-        )
-        return cosine, rows
+        if nominated.scanned is not None:
+            return rows, nominated.scanned.exact(rows)
+        return rows, self.cosine_rows(nominated.vector, rows)
 
     def use_lines(self, vectors: np.ndarray, owners: np.ndarray, starts: np.ndarray) -> None:
         """Score with other line vectors (`vectors` sorted by owning row, `owners` and `starts`
@@ -206,9 +242,13 @@ class Dense:
         has = owners[at] == rows
         if not has.any():
             return scores
-        ends = np.append(self.line_starts[1:], len(self.line_vectors))
-        starts = self.line_starts[at[has]]
-        positions, offsets = dense_scan.spans(starts, ends[at[has]] - starts)
+        runs = at[has]
+        starts = self.line_starts[runs]
+        following = np.minimum(runs + 1, self.line_starts.size - 1)
+        ends = np.where(
+            runs + 1 < self.line_starts.size, self.line_starts[following], len(self.line_vectors)
+        )
+        positions, offsets = dense_scan.spans(starts, ends - starts)
         best = np.maximum.reduceat(
             np.einsum("ij,j->i", self.line_vectors[positions], vector), offsets
         )

@@ -18,30 +18,24 @@ FUSION_DEPTH = 200
 DENSE_WEIGHT = 1.0
 
 
-def fuse(
-    keyword: np.ndarray,
-    dense: np.ndarray,
-    keyword_best: np.ndarray | None = None,
-    dense_rows: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted z-score fusion over the rows either ranking puts in its best FUSION_DEPTH; every
-    other row scores 0. Scores are shifted to stay positive, as `top` expects. Returns the
-    fused scores and the rows that can be positive. `keyword_best`: the keyword side's best,
-    when known; `dense_rows`: the only rows (sorted) the dense side scored, when not all."""
-    fused = np.zeros(keyword.shape[0], dtype=np.float64)
-    if keyword_best is None:
-        keyword_best = best(keyword, FUSION_DEPTH)
-    if dense_rows is None:
-        dense_best = best(dense, FUSION_DEPTH)
-    else:
-        dense_best = dense_rows[best(dense[dense_rows], FUSION_DEPTH)]
-    candidates = np.union1d(keyword_best, dense_best)
-    if candidates.size:
-        combined = _standardise(keyword[candidates]) + DENSE_WEIGHT * _standardise(
-            dense[candidates]
-        )
-        fused[candidates] = combined - combined.min() + 1.0
-    return fused, candidates
+def candidates(
+    keyword_best: np.ndarray | None, dense_rows: np.ndarray, dense: np.ndarray
+) -> np.ndarray:
+    """The rows a hybrid search fuses (sorted): the keyword side's best FUSION_DEPTH
+    (`keyword_best`) and the dense side's, from the rows it scored (`dense_rows`, sorted, with
+    their `dense` scores)."""
+    dense_best = dense_rows[best(dense, FUSION_DEPTH)]
+    return dense_best if keyword_best is None else np.union1d(keyword_best, dense_best)
+
+
+def fuse(keyword: np.ndarray, dense: np.ndarray) -> np.ndarray:
+    """Weighted z-score fusion of the keyword and dense scores of the candidates (the rows either
+    ranking puts in its best FUSION_DEPTH), shifted to stay positive as `top` expects; every
+    other row scores 0."""
+    if not keyword.size:
+        return np.zeros(0, dtype=np.float64)
+    combined = _standardise(keyword) + DENSE_WEIGHT * _standardise(dense)
+    return combined - combined.min() + 1.0
 
 
 def _standardise(values: np.ndarray) -> np.ndarray:
@@ -67,10 +61,20 @@ def best(scores: np.ndarray, k: int) -> np.ndarray:
     return rows
 
 
-def top(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> np.ndarray:
-    """Rows of the k highest positive scores; ties break by row, so equal scores come back in
-    document order. `rows` (sorted): the only rows that can score above 0, when known."""
-    if rows is not None:
-        return rows[top(scores[rows], k)]
+def top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k highest positive scores, best first; ties break by position, so
+    over rows in order equal scores come back in document order."""
     candidates = best(scores, k)
     return candidates[np.lexsort((candidates, -scores[candidates]))]
+
+
+def held(rows: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The values of `wanted` rows among `rows` (sorted, one value each): where each is held,
+    and its value there (0 where it is not)."""
+    found = np.zeros(wanted.size, dtype=values.dtype)
+    if not rows.size or not wanted.size:
+        return np.zeros(wanted.size, dtype=bool), found
+    at = np.minimum(np.searchsorted(rows, wanted), rows.size - 1)
+    mask = rows[at] == wanted
+    found[mask] = values[at[mask]]
+    return mask, found

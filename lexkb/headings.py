@@ -13,6 +13,9 @@ second); a query scores the distinct paths, then each paragraph takes its path's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 import polars as pl
 
@@ -55,14 +58,38 @@ class Headings:
             self.postings[word] = (paths, idf * tf / (tf + norm))
         self.size = size
 
-    def scores(self, tokens: list[str], paragraphs_only: bool = False) -> np.ndarray:
-        """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one;
-        with `paragraphs_only`, 0 for every row but paragraphs)."""
+    def for_query(self, tokens: list[str]) -> HeadingScores:
+        """The query's heading-path BM25 per distinct path, to read per row."""
         by_path = np.zeros(self.size + 1, dtype=np.float64)  # the last: rows without a path
         for token in tokens:
             if token in self.postings:
                 paths, weights = self.postings[token]
                 by_path[paths] += weights
-        # Rounded once per path, then spread over the rows: as rounding each row, cheaper.
+        # Rounded once per path, then read per row: as rounding each row, cheaper.
+        return HeadingScores(by_path.astype(np.float32), self.path_of_row)
+
+    def scores(self, tokens: list[str], paragraphs_only: bool = False) -> np.ndarray:
+        """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one;
+        with `paragraphs_only`, 0 for every row but paragraphs)."""
         rows = self.path_of_paragraph if paragraphs_only else self.path_of_row
-        return by_path.astype(np.float32)[rows]
+        return self.for_query(tokens).by_path[rows]
+
+
+@dataclass(frozen=True)
+class HeadingScores:
+    """One query's heading field: a score per distinct path (`by_path`, the last for rows
+    without one), read per row through `path_of_row`."""
+
+    by_path: np.ndarray
+    path_of_row: np.ndarray
+
+    def weighted(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """What the field adds to the ranked score of `rows` (every row when None): float32,
+        as a search adds it."""
+        paths = self.path_of_row if rows is None else self.path_of_row[rows]
+        return np.float32(HEADING_WEIGHT) * self.by_path[paths]
+
+    @cached_property
+    def ceiling(self) -> float:
+        """The most the field adds to any row."""
+        return float(np.float32(HEADING_WEIGHT) * self.by_path.max())

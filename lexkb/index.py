@@ -262,7 +262,9 @@ class Index:
         for `query`; `cosine` holds every chunk's dense score (NaN where there is none).
         `sums`: the rows' BM25 scores and IDF coverage from the keyword scoring, when the
         search has them (else counted here over all postings)."""
-        return self._keyword.features(query, rows, cosine, terms, sums)
+        rows = np.asarray(rows, dtype=np.int64)
+        similarity = None if cosine is None else cosine[rows]
+        return self._keyword.features(query, rows, similarity, terms, sums)
 
     # lookup ---------------------------------------------------------------------------------
     def get(self, identifier: str) -> Lookup:

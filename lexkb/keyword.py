@@ -21,8 +21,28 @@ from lexkb import relevance, sharded_bm25
 from lexkb.core.store import snapshot as snap
 from lexkb.core.text.tokenize import TOKENIZER_VERSION, tokenize
 
-# Term offsets, chunk rows and weights: one term's postings are rows[offsets[t]:offsets[t + 1]].
-Postings = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+class Postings(NamedTuple):
+    """Postings as CSR arrays: term t's are rows[indptr[t]:indptr[t + 1]] (sorted) with their
+    weights; `ceiling[t]` is its highest weight, what it can add to any row (lexkb.keyword_ranking)."""
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    weights: np.ndarray
+    ceiling: np.ndarray
+
+    @classmethod
+    def of(
+        cls, term_ids: np.ndarray, rows: np.ndarray, weights: np.ndarray, terms: int
+    ) -> Postings:
+        """From postings sorted by (term, row)."""
+        counts = np.bincount(term_ids, minlength=terms)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        ceiling = np.zeros(terms, dtype=np.float32)
+        held = np.flatnonzero(counts)
+        if held.size:
+            ceiling[held] = np.maximum.reduceat(weights, indptr[held])
+        return cls(indptr, rows, weights, ceiling)
 
 
 class QueryTerms(NamedTuple):
@@ -31,6 +51,11 @@ class QueryTerms(NamedTuple):
     tokens: list[str]
     ids: np.ndarray  # its distinct terms the index holds
     per_token: np.ndarray  # each token's position in `ids`, -1 for a word the index lacks
+    # The term of each known token in the order a row's score adds them: rarest first (IDF
+    # descending, then term id), a repeated word's tokens together. One order for every way of
+    # scoring (all rows, some rows, pruned: lexkb.keyword_ranking), so each gives a row the
+    # same float; rarest first, so the words a pruned ranking sets aside come last.
+    summed: np.ndarray
 
 
 class Keyword:
@@ -56,26 +81,22 @@ class Keyword:
         self.term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
         self.idf = terms["idf"].to_numpy().astype(np.float64)
         if snapshot.sharded:
-            term_ids, self.rows, self.weights = sharded_bm25.postings(
-                snapshot, terms["term"], levels
-            )
+            term_ids, rows, weights = sharded_bm25.postings(snapshot, terms["term"], levels)
         else:
-            postings = snapshot.read_table("bm25_postings", ["term_id", "chunk_row", "weight"])
-            self.rows = postings["chunk_row"].to_numpy().astype(np.int32, copy=False)
-            self.weights = postings["weight"].to_numpy().astype(np.float32, copy=False)
-            term_ids = postings["term_id"].to_numpy().astype(np.int64)
-        counts = np.bincount(term_ids, minlength=len(self.term_ids))
-        self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            table = snapshot.read_table("bm25_postings", ["term_id", "chunk_row", "weight"])
+            rows = table["chunk_row"].to_numpy().astype(np.int32, copy=False)
+            weights = table["weight"].to_numpy().astype(np.float32, copy=False)
+            term_ids = table["term_id"].to_numpy().astype(np.int64)
         # Sorted by (term, row), as the build writes them: a term's rows are then searchable.
-        if np.any(np.diff(term_ids * n_rows + self.rows) < 0):
+        if np.any(np.diff(term_ids * n_rows + rows) < 0):
             raise snap.SnapshotError("bm25_postings are not sorted by term and chunk row")
+        self.postings = Postings.of(term_ids, rows, weights, len(self.term_ids))
+        self.indptr, self.rows, self.weights = self.postings[:3]
         # A search without filters reads paragraphs only: their postings apart (56% of
         # ObliQA's, 2 MB) are summed without touching section chunks' and zeroing them after.
-        own = paragraph_mask[self.rows]
-        self.paragraph_postings: Postings = (
-            np.concatenate([[0], np.cumsum(np.bincount(term_ids[own], minlength=len(counts)))]),
-            self.rows[own],
-            self.weights[own],
+        own = paragraph_mask[rows]
+        self.paragraph_postings = Postings.of(
+            term_ids[own], rows[own], weights[own], len(self.term_ids)
         )
         self.unseen_idf = relevance.unseen_idf(int(paragraph_mask.sum()))
 
@@ -87,7 +108,9 @@ class Keyword:
         column = {t: i for i, t in enumerate(known)}
         per_token = np.array([column.get(t, -1) for t in tokens], dtype=np.int64)
         ids = np.array([self.term_ids[t] for t in known], dtype=np.int64)
-        return QueryTerms(tokens, ids, per_token)
+        asked = ids[per_token[per_token >= 0]]
+        summed = asked[np.lexsort((asked, -self.idf[asked]))]
+        return QueryTerms(tokens, ids, per_token, summed)
 
     def scores(
         self,
@@ -95,25 +118,32 @@ class Keyword:
         postings: Postings | None = None,
         coverage: bool = False,
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        """One bincount over the postings of the query's words; a word the query repeats
-        counts each time, as a bag of words does. `postings` (term offsets, rows, weights):
+        """One bincount over the postings of the query's words, added in `terms.summed`'s
+        order; a word the query repeats counts each time, as a bag of words does. `postings`:
         all chunks' by default. With `coverage`, also each row's sum of the IDFs of the query
         words it holds (counted as often as the query says them), for relevance features:
         a second bincount over the same rows costs less than looking the hits' postings up."""
-        indptr, all_rows, all_weights = postings or (self.indptr, self.rows, self.weights)
-        asked = terms.ids[terms.per_token[terms.per_token >= 0]]
-        spans = list(zip(indptr[asked].tolist(), indptr[asked + 1].tolist(), strict=True))
-        if not spans:
+        indptr, all_rows, all_weights, _ = postings or self.postings
+        asked = terms.summed
+        if not asked.size:
             empty = np.zeros(self.n_rows, dtype=np.float32)
             return empty, (empty.copy() if coverage else None)
-        rows = np.concatenate([all_rows[a:b] for a, b in spans])
-        weights = np.concatenate([all_weights[a:b] for a, b in spans])
+        rows, weights = gathered(postings or self.postings, asked)
         scores = np.bincount(rows, weights=weights, minlength=self.n_rows).astype(np.float32)
         if not coverage:
             return scores, None
-        lengths = np.array([b - a for a, b in spans])
-        idf = np.repeat(self.idf[asked], lengths)
+        idf = np.repeat(self.idf[asked], indptr[asked + 1] - indptr[asked])
         return scores, np.bincount(rows, weights=idf, minlength=self.n_rows)
+
+    def row_scores(
+        self, terms: QueryTerms, rows: np.ndarray, postings: Postings | None = None
+    ) -> np.ndarray:
+        """`scores` for some rows only (any order), as the bincount adds them, so each row gets
+        the same float32."""
+        rows = np.asarray(rows, dtype=np.int64)
+        total = np.zeros(rows.size, dtype=np.float64)
+        added(postings or self.postings, terms.summed, rows, total)
+        return total.astype(np.float32)
 
     def coverage(self, terms: QueryTerms, rows: np.ndarray) -> np.ndarray:
         """`scores`' coverage for some rows only: each row's sum of the IDFs of the query words
@@ -122,14 +152,7 @@ class Keyword:
         keyword search at 30x ObliQA (docs/scaling.md)."""
         rows = np.asarray(rows, dtype=np.int64)
         total = np.zeros(rows.size, dtype=np.float64)
-        if not rows.size:
-            return total
-        for term in terms.ids[terms.per_token[terms.per_token >= 0]].tolist():
-            span = self.rows[self.indptr[term] : self.indptr[term + 1]]
-            if not span.size:
-                continue
-            at = np.minimum(np.searchsorted(span, rows), span.size - 1)
-            total[span[at] == rows] += self.idf[term]
+        added(self.postings, terms.summed, rows, total, self.idf)
         return total
 
     def term_idf(self, terms: list[str]) -> np.ndarray:
@@ -143,12 +166,12 @@ class Keyword:
         self,
         query: str,
         rows: np.ndarray,
-        cosine: np.ndarray | None = None,
+        similarity: np.ndarray | None = None,
         terms: QueryTerms | None = None,
         sums: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
         """The relevance features (lexkb.relevance.FEATURES) of chunk `rows`, ranked best first,
-        for `query`; `cosine` holds every chunk's dense score (NaN where there is none).
+        for `query`; `similarity` holds their dense scores (None where there are none).
         `sums`: the rows' BM25 scores and IDF coverage from `scores`, when the search has them
         (else counted here over all postings)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -165,5 +188,42 @@ class Keyword:
             keyword, covered = self.scores(terms, coverage=True)
             sums = (keyword[rows], covered[rows])
         fraction, coverage = sums[0] / total, sums[1] / total
-        similarity = cosine[rows] if cosine is not None else np.full(rows.size, np.nan)
+        if similarity is None:
+            similarity = np.full(rows.size, np.nan)
         return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
+
+
+def gathered(postings: Postings, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and (float64) weights of `terms`' postings, one term after another: what a
+    bincount adds in that order. Weights are widened here, where they are copied anyway:
+    numpy's bincount widens float32 ones again, more slowly."""
+    spans = list(
+        zip(postings.indptr[terms].tolist(), postings.indptr[terms + 1].tolist(), strict=True)
+    )
+    if not spans:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64)
+    rows = np.concatenate([postings.rows[a:b] for a, b in spans])
+    weights = np.concatenate([postings.weights[a:b] for a, b in spans], dtype=np.float64)
+    return rows, weights
+
+
+def added(
+    postings: Postings,
+    terms: np.ndarray,
+    rows: np.ndarray,
+    total: np.ndarray,
+    values: np.ndarray | None = None,
+) -> None:
+    """Add each of `terms`' weight at `rows` (any order) to `total`, term after term: what a
+    bincount over their postings adds at those rows, in the same order. With `values` (one per
+    term), add the term's value wherever its postings hold the row instead."""
+    if not rows.size:
+        return
+    for term in terms.tolist():
+        start, end = int(postings.indptr[term]), int(postings.indptr[term + 1])
+        if start == end:
+            continue
+        span = postings.rows[start:end]
+        at = np.minimum(np.searchsorted(span, rows), span.size - 1)
+        found = span[at] == rows
+        total[found] += postings.weights[start:end][at[found]] if values is None else values[term]

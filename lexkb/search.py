@@ -1,12 +1,15 @@
 """A search's steps, in order, over the index's parts.
 
 `Index.search` checks the arguments and renews the lease; `Searcher.search` then runs the query:
-the rows the filters keep (lexkb.filters), BM25 over the postings (lexkb.keyword), cosines over
-the dense candidates (lexkb.dense), fusion (lexkb.fusion), expansion along citations, a defined
+the rows the filters keep (lexkb.filters), the query's embedding and the dense side's candidates
+(lexkb.dense, found in a worker thread while) the keyword side ranks them (lexkb.keyword_ranking:
+BM25 over the postings with the heading field, pruned to the rows that can be among the best),
+exact cosines of the candidates, fusion (lexkb.fusion), expansion along citations, a defined
 term's paragraph first, with `rerank` the relevance model's reordering of the first
 RERANK_DEPTH (lexkb.rerank), calibrated relevance and its floor (lexkb.relevance), then the hits
-(lexkb.hits). Every step works on arrays over all chunk rows, so a keyword search costs a few
-numpy operations and no Python loop runs over the index's rows.
+(lexkb.hits). After the keyword side's postings, every step works on candidate rows (sorted
+arrays of rows and their scores), not on arrays over every chunk, so a search's cost grows with
+what its words and its nearest vectors reach, not with the index (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -17,21 +20,33 @@ from datetime import date
 
 import numpy as np
 
-from lexkb import fusion, relevance
+from lexkb import fusion, keyword_ranking, relevance
 from lexkb.annotations import Annotations
 from lexkb.catalog import Catalog
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import SearchMode
-from lexkb.dense import UNSCORED, Dense
+from lexkb.dense import Dense
 from lexkb.filters import chunk_mask
 from lexkb.graph import CitationGraph
-from lexkb.headings import HEADING_WEIGHT, Headings
+from lexkb.headings import Headings
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword
+from lexkb.keyword_ranking import KeywordRanking
 from lexkb.rerank import RERANK_DEPTH
 from lexkb.rerank import rerank as reorder
 from lexkb.results import SearchResults
 from lexkb.tables import Tables
+
+
+def _scores_of(
+    order: np.ndarray, rows: np.ndarray, scores: np.ndarray, ranking: KeywordRanking | None
+) -> list[float]:
+    """The ranking score of each row of `order`: its candidate's, else its keyword score
+    (`ranking`), else 0 (a definition the ranking did not reach)."""
+    found, values = fusion.held(rows, scores, order)
+    if ranking is not None and not found.all():
+        values[~found] = ranking.at(order[~found])[0]
+    return values.tolist()
 
 
 class Searcher:
@@ -97,59 +112,62 @@ class Searcher:
             # every paragraph by similarity to noise, so no mode returns hits.
             note = "none of the query's words occur in this index; no results"
             return SearchResults(query, used, [], [*warnings, note], self.version)
-        # Rows outside the filters score 0, which `fusion.top` never returns.
-        dropped = self.tables.outside_paragraphs if keep is paragraphs else ~keep
-        keyword = None
-        if used != SearchMode.VECTOR and keep is paragraphs:
-            keyword, _ = self.keyword.scores(terms, self.keyword.paragraph_postings)
-        elif used != SearchMode.VECTOR:
-            keyword, _ = self.keyword.scores(terms)
-            keyword[dropped] = 0.0
-        cosine = candidates = None
-        # Ranking reads the heading path as a field beside the words (lexkb.headings); the
-        # relevance features read the words alone, as they were fitted.
-        ranked = None
-        if keyword is not None:
-            heading = self.headings.scores(terms.tokens, paragraphs_only=keep is paragraphs)
-            if keep is not paragraphs:
-                heading[dropped] = 0.0
-            ranked = keyword + np.float32(HEADING_WEIGHT) * heading
+        nominated = None
+        if used != SearchMode.KEYWORD:
+            nominated = self.dense.nominating(query, keep)
+        ranking = None
+        if used != SearchMode.VECTOR:
+            # Ranking reads the heading path as a field beside the words (lexkb.headings); the
+            # relevance features read the words alone, as they were fitted.
+            ranking = keyword_ranking.rank(
+                self.keyword,
+                terms,
+                self.headings.for_query(terms.tokens),
+                keep,
+                self.keyword.paragraph_postings if keep is paragraphs else self.keyword.postings,
+                k if used == SearchMode.KEYWORD else fusion.FUSION_DEPTH,
+            )
+        cosines = None
         if used == SearchMode.KEYWORD:
-            scores = ranked
+            rows, scores = ranking.rows, ranking.ranked
         else:
-            keyword_best = None if ranked is None else fusion.best(ranked, fusion.FUSION_DEPTH)
-            cosine, scored = self.dense.search_cosine(query, keep, keyword_best)
+            keyword_best = None if ranking is None else ranking.best(fusion.FUSION_DEPTH)
+            scored, cosine = self.dense.search_cosine(nominated.result(), keyword_best)
+            if scored is None:
+                scored = np.arange(cosine.size)
+            cosines = (scored, cosine)
             # Shifted by 2: positive wherever kept, as `fusion.top` expects.
-            dense = cosine + 2.0
-            dense[dropped] = 0.0
+            dense = np.where(keep[scored], cosine + 2.0, 0.0)
+            rows, scores = scored, dense
             if used == SearchMode.HYBRID:
-                scores, candidates = fusion.fuse(ranked, dense, keyword_best, scored)
-            else:
-                scores, candidates = dense, scored
-        order = fusion.top(scores, k, candidates)
+                rows = fusion.candidates(keyword_best, scored, dense)
+                scores = fusion.fuse(ranking.at(rows)[0], dense[np.searchsorted(scored, rows)])
+        keyword_side = ranking
+        if used != SearchMode.KEYWORD:
+            ranking = None  # fused and dense scores are 0 outside their candidates
+        order = rows[fusion.top(scores, k)]
         via: dict[int, int] = {}
         if expand:
-            scores = scores.copy()
-            for seed in order.tolist():
-                for other, _, edge in self.graph.neighbours(seed):
-                    value = scores[seed] * decay * self.graph.weight(edge)
-                    if keep[other] and value > scores[other]:
-                        scores[other] = value
-                        via[other] = seed
-            order = fusion.top(scores, k)
+            rows, scores, via = self._expanded(order, rows, scores, ranking, keep, decay)
+            order = rows[fusion.top(scores, k)]
         order = self._definition_first(query, order, keep, k)
         chances = None
         if rerank and order.size:
             order, chances = reorder(query, order, [self.text(r) for r in order.tolist()])
             order, chances = order[:wanted], chances[:wanted]
         shift = 2.0 if used == SearchMode.VECTOR else 0.0  # report cosine similarity as the score
-        if cosine is not None:
-            # Rows a graph walk or a definition brought in may not have been candidates.
-            unscored = order[cosine[order] == UNSCORED]
-            cosine[unscored] = self.dense.cosine_rows(self.dense.query_vector(query), unscored)
-        model = relevance.calibration_for(self.dense.embedder_name, cosine is not None)
-        sums = None if keyword is None else (keyword[order], self.keyword.coverage(terms, order))
-        relevances = model.apply(self.keyword.features(query, order, cosine, terms, sums))
+        similarity = None
+        if cosines is not None:
+            found, similarity = fusion.held(*cosines, order)
+            if not found.all():
+                # Rows a graph walk or a definition brought in may not have been candidates.
+                vector = self.dense.query_vector(query)
+                similarity[~found] = self.dense.cosine_rows(vector, order[~found])
+        model = relevance.calibration_for(self.dense.embedder_name, cosines is not None)
+        sums = None
+        if keyword_side is not None:
+            sums = (keyword_side.at(order)[1], self.keyword.coverage(terms, order))
+        relevances = model.apply(self.keyword.features(query, order, similarity, terms, sums))
         floor = min_relevance
         if floor is None and used != SearchMode.KEYWORD:
             floor = relevance.RELEVANCE_FLOOR
@@ -162,15 +180,48 @@ class Searcher:
         order, relevances = order[keep_rows], relevances[keep_rows]
         if chances is not None:
             chances = chances[keep_rows]
+        score_of = _scores_of(order, rows, scores, ranking)
         hits = []
         for n, (row, value) in enumerate(zip(order.tolist(), relevances.tolist(), strict=True)):
-            hit = self.hit(row, float(scores[row]) - shift, value)
+            hit = self.hit(row, score_of[n] - shift, value)
             if chances is not None:
                 hit.answers = round(float(chances[n]), 4)
             if row in via:
                 hit = replace(hit, expanded_from=self.tables.chunks["chunk_id"][via[row]])
             hits.append(hit)
         return SearchResults(query, used, hits, warnings, self.version)
+
+    def _expanded(
+        self,
+        order: np.ndarray,
+        rows: np.ndarray,
+        scores: np.ndarray,
+        ranking: KeywordRanking | None,
+        keep: np.ndarray,
+        decay: float,
+    ) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+        """The scores after each of the first hits (`order`, best first) lifts the rows it
+        cites or is cited by to its own score x decay x the edge's weight, where that is
+        higher: the candidates and the rows reached (sorted), their scores, and the seed each
+        lifted row came by. A row outside the candidates starts from its keyword score
+        (`ranking`), or 0 in a fused or dense ranking."""
+        found = {seed: self.graph.neighbours(seed) for seed in order.tolist()}
+        reached = np.array([o for near in found.values() for o, _, _ in near], dtype=np.int64)
+        grown = np.union1d(rows, reached)
+        values = np.zeros(grown.size, dtype=scores.dtype)
+        values[np.searchsorted(grown, rows)] = scores
+        new = np.setdiff1d(grown, rows, assume_unique=True)
+        if ranking is not None and new.size:
+            values[np.searchsorted(grown, new)] = ranking.at(new)[0]
+        position = {row: n for n, row in enumerate(grown.tolist())}
+        via: dict[int, int] = {}
+        for seed, near in found.items():
+            for other, _, edge in near:
+                value = values[position[seed]] * decay * self.graph.weight(edge)
+                if keep[other] and value > values[position[other]]:
+                    values[position[other]] = value
+                    via[other] = seed
+        return grown, values, via
 
     @property
     def headings(self) -> Headings:

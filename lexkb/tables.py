@@ -45,7 +45,6 @@ class Tables:
         levels = self.chunks["chunk_level"].to_numpy()
         self.level_rows = {level: np.flatnonzero(levels == level) for level in ChunkLevel}
         self.paragraph_mask = levels == ChunkLevel.PARAGRAPH
-        self.outside_paragraphs = np.flatnonzero(~self.paragraph_mask)
         self.aliases = document_aliases(self.documents, snapshot.manifest.get("aliases", {}))
         self.document_ids = set(self.documents["document_id"])
         self.source_urls = dict(

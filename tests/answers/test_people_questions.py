@@ -23,7 +23,7 @@ def test_a_chunk_is_indexed_below_its_heading_path():
 
 
 def test_a_paragraph_is_found_by_words_only_its_heading_holds(index, monkeypatch):
-    from lexkb import search
+    from lexkb import headings
     from lexkb.core.text.tokenize import tokenize
 
     # "§ 103. Retention periods": its paragraphs never say "retention".
@@ -37,7 +37,7 @@ def test_a_paragraph_is_found_by_words_only_its_heading_holds(index, monkeypatch
         return next(n for n, h in enumerate(hits) if h.ref and h.ref.startswith("§ 103"))
 
     with_field = rank()
-    monkeypatch.setattr(search, "HEADING_WEIGHT", 0.0)
+    monkeypatch.setattr(headings, "HEADING_WEIGHT", 0.0)
     assert with_field < rank()
 
 

@@ -7,12 +7,11 @@ import polars as pl
 import pytest
 
 from assets.resources import EmbedderSettings
-from lexkb import Index
+from lexkb import Index, fusion
 from lexkb.core.embed import embedders
 from lexkb.core.embed.embedders import EmbedderError, LocalEmbedder, VoyageEmbedder
 from lexkb.core.store import snapshot as snap
 from lexkb.fusion import FUSION_DEPTH
-from lexkb.fusion import fuse as _fuse
 from tests.support.voyage_fake import KEY
 from transforms.embeddings import paragraph_lines
 
@@ -105,15 +104,19 @@ def test_fusion_standardises_each_ranking_over_their_candidates():
     keyword[:300] = np.linspace(10, 1, 300)  # row 0 best by keyword
     dense[:] = np.linspace(0, 1, 1000)  # row 999 best by vector
     dense[5] = 2.0  # row 5: best by vector and near the top by keyword
-    fused, candidates = _fuse(keyword, dense)
-    expected = set(range(FUSION_DEPTH)) | set(range(801, 1000)) | {5}
-    assert set(candidates.tolist()) == expected == set(np.flatnonzero(fused > 0).tolist())
+    every = np.arange(1000)
+    rows = fusion.candidates(fusion.best(keyword, FUSION_DEPTH), every, dense)
+    assert set(rows.tolist()) == set(range(FUSION_DEPTH)) | set(range(801, 1000)) | {5}
     # Told which rows the dense side scored, the fusion reads only those.
     scored = np.concatenate([[5], np.arange(500, 1000)])
-    assert np.array_equal(_fuse(keyword, dense, dense_rows=scored)[1], candidates)
-    assert int(np.argmax(fused)) == 5
-    # Outside both candidate lists nothing scores, however good its other score.
-    assert fused[250] == 0 and keyword[250] > 0
+    assert np.array_equal(
+        fusion.candidates(fusion.best(keyword, FUSION_DEPTH), scored, dense[scored]), rows
+    )
+    fused = fusion.fuse(keyword[rows], dense[rows])
+    assert rows[int(np.argmax(fused))] == 5
+    assert (fused > 0).all()
+    # Outside both candidate lists nothing is fused, however good its other score.
+    assert 250 not in rows and keyword[250] > 0
 
 
 def test_only_paragraphs_of_several_substantial_lines_are_split():

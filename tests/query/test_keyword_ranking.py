@@ -1,0 +1,145 @@
+"""Pruned keyword ranking (lexkb/keyword_ranking.py) against scoring every row, on real indexes.
+
+The indexes tests build are small, so a query's postings rarely reach the size where a search
+prunes; `forced` lowers those thresholds so every query below is pruned, and the ranking must
+still be the exhaustive one: the same rows in the same order with the same float scores, and
+any other row's score on demand. Queries are people's questions and words drawn at random from
+the index's own paragraphs (fixed seed), so common and rare words mix as they do in use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from lexkb import fusion, keyword_ranking
+from lexkb.core.text.tokenize import tokenize
+from lexkb.index import Index
+from tests.conftest import shared_file
+
+DEPTHS = (1, 5, 10, 50, 200)
+
+
+@pytest.fixture()
+def forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prune every query with more than a few postings."""
+    monkeypatch.setattr(keyword_ranking, "_SMALL", 0)
+    monkeypatch.setattr(keyword_ranking, "_FLOOR_POSTINGS", 16)
+
+
+@pytest.fixture(scope="module")
+def six(realdocs_built) -> Index:
+    return Index.open(realdocs_built[0])
+
+
+def queries(index: Index, count: int) -> Iterator[str]:
+    """Questions people asked of these documents, then bags of words from random paragraphs."""
+    for line in shared_file("realqa", "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        yield json.loads(line)["question"]
+    chunks = index._tables.chunks
+    paragraphs = chunks.filter(chunks["chunk_level"] == "paragraph")["content"].to_list()
+    rng = np.random.default_rng(51)
+    for _ in range(count):
+        words = tokenize(paragraphs[int(rng.integers(len(paragraphs)))])
+        if words:
+            yield " ".join(rng.choice(words, size=min(len(words), 12), replace=False))
+
+
+def exhaustive(index: Index, query: str, keep: np.ndarray, postings) -> np.ndarray:
+    searcher = index._searcher
+    terms = searcher.keyword.terms(tokenize(query))
+    body, _ = searcher.keyword.scores(terms, postings)
+    ranked = body + searcher.headings.for_query(terms.tokens).weighted()
+    ranked[~keep] = 0.0
+    return ranked
+
+
+def pruned(index: Index, query: str, keep: np.ndarray, postings, depth: int):
+    searcher = index._searcher
+    terms = searcher.keyword.terms(tokenize(query))
+    headings = searcher.headings.for_query(terms.tokens)
+    return keyword_ranking.rank(searcher.keyword, terms, headings, keep, postings, depth)
+
+
+@pytest.mark.usefixtures("forced")
+def test_a_pruned_ranking_is_the_exhaustive_one(six: Index) -> None:
+    keyword = six._searcher.keyword
+    keep = six._tables.paragraph_mask
+    rng = np.random.default_rng(7)
+    narrowed = 0
+    asked = 0
+    for query in queries(six, 150):
+        if not keyword.terms(tokenize(query)).ids.size:
+            continue
+        full = exhaustive(six, query, keep, keyword.paragraph_postings)
+        for depth in DEPTHS:
+            ranking = pruned(six, query, keep, keyword.paragraph_postings, depth)
+            expected = fusion.top(full, depth)
+            assert np.array_equal(ranking.rows[fusion.top(ranking.ranked, depth)], expected)
+            assert ranking.ranked.tobytes() == full[ranking.rows].tobytes()
+            others = rng.integers(0, keep.size, 40)
+            assert ranking.at(others)[0].tobytes() == full[others].tobytes()
+            asked += 1
+            narrowed += ranking.pruned and ranking.rows.size < np.count_nonzero(full)
+    # The pruning must have been exercised, not fallen back to scoring everything.
+    assert narrowed > 0.6 * asked
+
+
+@pytest.mark.usefixtures("forced")
+def test_a_filtered_pruned_ranking_is_the_exhaustive_one(six: Index) -> None:
+    """Under a filter the ranking reads every chunk's postings and keeps some rows only."""
+    keyword = six._searcher.keyword
+    documents = six._tables.chunks["document_id"].to_numpy()
+    for document in np.unique(documents)[:3]:
+        keep = documents == document
+        for query in list(queries(six, 30))[-30:]:
+            if not keyword.terms(tokenize(query)).ids.size:
+                continue
+            full = exhaustive(six, query, keep, keyword.postings)
+            for depth in (1, 10, 50):
+                ranking = pruned(six, query, keep, keyword.postings, depth)
+                top = ranking.rows[fusion.top(ranking.ranked, depth)]
+                assert np.array_equal(top, fusion.top(full, depth))
+                assert keep[ranking.rows].all()
+
+
+def test_searches_answer_the_same_pruned_or_not(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whole searches (hybrid, keyword, filtered, expanded along citations) on the sample
+    index: the same hits, scores and relevance whether the keyword side prunes or not."""
+    questions = [
+        "how long must client money reconciliation records be kept",
+        "what must the auditor document about the reconciliations",
+        "who may access personal data and for how long",
+        "fees charged for custody of client assets",
+        "segregated account eligible bank",
+    ]
+    cases = [
+        {"mode": "keyword"},
+        {"mode": "hybrid"},
+        {"mode": "vector"},
+        {"mode": "keyword", "expand": True},
+        {"mode": "hybrid", "expand": True},
+        {"mode": "keyword", "k": 50},
+        {"mode": "hybrid", "filters": {"chunk_level": "section"}},
+    ]
+
+    def answers() -> list:
+        return [
+            [
+                (h.chunk_id, h.score, h.relevance, h.expanded_from)
+                for h in index.search(q, min_relevance=0.0, **case).hits
+            ]
+            for q in questions
+            for case in cases
+        ]
+
+    before = answers()
+    monkeypatch.setattr(keyword_ranking, "_SMALL", 0)
+    monkeypatch.setattr(keyword_ranking, "_FLOOR_POSTINGS", 16)
+    assert answers() == before
+    assert any(before)
