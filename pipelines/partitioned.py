@@ -14,6 +14,7 @@ from assets.documents import document_chunks, document_elements_asset
 from assets.partitions import WRITER_TAGS
 from assets.parts import index_parts, merged_parts, part_plan
 from assets.resources import LexkbSettings
+from lexkb.core.store import snapshot as snap
 from transforms import dbt_runner, part_merge
 from transforms import source_files as src
 from transforms.dbt_sources import export_standards
@@ -34,19 +35,18 @@ def published_parts(
 ) -> dg.MaterializeResult:
     work = settings.work
     staged = part_merge.merged_path(work)
-    merged = part_merge.staged(staged)
+    # The merge's tables stay in their files: DuckDB reads them for dbt, publishing one at a time.
+    merged = part_merge.staged_lazily(staged)
     with peak_rss() as peak:
         database = work.path / DATABASE_FILE
         outcome = dbt_runner.build_files(
-            part_merge.dbt_inputs(merged, work.path / "partitioned" / "dbt-inputs"),
-            database,
-            work.path / "dbt-target",
+            part_merge.dbt_inputs(staged, merged.parts), database, work.path / "dbt-target"
         )
         if not outcome.success:
             failed = [f"{r.name}: {r.status}" for r in outcome.results if not r.passed]
             raise dg.Failure(f"dbt build failed: {'; '.join(failed) or outcome.error}")
         export_standards(database, staged)
-        tables = {**merged.tables, "standards": pl.read_parquet(staged / "standards.parquet")}
+        tables = {**merged.tables, "standards": pl.scan_parquet(staged / "standards.parquet")}
         sources = [
             {"key": s.key, "sha256": s.sha256, "format": s.format, "path": str(s.path)}
             for s in src.from_frame(pl.read_parquet(work.sources))
@@ -70,11 +70,8 @@ def published_parts(
             "path": dg.MetadataValue.path(str(result.path)),
             "published_new": result.created,
             "shards": len(merged.parts),
-            "chunks": sum(
-                pl.scan_parquet(part / "chunks.parquet").select(pl.len()).collect().item()
-                for part in merged.parts
-            ),
-            "documents": tables["documents"].height,
+            "chunks": sum(snap.parquet_rows(part / "chunks.parquet") for part in merged.parts),
+            "documents": snap.parquet_rows(staged / "documents.parquet"),
             "quarantined": dg.MetadataValue.json(merged.settings["quarantined"]),
             "ignored_files": dg.MetadataValue.json(merged.settings["ignored_files"]),
             "peak_mb": peak.mb,

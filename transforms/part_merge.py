@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +36,10 @@ from transforms.workdir import WorkDir
 @dataclass(frozen=True)
 class Merged:
     """The global tables and settings of a partitioned build, the parts' folders in row order,
-    and the edges that crossed parts."""
+    and the edges that crossed parts. The tables are frames, or scans of their files
+    (`staged_lazily`)."""
 
-    tables: dict[str, pl.DataFrame]
+    tables: dict[str, pl.DataFrame | pl.LazyFrame]
     settings: dict
     parts: list[Path]
     crossing: int
@@ -92,17 +94,14 @@ def check_edges(merged: Merged) -> tc.SuiteResult:
     return checks_worker.run(tc.check_edges, merged.tables["edges"], ids)
 
 
-def dbt_inputs(merged: Merged, staging: Path) -> dict[str, list[Path]]:
-    """The dbt project's sources as Parquet files: the parts' sections and chunks as they are,
-    documents and edges written once to `staging`."""
-    staging.mkdir(parents=True, exist_ok=True)
-    for name in ("documents", "edges"):
-        merged.tables[name].write_parquet(staging / f"{name}.parquet")
+def dbt_inputs(target: Path, parts: list[Path]) -> dict[str, list[Path]]:
+    """The dbt project's sources as Parquet files: the parts' sections and chunks, and the
+    documents and edges as `stage` wrote them to `target`, all as they are."""
     return {
-        "documents": [staging / "documents.parquet"],
-        "edges": [staging / "edges.parquet"],
-        "sections": [f / "sections.parquet" for f in merged.parts],
-        "chunks": [f / "chunks.parquet" for f in merged.parts],
+        "documents": [target / "documents.parquet"],
+        "edges": [target / "edges.parquet"],
+        "sections": [f / "sections.parquet" for f in parts],
+        "chunks": [f / "chunks.parquet" for f in parts],
     }
 
 
@@ -130,8 +129,19 @@ def stage(merged: Merged, target: Path) -> None:
 
 def staged(target: Path) -> Merged:
     """What `stage` wrote."""
+    return _staged(target, pl.read_parquet)
+
+
+def staged_lazily(target: Path) -> Merged:
+    """What `stage` wrote, its tables scanned (`pl.LazyFrame`), each read where it is used:
+    publishing reads one at a time rather than holding all of them, which grow with the
+    corpus's citations and terms."""
+    return _staged(target, pl.scan_parquet)
+
+
+def _staged(target: Path, read: Callable[[Path], pl.DataFrame | pl.LazyFrame]) -> Merged:
     described = json.loads((target / MERGED_FILE).read_text(encoding="utf-8"))
-    tables = {p.stem: pl.read_parquet(p) for p in sorted(target.glob("*.parquet"))}
+    tables = {p.stem: read(p) for p in sorted(target.glob("*.parquet"))}
     return Merged(
         tables, described["settings"], [Path(p) for p in described["parts"]], described["crossing"]
     )

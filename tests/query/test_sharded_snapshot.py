@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 from lexkb import Index, dense_scan
@@ -16,7 +17,7 @@ from lexkb.core.store import index_root, shards
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.diff import diff
 from tests.support.same_answers import QUESTIONS, assert_same_rankings, unversioned
-from transforms import staging
+from transforms import publish, staging
 from transforms.publish import publish_sharded
 from transforms.shards import split
 
@@ -119,6 +120,26 @@ def test_publishing_the_same_parts_again_writes_nothing(sharded_root: Path, part
     again = publish_sharded(sharded_root, *parts)
     assert not again.created
     assert again.version == snap.load(sharded_root).version
+
+
+def test_global_tables_read_from_their_files_publish_the_same_files(
+    sharded_root: Path, parts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a partitioned build publishes them (pipelines.partitioned): each global table scanned
+    from its file and read when it is used, the fingerprint's JSON made a few rows at a time."""
+    part_dirs, global_tables, settings, sources = parts
+    for name, frame in global_tables.items():
+        frame.write_parquet(tmp_path / f"{name}.parquet")
+    scans = {name: pl.scan_parquet(tmp_path / f"{name}.parquet") for name in global_tables}
+    monkeypatch.setattr(publish, "JSON_ROWS", 7)
+    assert not publish_sharded(sharded_root, part_dirs, scans, settings, sources).created
+    again = publish_sharded(tmp_path / "root", part_dirs, scans, settings, sources)
+
+    def hashes(path: Path) -> dict[str, str]:
+        files = snap.load(path).manifest["files"]
+        return {name: f["sha256"] for name, f in files.items() if name != "index.duckdb"}
+
+    assert hashes(again.path) == hashes(snap.resolve(sharded_root))
 
 
 def test_verify_passes_and_a_tampered_shard_is_refused(sharded_root: Path, tmp_path: Path) -> None:
