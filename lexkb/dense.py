@@ -37,11 +37,12 @@ def _workers() -> ThreadPoolExecutor:
 
 @dataclass(frozen=True)
 class Nominated:
-    """A query's embedding and the rows its dense side scores (sorted; None for every row),
-    with the int8 scan's scores when they came from it."""
+    """A query's embedding, the rows its dense side nominated (sorted; None for every row) with
+    their exact cosines, and the int8 scan's scores when they came from it."""
 
     vector: np.ndarray
     rows: np.ndarray | None
+    cosines: np.ndarray | None
     scanned: dense_scan.Scanned | None
 
 
@@ -165,22 +166,24 @@ class Dense:
         return self.nominate_for(self.query_vector(query), keep)
 
     def nominate_for(self, vector: np.ndarray, keep: np.ndarray) -> Nominated:
-        """`nominate` for a query's embedding."""
+        """`nominate` for a query's embedding, with the nominated rows' exact cosines."""
         if self.exact:
-            return Nominated(vector, None, None)
+            return Nominated(vector, None, None, None)
         if self.ann is not None and np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows:
-            return Nominated(vector, self.ann.rows(vector), None)
+            rows = self.ann.rows(vector)
+            return Nominated(vector, rows, self.cosine_rows(vector, rows), None)
         scan = self.int8_scan()
         if scan is None:
-            return Nominated(vector, None, None)
+            return Nominated(vector, None, None, None)
         scanned = scan.scan(vector)
-        return Nominated(vector, scanned.best_rows(keep), scanned)
+        rows = scanned.best_rows(keep)
+        return Nominated(vector, rows, scanned.exact(rows), scanned)
 
     def nominating(self, query: str, keep: np.ndarray) -> Future[Nominated]:
-        """`nominate`, its search for candidates in a worker thread: the graph search and the
-        int8 scan release the GIL, so a hybrid search ranks its keyword side meanwhile. The
-        query is embedded first, here: onnxruntime's threads take every core while it runs
-        (running the keyword side beside the embedding slowed both, BENCHMARKS.md)."""
+        """`nominate`, its search for candidates in a worker thread: the graph search, the int8
+        scan and the products release the GIL, so a hybrid search ranks its keyword side
+        meanwhile. The query is embedded first, here: onnxruntime's threads take every core
+        while it runs (running the keyword side beside the embedding slowed both)."""
         vector = self.query_vector(query)
         return _workers().submit(self.nominate_for, vector, keep)
 
@@ -188,15 +191,22 @@ class Dense:
         self, nominated: Nominated, keyword_best: np.ndarray | None
     ) -> tuple[np.ndarray | None, np.ndarray]:
         """The rows a search scores (sorted; None for all) and their exact cosines: those
-        nominated and the keyword side's best (`keyword_best`)."""
+        nominated and the keyword side's best (`keyword_best`). A row's cosine is its own
+        products whatever rows it is scored with, so the nominated rows keep theirs."""
         if nominated.rows is None:
             return None, self.vector_scores(nominated.vector)
-        rows = nominated.rows
-        if keyword_best is not None:
-            rows = np.union1d(rows, keyword_best)
+        if keyword_best is None:
+            return nominated.rows, nominated.cosines
+        extra = np.setdiff1d(keyword_best, nominated.rows, assume_unique=True)
+        if not extra.size:
+            return nominated.rows, nominated.cosines
         if nominated.scanned is not None:
-            return rows, nominated.scanned.exact(rows)
-        return rows, self.cosine_rows(nominated.vector, rows)
+            found = nominated.scanned.exact(extra)
+        else:
+            found = self.cosine_rows(nominated.vector, extra)
+        rows = np.concatenate([nominated.rows, extra])
+        order = np.argsort(rows, kind="stable")
+        return rows[order], np.concatenate([nominated.cosines, found])[order]
 
     def use_lines(self, vectors: np.ndarray, owners: np.ndarray, starts: np.ndarray) -> None:
         """Score with other line vectors (`vectors` sorted by owning row, `owners` and `starts`

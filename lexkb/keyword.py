@@ -145,14 +145,17 @@ class Keyword:
         added(postings or self.postings, terms.summed, rows, total)
         return total.astype(np.float32)
 
-    def coverage(self, terms: QueryTerms, rows: np.ndarray) -> np.ndarray:
+    def coverage(
+        self, terms: QueryTerms, rows: np.ndarray, postings: Postings | None = None
+    ) -> np.ndarray:
         """`scores`' coverage for some rows only: each row's sum of the IDFs of the query words
         it holds, added in the same order as the bincount adds them (so the same float64). A
         search needs it for its hits alone; counted over every row it was a third of a
-        keyword search at 30x ObliQA (docs/scaling.md)."""
+        keyword search at 30x ObliQA (docs/scaling.md). `postings`: any that hold the rows
+        (a search without filters looks its paragraphs up in theirs, the shorter lists)."""
         rows = np.asarray(rows, dtype=np.int64)
         total = np.zeros(rows.size, dtype=np.float64)
-        added(self.postings, terms.summed, rows, total, self.idf)
+        added(postings or self.postings, terms.summed, rows, total, self.idf)
         return total
 
     def term_idf(self, terms: list[str]) -> np.ndarray:

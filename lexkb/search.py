@@ -166,7 +166,8 @@ class Searcher:
         model = relevance.calibration_for(self.dense.embedder_name, cosines is not None)
         sums = None
         if keyword_side is not None:
-            sums = (keyword_side.at(order)[1], self.keyword.coverage(terms, order))
+            covered = self.keyword.coverage(terms, order, keyword_side.postings)
+            sums = (keyword_side.at(order)[1], covered)
         relevances = model.apply(self.keyword.features(query, order, similarity, terms, sums))
         floor = min_relevance
         if floor is None and used != SearchMode.KEYWORD:
@@ -207,7 +208,7 @@ class Searcher:
         (`ranking`), or 0 in a fused or dense ranking."""
         found = {seed: self.graph.neighbours(seed) for seed in order.tolist()}
         reached = np.array([o for near in found.values() for o, _, _ in near], dtype=np.int64)
-        grown = np.union1d(rows, reached)
+        grown = fusion.union(rows, reached)
         values = np.zeros(grown.size, dtype=scores.dtype)
         values[np.searchsorted(grown, rows)] = scores
         new = np.setdiff1d(grown, rows, assume_unique=True)

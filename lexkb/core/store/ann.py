@@ -78,7 +78,8 @@ class Candidates:
         keys = np.asarray(self._graph.search(query, depth, threads=1).keys, dtype=np.int64)
         own = keys[keys < self._rows]
         lines = self._line_owners[keys[keys >= self._rows] - self._rows]
-        return np.unique(np.concatenate([own, lines]))
+        rows = np.sort(np.concatenate([own, lines]))
+        return rows[np.concatenate([[True], rows[1:] != rows[:-1]])] if rows.size else rows
 
 
 def line_owner_per_vector(owners: np.ndarray, starts: np.ndarray, count: int) -> np.ndarray:
