@@ -35,6 +35,11 @@ def _workers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="lexkb-dense")
 
 
+# A forked child (a server that opens its index before forking workers) has none of the
+# parent's threads: it starts its own.
+os.register_at_fork(after_in_child=_workers.cache_clear)
+
+
 @dataclass(frozen=True)
 class Nominated:
     """A query's embedding, the rows its dense side nominated (sorted; None for every row) with
