@@ -53,17 +53,31 @@ _ASIDE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
-class KeywordRanking:
-    """A query's keyword ranking over the kept rows: `rows` (sorted) hold every kept row that can
-    be among its best `depth`, with their exact `ranked` scores (words and heading field, as a
-    search ranks) and `body` scores (words alone, as relevance reads them); any other row's
-    exact scores come from `at`."""
+class KeywordQuery:
+    """What a keyword ranking reads: the postings (`postings`, the paragraphs' or every
+    chunk's, of `keyword`), the query's terms and heading field, and the rows a search keeps
+    (`keep`, a mask over every row)."""
 
     keyword: Keyword
     terms: QueryTerms
     headings: HeadingScores
     keep: np.ndarray
     postings: Postings
+
+    def exact(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ranked and body scores of `rows`, looked up: what scoring every row gives them."""
+        body = self.keyword.row_scores(self.terms, rows, self.postings)
+        return body + self.headings.weighted(rows), body
+
+
+@dataclass(frozen=True)
+class KeywordRanking:
+    """A query's keyword ranking over the kept rows: `rows` (sorted) hold every kept row that can
+    be among its best `depth`, with their exact `ranked` scores (words and heading field, as a
+    search ranks) and `body` scores (words alone, as relevance reads them); any other row's
+    exact scores come from `at`."""
+
+    query: KeywordQuery
     rows: np.ndarray
     ranked: np.ndarray
     body: np.ndarray
@@ -78,30 +92,22 @@ class KeywordRanking:
         rows = np.asarray(rows, dtype=np.int64)
         held, ranked = fusion.held(self.rows, self.ranked, rows)
         body = fusion.held(self.rows, self.body, rows)[1]
-        other = np.flatnonzero(~held & self.keep[rows])
+        other = np.flatnonzero(~held & self.query.keep[rows])
         if other.size:
-            body[other] = self.keyword.row_scores(self.terms, rows[other], self.postings)
-            ranked[other] = body[other] + self.headings.weighted(rows[other])
+            ranked[other], body[other] = self.query.exact(rows[other])
         return ranked, body
 
 
-def rank(
-    keyword: Keyword,
-    terms: QueryTerms,
-    headings: HeadingScores,
-    keep: np.ndarray,
-    postings: Postings,
-    depth: int,
-) -> KeywordRanking:
-    """The ranking of the kept rows (`keep`, a mask over every row) for `terms`, by `postings`
-    (the paragraphs' or every chunk's), exact at least for its best `depth` rows."""
-    summed = terms.summed
+def rank(query: KeywordQuery, depth: int) -> KeywordRanking:
+    """The ranking of the kept rows for the query, exact at least for its best `depth` rows."""
+    postings, headings, keep = query.postings, query.headings, query.keep
+    summed = query.terms.summed
     lengths = postings.indptr[summed + 1] - postings.indptr[summed]
     floor = None
     if lengths.sum() >= _SMALL:
-        floor = _floor(keyword, terms, headings, keep, postings, lengths, depth)
+        floor = _floor(query, lengths, depth)
     if floor is None:
-        return _everything(keyword, terms, headings, keep, postings, depth)
+        return _everything(query, depth)
     # Set aside the commonest words (the last summed) while what they and the heading field
     # can add stays below a share of the floor: set aside more, and fewer postings are read
     # but more rows come near the floor and must be looked up.
@@ -122,24 +128,15 @@ def rank(
     total = partial[candidates]
     added(postings, rest, candidates, total)
     body = total.astype(np.float32)
-    return KeywordRanking(
-        keyword, terms, headings, keep, postings, candidates, body + heading, body, pruned=True
-    )
+    return KeywordRanking(query, candidates, body + heading, body, pruned=True)
 
 
-def _floor(
-    keyword: Keyword,
-    terms: QueryTerms,
-    headings: HeadingScores,
-    keep: np.ndarray,
-    postings: Postings,
-    lengths: np.ndarray,
-    depth: int,
-) -> float | None:
+def _floor(query: KeywordQuery, lengths: np.ndarray, depth: int) -> float | None:
     """A score the `depth`-th best kept row reaches for certain: the `depth`-th best exact score
     among the rows the rarest words rank highest (their weights and the heading field); None
     when too few rows hold any of the query's words."""
-    summed = terms.summed
+    postings, headings, keep = query.postings, query.headings, query.keep
+    summed = query.terms.summed
     by_length = np.argsort(lengths, kind="stable")
     read = np.cumsum(lengths[by_length])
     first = int(np.searchsorted(read, max(_FLOOR_POSTINGS, 4 * depth))) + 1
@@ -152,7 +149,7 @@ def _floor(
         partial = partial[kept] + headings.weighted(union)
         tried = min(union.size, _FLOOR_ROWS * depth)
         likely = np.sort(union[np.argpartition(-partial, tried - 1)[:tried]])
-        exact = keyword.row_scores(terms, likely, postings) + headings.weighted(likely)
+        exact = query.exact(likely)[0]
         kth = np.partition(exact, tried - depth)[tried - depth]
         return float(kth) * (1 - _SLACK) if kth > 0 else None
     return None
@@ -167,19 +164,10 @@ def _summed(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return rows[starts], np.add.reduceat(weights[order], starts)
 
 
-def _everything(
-    keyword: Keyword,
-    terms: QueryTerms,
-    headings: HeadingScores,
-    keep: np.ndarray,
-    postings: Postings,
-    depth: int,
-) -> KeywordRanking:
+def _everything(query: KeywordQuery, depth: int) -> KeywordRanking:
     """The ranking by scoring every row, its best `depth` kept as the candidates."""
-    body, _ = keyword.scores(terms, postings)
-    ranked = body + headings.weighted()
-    ranked[~keep] = 0.0
+    body, _ = query.keyword.scores(query.terms, query.postings)
+    ranked = body + query.headings.weighted()
+    ranked[~query.keep] = 0.0
     rows = fusion.best(ranked, depth)
-    return KeywordRanking(
-        keyword, terms, headings, keep, postings, rows, ranked[rows], body[rows], pruned=False
-    )
+    return KeywordRanking(query, rows, ranked[rows], body[rows], pruned=False)

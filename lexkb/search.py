@@ -31,7 +31,7 @@ from lexkb.graph import CitationGraph
 from lexkb.headings import Headings
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword
-from lexkb.keyword_ranking import KeywordRanking
+from lexkb.keyword_ranking import KeywordQuery, KeywordRanking
 from lexkb.rerank import RERANK_DEPTH
 from lexkb.rerank import rerank as reorder
 from lexkb.results import SearchResults
@@ -119,14 +119,12 @@ class Searcher:
         if used != SearchMode.VECTOR:
             # Ranking reads the heading path as a field beside the words (lexkb.headings); the
             # relevance features read the words alone, as they were fitted.
-            ranking = keyword_ranking.rank(
-                self.keyword,
-                terms,
-                self.headings.for_query(terms.tokens),
-                keep,
-                self.keyword.paragraph_postings if keep is paragraphs else self.keyword.postings,
-                k if used == SearchMode.KEYWORD else fusion.FUSION_DEPTH,
-            )
+            keyword = self.keyword
+            postings = keyword.paragraph_postings if keep is paragraphs else keyword.postings
+            headings = self.headings.for_query(terms.tokens)
+            query_side = KeywordQuery(keyword, terms, headings, keep, postings)
+            depth = k if used == SearchMode.KEYWORD else fusion.FUSION_DEPTH
+            ranking = keyword_ranking.rank(query_side, depth)
         cosines = None
         if used == SearchMode.KEYWORD:
             rows, scores = ranking.rows, ranking.ranked
@@ -166,7 +164,7 @@ class Searcher:
         model = relevance.calibration_for(self.dense.embedder_name, cosines is not None)
         sums = None
         if keyword_side is not None:
-            covered = self.keyword.coverage(terms, order, keyword_side.postings)
+            covered = self.keyword.coverage(terms, order, keyword_side.query.postings)
             sums = (keyword_side.at(order)[1], covered)
         relevances = model.apply(self.keyword.features(query, order, similarity, terms, sums))
         floor = min_relevance

@@ -61,7 +61,8 @@ def pruned(index: Index, query: str, keep: np.ndarray, postings, depth: int):
     searcher = index._searcher
     terms = searcher.keyword.terms(tokenize(query))
     headings = searcher.headings.for_query(terms.tokens)
-    return keyword_ranking.rank(searcher.keyword, terms, headings, keep, postings, depth)
+    asked = keyword_ranking.KeywordQuery(searcher.keyword, terms, headings, keep, postings)
+    return keyword_ranking.rank(asked, depth)
 
 
 @pytest.mark.usefixtures("forced")
