@@ -9,23 +9,24 @@ ObliQA, docs/scaling.md), most of it in the postings of a query's common words (
 So this is MaxScore-style dynamic pruning, done a few numpy passes at a time rather than a
 posting at a time:
 
-1. **A floor.** The postings of the query's rarest words (a few thousand rows) give each of
-   their rows a partial score, a lower bound of its true one; the `depth`-th best of them is a
-   floor the `depth`-th best row of the whole ranking cannot fall below.
+1. **A floor.** The postings of the query's rarest words (a few thousand) give their rows a
+   partial score; the best _FLOOR_ROWS x `depth` of those rows are scored exactly, and the
+   `depth`-th best of them is a score the `depth`-th best row of the whole ranking reaches for
+   certain. (The partial scores alone made a floor a third as high, and pruning too weak.)
 2. **Words that cannot decide.** Each word's highest weight in any row (its ceiling, kept per
-   term at open) bounds what it adds. The words of smallest ceilings whose ceilings, with the
-   heading field's, sum below the floor are set aside: a row holding none of the other words
-   scores below the floor, so it is not among the best.
-3. **Candidates.** The rows of the other words' postings, less those whose partial score plus
-   the set-aside ceilings still falls short of the floor, are scored exactly: each of the
-   query's words looked up in its postings in the query's order, so a candidate's score is the
-   float the full bincount gives, bit for bit.
+   term at open) bounds what it adds. The commonest words, while their ceilings with the
+   heading field's stay under _ASIDE_SHARE of the floor, are set aside: a row holding none of
+   the other words scores below the floor, so it is not among the best.
+3. **Candidates.** The other words are summed over every row (one bincount); the rows whose sum
+   with the heading field and the set-aside ceilings can still reach the floor get the
+   set-aside words' weights looked up, which makes their scores exact.
 
-Every row not among the candidates is known to rank below the floor, strictly, so the best
-`depth` rows and their order (ties by row) are those of scoring everything; `KeywordRanking.at`
-gives any other row's exact score on demand (a dense candidate a hybrid search fuses, a
-neighbour a graph walk reaches). When the floor cannot be set or nothing can be set aside, the
-ranking scores every row as before.
+Every row not among the candidates ranks below the floor, strictly, so the best `depth` rows and
+their order (ties by row) are those of scoring everything, and so are their scores: a row's
+score adds the query's words rarest first (QueryTerms.summed) whichever way it is scored, so
+the candidates' floats are the full bincount's, bit for bit. `KeywordRanking.at` gives any other
+row's exact score on demand (a dense candidate a hybrid search fuses, a neighbour a graph walk
+reaches). A query of few postings, or one whose floor cannot be set, is scored whole as before.
 """
 
 from __future__ import annotations
