@@ -97,3 +97,29 @@ def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None
     row = int(index._dense.line_owners[0])
     first = index._dense.line_vectors[index._dense.line_starts[0]]
     assert row in index._dense.ann.rows(np.asarray(first), depth=1).tolist()
+
+
+def test_a_forked_child_searches_with_threads_of_its_own(graph_root: Path) -> None:
+    """The graph's search runs in the process's worker threads; a child forked after the
+    parent's first hybrid search (a server forking its workers) starts its own instead of
+    waiting on threads it does not have."""
+    import multiprocessing
+
+    index = Index.open(graph_root)
+    question = QUESTIONS[0]
+    expected = [h.chunk_id for h in index.search(question, mode="hybrid").hits]
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        writer.send([h.chunk_id for h in index.search(question, mode="hybrid").hits])
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    try:
+        assert reader.poll(60), "the forked child's hybrid search did not finish"
+        assert reader.recv() == expected
+    finally:
+        process.kill()
+        process.join(10)
+    assert expected

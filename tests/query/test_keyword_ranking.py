@@ -144,28 +144,3 @@ def test_searches_answer_the_same_pruned_or_not(
     monkeypatch.setattr(keyword_ranking, "_FLOOR_POSTINGS", 16)
     assert answers() == before
     assert any(before)
-
-
-def test_a_forked_child_searches_with_threads_of_its_own(index: Index) -> None:
-    """The dense side's worker threads are the process's; a child forked after the parent's
-    first hybrid search (a server forking its workers) starts its own instead of waiting on
-    threads it does not have."""
-    import multiprocessing
-
-    question = "how long must client money reconciliation records be kept"
-    expected = [h.chunk_id for h in index.search(question, mode="hybrid").hits]
-    context = multiprocessing.get_context("fork")
-    reader, writer = context.Pipe(duplex=False)
-
-    def child() -> None:
-        writer.send([h.chunk_id for h in index.search(question, mode="hybrid").hits])
-
-    process = context.Process(target=child, daemon=True)
-    process.start()
-    try:
-        assert reader.poll(60), "the forked child's hybrid search did not finish"
-        assert reader.recv() == expected
-    finally:
-        process.kill()
-        process.join(10)
-    assert expected
