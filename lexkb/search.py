@@ -2,12 +2,12 @@
 
 `Index.search` checks the arguments and renews the lease; `Searcher.search` then runs the query:
 the rows the filters keep (lexkb.filters), the query's embedding and the dense side's candidates
-(lexkb.dense, found in a worker thread while) the keyword side ranks them (lexkb.keyword_ranking:
-BM25 over the postings with the heading field, pruned to the rows that can be among the best),
-exact cosines of the candidates, fusion (lexkb.fusion), expansion along citations, a defined
-term's paragraph first, with `rerank` the relevance model's reordering of the first
-RERANK_DEPTH (lexkb.rerank), calibrated relevance and its floor (lexkb.relevance), then the hits
-(lexkb.hits). After the keyword side's postings, every step works on candidate rows (sorted
+(lexkb.dense; a graph's search runs in a worker thread meanwhile), the keyword ranking
+(lexkb.keyword_ranking: BM25 over the postings with the heading field, pruned to the rows that
+can be among the best), exact cosines of the candidates, fusion (lexkb.fusion), expansion along
+citations, a defined term's paragraph first, with `rerank` the relevance model's reordering of
+the first RERANK_DEPTH (lexkb.rerank), calibrated relevance and its floor (lexkb.relevance),
+then the hits (lexkb.hits). After the keyword side's postings, every step works on candidate rows (sorted
 arrays of rows and their scores), not on arrays over every chunk, so a search's cost grows with
 what its words and its nearest vectors reach, not with the index (docs/scaling.md).
 """
