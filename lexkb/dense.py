@@ -168,13 +168,14 @@ class Dense:
         """The query's embedding and the rows its dense side scores: every row on small
         snapshots; on larger ones those an int8 scan or, past its crossover, a graph nominates
         among the kept rows."""
-        return self.nominate_for(self.query_vector(query), keep)
+        return self.nominate_for(self.query_vector(query), keep, self._graph_serves(keep))
 
-    def nominate_for(self, vector: np.ndarray, keep: np.ndarray) -> Nominated:
-        """`nominate` for a query's embedding, with the nominated rows' exact cosines."""
+    def nominate_for(self, vector: np.ndarray, keep: np.ndarray, graph: bool) -> Nominated:
+        """`nominate` for a query's embedding, with the nominated rows' exact cosines; `graph`:
+        whether the graph nominates them (`_graph_serves`)."""
         if self.exact:
             return Nominated(vector, None, None, None)
-        if self.ann is not None and self._graph_serves(keep):
+        if graph:
             rows = self.ann.rows(vector)
             return Nominated(vector, rows, self.cosine_rows(vector, rows), None)
         scan = self.int8_scan()
@@ -192,15 +193,19 @@ class Dense:
         the embedding slowed both). The int8 scan is onnxruntime on every core too, so it runs
         here, before the keyword side: beside it, it was slower (BENCHMARKS.md)."""
         vector = self.query_vector(query)
-        if self.ann is not None and self._graph_serves(keep):
-            return _workers().submit(self.nominate_for, vector, keep)
+        graph = self._graph_serves(keep)
+        if graph and not self.exact:
+            return _workers().submit(self.nominate_for, vector, keep, graph)
         done: Future[Nominated] = Future()
-        done.set_result(self.nominate_for(vector, keep))
+        done.set_result(self.nominate_for(vector, keep, graph))
         return done
 
     def _graph_serves(self, keep: np.ndarray) -> bool:
-        """Whether the graph nominates for a search keeping `keep`: unless the filters keep so
-        few rows that its nearest neighbours may all be filtered out (then the scan does)."""
+        """Whether the graph nominates for a search keeping `keep`: the snapshot has one, and the
+        filters keep enough rows that its nearest neighbours are not all filtered out (else the
+        scan nominates)."""
+        if self.ann is None:
+            return False
         return np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows
 
     def search_cosine(

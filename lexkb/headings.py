@@ -33,14 +33,11 @@ _K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
 class Headings:
     """Each chunk row's heading path as one BM25 document among the distinct paths."""
 
-    def __init__(self, chunks: pl.DataFrame, paragraph_mask: np.ndarray) -> None:
+    def __init__(self, chunks: pl.DataFrame) -> None:
         contexts = [heading_context(p) for p in chunks["section_path"].to_list()]
         distinct = sorted(set(contexts) - {""})
         number = {c: i for i, c in enumerate(distinct)}
         self.path_of_row = np.array([number.get(c, -1) for c in contexts], dtype=np.int64)
-        # The same with every row but paragraphs on the empty path: what a search without
-        # filters reads, with nothing to zero afterwards.
-        self.path_of_paragraph = np.where(paragraph_mask, self.path_of_row, -1)
         terms = [tokenize(c) for c in distinct]
         lengths = np.array([len(t) for t in terms], dtype=np.float64)
         average = float(lengths.mean()) if lengths.size and lengths.sum() else 1.0
@@ -68,11 +65,9 @@ class Headings:
         # Rounded once per path, then read per row: as rounding each row, cheaper.
         return HeadingScores(by_path.astype(np.float32), self.path_of_row)
 
-    def scores(self, tokens: list[str], paragraphs_only: bool = False) -> np.ndarray:
-        """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one;
-        with `paragraphs_only`, 0 for every row but paragraphs)."""
-        rows = self.path_of_paragraph if paragraphs_only else self.path_of_row
-        return self.for_query(tokens).by_path[rows]
+    def scores(self, tokens: list[str]) -> np.ndarray:
+        """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one)."""
+        return self.for_query(tokens).by_path[self.path_of_row]
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ the rows the filters keep (lexkb.filters), the query's embedding and the dense s
 can be among the best), exact cosines of the candidates, fusion (lexkb.fusion), expansion along
 citations, a defined term's paragraph first, with `rerank` the relevance model's reordering of
 the first RERANK_DEPTH (lexkb.rerank), calibrated relevance and its floor (lexkb.relevance),
-then the hits (lexkb.hits). After the keyword side's postings, every step works on candidate rows (sorted
-arrays of rows and their scores), not on arrays over every chunk, so a search's cost grows with
-what its words and its nearest vectors reach, not with the index (docs/scaling.md).
+then the hits (lexkb.hits). After the keyword side's postings, every step works on candidate
+rows (sorted arrays of rows and their scores), not on arrays over every chunk, so a search's
+cost grows with what its words and its nearest vectors reach, not with the index
+(docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ class Searcher:
     def headings(self) -> Headings:
         """The heading-path field, built on the first search."""
         if self._headings is None:
-            self._headings = Headings(self.tables.chunks, self.tables.paragraph_mask)
+            self._headings = Headings(self.tables.chunks)
         return self._headings
 
     def _definition_first(
