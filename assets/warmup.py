@@ -7,18 +7,26 @@ and starts the local embedder's session (0.8 s), which its later instances share
 Great Expectations is skipped when the checks run in their own worker (transforms.checks_worker),
 and dbt when it runs in its own (transforms.dbt_runner).
 An import that fails here fails again, with its real error, where the asset imports it.
+onnxruntime is loaded through lexkb.core.offline like everywhere else in lexkb: this is usually
+the build's first load of it, and an `import onnxruntime` of its own here would come before
+ORT_DISABLE_TELEMETRY is set, so that every build wrote onnxruntime's telemetry under
+~/.cache/Microsoft/ (issue 57).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import threading
 from collections.abc import Callable
 
+from lexkb.core import offline
 from transforms import checks_worker, dbt_runner
 
 LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manifest", "onnxruntime")
+# Modules loaded by a function of lexkb's rather than imported as they are.
+LOADERS: dict[str, Callable[[], object]] = {"onnxruntime": offline.onnxruntime}
 
 
 def _warm(embedder: Callable[[], object]) -> None:
@@ -36,7 +44,7 @@ def _import_all() -> None:
         if name.startswith("dbt.") and dbt_runner.worker.started():
             continue
         try:
-            importlib.import_module(name)
+            LOADERS.get(name, functools.partial(importlib.import_module, name))()
         except Exception:  # noqa: BLE001 - reported where the asset imports it
             return
 

@@ -8,6 +8,8 @@ document order and a ranking is the same on every run.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # Hybrid = weighted z-score fusion over the union of each ranking's best FUSION_DEPTH rows: each
@@ -54,11 +56,28 @@ def _standardise(values: np.ndarray) -> np.ndarray:
 
 def best(scores: np.ndarray, k: int) -> np.ndarray:
     """Rows of the k highest positive scores, in row order; of rows tied at the k-th score,
-    the first. The k-th score is found by partitioning the positive values alone: faster than
-    partitioning rows, and than partitioning every value, since numpy's selection slows on the
-    zeros of the rows a search did not touch (1.8 against 0.5 ms on ObliQA's keyword scores, a
-    third of them positive)."""
-    positive = scores[scores > 0]
+    the first. Over many scores (a keyword ranking's, one per chunk row) a strided sample's
+    k-th best is a score at least k rows reach, so only the rows at or above it are selected
+    among: a fifth of the cost of selecting among every positive score on ObliQA's (0.02
+    against 0.1 ms), the same rows."""
+    if scores.size <= k:  # a ranking's own best (`top` over candidates): every positive one
+        return np.flatnonzero(scores > 0)
+    step = math.isqrt(scores.size // k)
+    if step > 1:
+        sample = scores[::step]
+        low = np.partition(sample, sample.size - k)[sample.size - k]
+        if low > 0:
+            near = np.flatnonzero(scores >= low)
+            return near[_selected(scores[near], k)]
+    return _selected(scores, k)
+
+
+def _selected(scores: np.ndarray, k: int) -> np.ndarray:
+    """`best`, by partitioning the positive values alone: faster than partitioning rows, and
+    than partitioning every value, since numpy's selection slows on the zeros of the rows a
+    search did not touch (1.8 against 0.5 ms on ObliQA's keyword scores, a third of them
+    positive)."""
+    positive = np.compress(scores > 0, scores)
     if positive.size <= k:
         return np.flatnonzero(scores > 0)
     kth = np.partition(positive, positive.size - k)[positive.size - k]

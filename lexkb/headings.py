@@ -57,11 +57,14 @@ class Headings:
 
     def for_query(self, tokens: list[str]) -> HeadingScores:
         """The query's heading-path BM25 per distinct path, to read per row."""
-        by_path = np.zeros(self.size + 1, dtype=np.float64)  # the last: rows without a path
-        for token in tokens:
-            if token in self.postings:
-                paths, weights = self.postings[token]
-                by_path[paths] += weights
+        found = [self.postings[token] for token in tokens if token in self.postings]
+        if not found:  # no heading holds a word of the query: the field adds nothing
+            return HeadingScores(np.zeros(self.size + 1, dtype=np.float32), self.path_of_row)
+        paths = np.concatenate([p for p, _ in found])
+        weights = np.concatenate([w for _, w in found])
+        # One bincount adds the tokens' weights in their order, as adding them token by token
+        # does, at a third of the cost. The last path: rows without one.
+        by_path = np.bincount(paths, weights=weights, minlength=self.size + 1)
         # Rounded once per path, then read per row: as rounding each row, cheaper.
         return HeadingScores(by_path.astype(np.float32), self.path_of_row)
 
@@ -82,7 +85,13 @@ class HeadingScores:
         """What the field adds to the ranked score of `rows` (every row when None): float32,
         as a search adds it."""
         paths = self.path_of_row if rows is None else self.path_of_row[rows]
-        return np.float32(HEADING_WEIGHT) * self.by_path[paths]
+        # Weighted per path, then read per row by np.take: the same floats as weighting each
+        # row, at a third of the cost over every row.
+        return np.take(self._weighted, paths)
+
+    @cached_property
+    def _weighted(self) -> np.ndarray:
+        return np.float32(HEADING_WEIGHT) * self.by_path
 
     @cached_property
     def ceiling(self) -> float:

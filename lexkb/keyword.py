@@ -197,15 +197,16 @@ class Keyword:
 
 
 def gathered(postings: Postings, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows and (float64) weights of `terms`' postings, one term after another: what a
-    bincount adds in that order. Weights are widened here, where they are copied anyway:
-    numpy's bincount widens float32 ones again, more slowly."""
+    """The (int64) rows and (float64) weights of `terms`' postings, one term after another:
+    what a bincount adds in that order. Both are widened here, where they are copied anyway:
+    numpy's bincount and indexing widen int32 rows and float32 weights again at each use,
+    more slowly."""
     spans = list(
         zip(postings.indptr[terms].tolist(), postings.indptr[terms + 1].tolist(), strict=True)
     )
     if not spans:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64)
-    rows = np.concatenate([postings.rows[a:b] for a, b in spans])
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    rows = np.concatenate([postings.rows[a:b] for a, b in spans], dtype=np.int64)
     weights = np.concatenate([postings.weights[a:b] for a, b in spans], dtype=np.float64)
     return rows, weights
 

@@ -46,6 +46,15 @@ _SLACK = 1e-5
 _FLOOR_POSTINGS = 2_048
 # A query whose postings are fewer than this is scored whole: pruning would not pay.
 _SMALL = 4 * _FLOOR_POSTINGS
+# Past that, a cost rule (`_pays`): pruning saves about 2 ns a posting and 1 ns a row against
+# scoring every row (it reads the commonest words' postings for the candidates alone, and makes
+# two passes over every row instead of six), and costs about 0.2 ms more at depth 10, 0.4 ms at
+# 200 (the floor, and looking up the candidates' set-aside words, word by word). So it pays
+# once postings + rows / 2 reaches _PRUNE_FROM + _PRUNE_FROM_PER_DEPTH x depth: never on 1x
+# ObliQA (16,779 rows), on every query 30x holds (503,370). Fitted on ObliQA's paragraphs
+# tiled 1x-30x, at depths 10, 50, 200 and 1000 (docs/scaling.md).
+_PRUNE_FROM = 90_000
+_PRUNE_FROM_PER_DEPTH = 800
 # The floor is the exact score of the depth-th best of this many times `depth` rows.
 _FLOOR_ROWS = 4
 # The words set aside may add at most this share of the floor (a speed setting: the ranking
@@ -83,6 +92,7 @@ class KeywordRanking:
     ranked: np.ndarray
     body: np.ndarray
     pruned: bool  # whether rows ranking below the best were left unscored
+    covered: np.ndarray | None = None  # `rows`' Keyword.coverage, where the ranking counted it
 
     def best(self, k: int) -> np.ndarray:
         """Rows of the k highest positive ranked scores, in row order (as fusion.best)."""
@@ -98,6 +108,19 @@ class KeywordRanking:
             ranked[other], body[other] = self.query.exact(rows[other])
         return ranked, body
 
+    def sums(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Body scores and Keyword.coverage of any `rows`: what relevance features read."""
+        rows = np.asarray(rows, dtype=np.int64)
+        query = self.query
+        if self.covered is None:
+            held, covered = np.zeros(rows.size, dtype=bool), np.zeros(rows.size)
+        else:
+            held, covered = fusion.held(self.rows, self.covered, rows)
+        if not held.all():
+            other = np.flatnonzero(~held)
+            covered[other] = query.keyword.coverage(query.terms, rows[other], query.postings)
+        return self.at(rows)[1], covered
+
 
 def rank(query: KeywordQuery, depth: int) -> KeywordRanking:
     """The ranking of the kept rows for the query, exact at least for its best `depth` rows."""
@@ -105,7 +128,7 @@ def rank(query: KeywordQuery, depth: int) -> KeywordRanking:
     summed = query.terms.summed
     lengths = postings.indptr[summed + 1] - postings.indptr[summed]
     floor = None
-    if lengths.sum() >= _SMALL:
+    if _pays(int(lengths.sum()), keep.size, depth):
         floor = _floor(query, lengths, depth)
     if floor is None:
         return _everything(query, depth)
@@ -130,6 +153,14 @@ def rank(query: KeywordQuery, depth: int) -> KeywordRanking:
     added(postings, rest, candidates, total)
     body = total.astype(np.float32)
     return KeywordRanking(query, candidates, body + heading, body, pruned=True)
+
+
+def _pays(postings: int, rows: int, depth: int) -> bool:
+    """Whether pruning a ranking of `depth` over `rows` rows is likely faster than scoring
+    every row, for a query whose words hold `postings` postings (see _PRUNE_FROM)."""
+    if postings < _SMALL:
+        return False
+    return postings + rows / 2 >= _PRUNE_FROM + _PRUNE_FROM_PER_DEPTH * depth
 
 
 def _floor(query: KeywordQuery, lengths: np.ndarray, depth: int) -> float | None:
@@ -166,9 +197,25 @@ def _summed(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def _everything(query: KeywordQuery, depth: int) -> KeywordRanking:
-    """The ranking by scoring every row, its best `depth` kept as the candidates."""
-    body, _ = query.keyword.scores(query.terms, query.postings)
+    """The ranking by scoring every row, its best `depth` kept as the candidates, with their
+    coverage counted from the postings it read."""
+    found, weights = gathered(query.postings, query.terms.summed)
+    body = np.bincount(found, weights=weights, minlength=query.keep.size).astype(np.float32)
     ranked = body + query.headings.weighted()
-    ranked[~query.keep] = 0.0
+    ranked *= query.keep  # 0 where not kept: a fifth of the cost of assigning through a mask
     rows = fusion.best(ranked, depth)
-    return KeywordRanking(query, rows, ranked[rows], body[rows], pruned=False)
+    covered = _covered(query, found, rows)
+    return KeywordRanking(query, rows, ranked[rows], body[rows], False, covered)
+
+
+def _covered(query: KeywordQuery, found: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Keyword.coverage of `rows` (sorted) from the query's postings `found` (gathered): the
+    IDF of each word whose postings hold the row, added in the same order, so the same
+    float64, at a quarter of the cost of looking each word's postings up."""
+    postings, summed = query.postings, query.terms.summed
+    marked = np.zeros(query.keep.size, dtype=bool)
+    marked[rows] = True
+    at = np.flatnonzero(marked[found])
+    ends = np.cumsum(postings.indptr[summed + 1] - postings.indptr[summed])
+    idf = query.keyword.idf[summed[np.searchsorted(ends, at, side="right")]]
+    return np.bincount(np.searchsorted(rows, found[at]), weights=idf, minlength=rows.size)

@@ -163,10 +163,7 @@ class Searcher:
                 vector = self.dense.query_vector(query)
                 similarity[~found] = self.dense.cosine_rows(vector, order[~found])
         model = relevance.calibration_for(self.dense.embedder_name, cosines is not None)
-        sums = None
-        if keyword_side is not None:
-            covered = self.keyword.coverage(terms, order, keyword_side.query.postings)
-            sums = (keyword_side.at(order)[1], covered)
+        sums = None if keyword_side is None else keyword_side.sums(order)
         relevances = model.apply(self.keyword.features(query, order, similarity, terms, sums))
         floor = min_relevance
         if floor is None and used != SearchMode.KEYWORD:

@@ -116,6 +116,11 @@ _BOUND = re.compile(
     r"above|below)\b",
     re.I,
 )
+# Any denial at all, the negative quantifiers with it ("nothing ... shall be construed as
+# granting"): a sentence without one affirms.
+_DENIAL = re.compile(
+    r"\b(?:no|not|never|cannot|nor|neither|nothing|none|nobody|without)\b|n['’]t\b", re.I
+)
 _WORD = re.compile(r"[A-Za-z]+")
 _LEADING = frozenset(("a", "an", "the", "be", "been", "being", "to", "any", "have", "has", "so"))
 
@@ -140,8 +145,13 @@ def polarity_conflict(claim: Statement, sentence: Statement) -> list[str] | None
     denies: "It is no defence for C that it had adequate procedures" against "it is a defence
     for C to prove that C had in place adequate procedures". The words in conflict (the claim's
     and the sentence's), or None. Read for a claim against its source only: between two
-    paragraphs an exception reads the same way, and is no contradiction."""
+    paragraphs an exception reads the same way, and is no contradiction. One side must deny
+    nothing at all: where both hold a denial, which words each governs is beyond a rule
+    ("shall not copy, disclose or (b) use"; "Neither Party shall ..."), and on ContractNLI's
+    pairs such readings were wrong more often than right (issue 57)."""
     if overlap(claim.topic, sentence.topic) < TOPIC_OVERLAP:
+        return None
+    if bool(_DENIAL.search(claim.text)) == bool(_DENIAL.search(sentence.text)):
         return None
     claim_negated, claim_terms = _negated(claim.text)
     text_negated, text_terms = _negated(sentence.text)

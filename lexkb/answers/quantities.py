@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import Literal, get_args
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -88,9 +89,13 @@ _SCALE_VALUES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6,
 _SCALE_VALUES["bn"] = 1e9
 
 
+QuantityKind = Literal["amount", "period", "percent", "date", "number"]
+QUANTITY_KINDS: frozenset[str] = frozenset(get_args(QuantityKind))
+
+
 @dataclass(frozen=True)
 class Quantity:
-    kind: str  # amount, period, percent, date, number
+    kind: QuantityKind
     key: str  # equal keys, equal values ("period:30 day", "amount:USD 5000")
     start: int
     end: int
@@ -135,7 +140,7 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
     found: list[Quantity] = []
     taken = [False] * (len(text) + 1)
 
-    def add(kind: str, key: str, match: re.Match) -> None:
+    def add(kind: QuantityKind, key: str, match: re.Match) -> None:
         start, end = match.span()
         if any(taken[start:end]):
             return

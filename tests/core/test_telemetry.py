@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import CORPUS, REPO
 
 QUESTION = "how long must a firm keep its records"
 
@@ -82,4 +82,25 @@ def test_a_library_search_through_the_int8_scan_writes_nothing_under_home(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hybrid"
+    assert _written(home) == []
+
+
+def test_a_cli_build_writes_nothing_under_home(tmp_path: Path):
+    """A build loads onnxruntime early, in a thread while its files parse (assets.warmup),
+    and only then embeds: that first load must come through lexkb.core.offline too. At 651449e
+    the warm-up imported the runtime itself, and every `lexkb build` wrote a device id and an
+    event queue under ~/.cache/Microsoft/ (issue 57)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    out = tmp_path / "index"
+    done = subprocess.run(
+        [sys.executable, "-m", "lexkb.cli", "build", str(CORPUS), "--out", str(out), "--json"],
+        env={**_fresh_env(home), "LEXKB_EMBEDDER": "local"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
     assert _written(home) == []

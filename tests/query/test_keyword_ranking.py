@@ -23,11 +23,17 @@ from tests.conftest import shared_file
 DEPTHS = (1, 5, 10, 50, 200)
 
 
-@pytest.fixture()
-def forced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Prune every query with more than a few postings."""
+def prune_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prune every query with more than a few postings, however few rows the index holds."""
     monkeypatch.setattr(keyword_ranking, "_SMALL", 0)
     monkeypatch.setattr(keyword_ranking, "_FLOOR_POSTINGS", 16)
+    monkeypatch.setattr(keyword_ranking, "_PRUNE_FROM", 0)
+    monkeypatch.setattr(keyword_ranking, "_PRUNE_FROM_PER_DEPTH", 0)
+
+
+@pytest.fixture()
+def forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    prune_all(monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +146,38 @@ def test_searches_answer_the_same_pruned_or_not(
         ]
 
     before = answers()
-    monkeypatch.setattr(keyword_ranking, "_SMALL", 0)
-    monkeypatch.setattr(keyword_ranking, "_FLOOR_POSTINGS", 16)
+    prune_all(monkeypatch)
     assert answers() == before
     assert any(before)
+
+
+def test_scoring_everything_counts_the_coverage_lookups_give(six: Index) -> None:
+    """The exhaustive ranking counts its best rows' coverage from the postings it read: the
+    floats Keyword.coverage looks up, and any other row's looked up on demand."""
+    keyword = six._searcher.keyword
+    keep = six._tables.paragraph_mask
+    rng = np.random.default_rng(57)
+    for query in list(queries(six, 40)):
+        if not keyword.terms(tokenize(query)).ids.size:
+            continue
+        for depth in (10, 200):
+            ranking = pruned(six, query, keep, keyword.paragraph_postings, depth)
+            assert not ranking.pruned
+            terms = ranking.query.terms
+            looked_up = keyword.coverage(terms, ranking.rows, keyword.paragraph_postings)
+            assert ranking.covered.tobytes() == looked_up.tobytes()
+            rows = np.concatenate([ranking.rows[::3], rng.integers(0, keep.size, 20)])
+            body, covered = ranking.sums(rows)
+            assert body.tobytes() == ranking.at(rows)[1].tobytes()
+            expected = keyword.coverage(terms, rows, keyword.paragraph_postings)
+            assert covered.tobytes() == expected.tobytes()
+
+
+def test_pruning_pays_on_large_indexes_only() -> None:
+    """The cost rule: 1x ObliQA (16,779 rows, at most about 30,000 postings a question) is
+    scored whole; at 30x (503,370 rows) every query that reaches the floor's postings prunes,
+    at a search's depth (10) and a hybrid one's (200)."""
+    for depth in (10, fusion.FUSION_DEPTH):
+        assert not keyword_ranking._pays(30_000, 16_779, depth)
+        assert keyword_ranking._pays(keyword_ranking._SMALL, 503_370, depth)
+        assert not keyword_ranking._pays(keyword_ranking._SMALL - 1, 503_370, depth)

@@ -44,8 +44,16 @@ _stemmer = Stemmer.Stemmer("english")
 
 
 @lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
+def _terms_of(token: str) -> tuple[str, ...]:
+    """The terms one matched token stands for: a compound reference and its leading number
+    (when longer than a digit), a stemmed word, a word kept as it is, or nothing (a stopword or a
+    single character). Cached: a query's tokens recur, and a dict hit costs less than the checks."""
+    if token[0].isdigit() and ("." in token or "(" in token):
+        head = _COMPOUND_HEAD.match(token)
+        return (token, head.group(0)) if head and len(head.group(0)) > 1 else (token,)
+    if len(token) < 2 or token in STOPWORDS:
+        return ()
+    return (_stemmer.stemWord(token) if token.isalpha() else token,)
 
 
 def normalize_text(text: str) -> str:
@@ -56,15 +64,6 @@ def normalize_text(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Terms of one text, in order, duplicates kept (BM25 needs term frequencies)."""
     terms: list[str] = []
-    for match in _TERM.finditer(normalize_text(text)):
-        token = match.group(0)
-        if token[0].isdigit() and ("." in token or "(" in token):
-            terms.append(token)
-            head = _COMPOUND_HEAD.match(token)
-            if head and len(head.group(0)) > 1:
-                terms.append(head.group(0))
-            continue
-        if len(token) < 2 or token in STOPWORDS:
-            continue
-        terms.append(_stem(token) if token.isalpha() else token)
+    for token in _TERM.findall(normalize_text(text)):
+        terms.extend(_terms_of(token))
     return terms
