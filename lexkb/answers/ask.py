@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from lexkb import limits as check
-from lexkb.answers import llm, plain
+from lexkb.answers import llm, named_laws, plain
 from lexkb.answers.answer import Answer, AnswerSentence, Source
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
@@ -353,12 +353,14 @@ def _abstain(
     and the figures behind it in `details`."""
     hits = found.hits if found is not None else []
     unknown = found.unknown_terms if found is not None else []
+    not_held = found.not_held if found is not None else []
+    served = named_laws.served(index) if reason == AbstentionReason.NOT_HELD else ""
     return Answer(
         question=question,
         answer="",
         mode=ABSTAIN,
         abstention_reason=reason,
-        explanation=plain.abstention(reason, hits, unknown),
+        explanation=plain.abstention(reason, hits, unknown, not_held, served),
         confidence=0.0,
         sources=[],
         sentences=[],
@@ -382,6 +384,7 @@ def _figures(found: Evidence | None) -> dict:
         "first_answers": found.hits[0].answers if found.hits else None,
         "top_relevance": found.top_relevance,
         "nearest": [h.citation for h in found.hits[: plain.NEAREST]],
+        "not_held": found.not_held,
     }
 
 
@@ -430,6 +433,11 @@ def _answer(
         warnings.append(
             f"worded as {kind.replace('_', ' ')} ({matched!r}); answered with what the documents "
             "say, which may not be what was asked"
+        )
+    if found.not_held:
+        warnings.append(
+            f"the question names {' and '.join(found.not_held)}, which this index neither holds "
+            "nor mentions; answered from the documents it does hold"
         )
     warnings += _injected(found.hits[: settings.context_paragraphs])
     generated_by, cacheable = "extractive", True

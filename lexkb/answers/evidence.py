@@ -14,7 +14,10 @@ ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judge
 - answered: the relevance model's chance (lexkb.rerank) that the best hit answers the question.
   Retrieval finds what is about a question; this says whether anything found answers it, so a
   question on a neighbouring subject ("breach notification" asked of a rulebook that never
-  mentions it) is declined as `not_answered_by_sources`.
+  mentions it) is declined as `not_answered_by_sources`;
+- names: the laws, regulators, standards and jurisdictions the question names
+  (lexkb.answers.named_laws). Naming only ones the index neither holds nor mentions declines
+  the question as `not_held`; naming one beside a known one qualifies the answer.
 
 Every threshold is a setting. The defaults were chosen on the tune half of ObliQA dev against
 CUAD clauses (benchmarks/abstention.py) and are reported on held-out questions there.
@@ -26,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from lexkb import limits as check
-from lexkb.answers import scope
+from lexkb.answers import named_laws, scope
 from lexkb.answers.answered import DIRECT_ANSWERS, MIN_ANSWERS, best_chance, declined
 from lexkb.answers.contradictions import check_contradictions
 from lexkb.answers.index_view import IndexView
@@ -71,6 +74,9 @@ class EvidenceSettings:
         }
     )
     unknown_authority: float | None = None  # a document without a known level counts as this
+    # A question naming only laws, regulators, standards or jurisdictions the index neither
+    # holds nor mentions: ABSTAIN not_held (lexkb.answers.named_laws). Off, it is judged as any.
+    decline_not_held: bool = True
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class Evidence:
     hits: list[Hit]
     snapshot_version: str | None = None
     top_answers: float | None = None
+    not_held: list[str] = field(default_factory=list)
 
     @property
     def answerable(self) -> bool:
@@ -137,6 +144,7 @@ def evidence(
     # The search's order stands: its first hit is the paragraph an answer cites first.
     answered = best_chance(query, hits)
     probability, signals = scope.in_scope(index, query, hits)
+    names = named_laws.named(index, query)
     relevances = [h.relevance or 0.0 for h in hits]
     top = relevances[0] if relevances else 0.0
     mean = sum(relevances[:5]) / len(relevances[:5]) if relevances else 0.0
@@ -164,12 +172,20 @@ def evidence(
             hits=hits,
             snapshot_version=index.version,
             top_answers=None if answered is None else round(answered, 4),
+            not_held=names.foreign_as_written,
         )
 
     terms = tokenize(query)
     if len(set(terms)) < settings.min_terms and not any(t[0].isdigit() for t in terms):
         return result(
             ABSTAIN, AbstentionReason.AMBIGUOUS_QUERY, "the question names too little to look up"
+        )
+    if names.only_foreign and settings.decline_not_held:
+        # A person who names a law wants that law: a neighbouring rule is no answer to it.
+        return result(
+            ABSTAIN,
+            AbstentionReason.NOT_HELD,
+            f"names {', '.join(names.foreign)}, which the index neither holds nor mentions",
         )
     if not hits:
         if signals.unseen_words and len(signals.unseen_words) == len(set(terms)):
@@ -238,6 +254,8 @@ def evidence(
             weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
     if authority is not None and authority < settings.direct_authority:
         weak.append(f"authority {authority:.2f} < {settings.direct_authority}")
+    if names.foreign:
+        weak.append(f"names {', '.join(names.foreign)}, which the index neither holds nor mentions")
     if conflicts:
         weak.append(f"{len(conflicts)} conflicts between strong hits")
     if weak:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lexkb.answers.answered import NOT_ANSWERED, OUT_OF_SCOPE
+from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 
 NEAREST = 2
+NOT_HELD = AbstentionReason.NOT_HELD
 
 _WORDING = {
     "predictive": "it asks what will happen, and the documents say only what their texts say now",
@@ -30,10 +32,23 @@ def _nearest(hits: Sequence[Hit]) -> str:
     return " and ".join(cited)
 
 
-def abstention(reason: str | None, hits: Sequence[Hit], unknown_terms: Sequence[str] = ()) -> str:
-    """One or two sentences: why nothing is answered, and where the nearest text is."""
+def abstention(
+    reason: str | None,
+    hits: Sequence[Hit],
+    unknown_terms: Sequence[str] = (),
+    not_held: Sequence[str] = (),
+    served: str = "",
+) -> str:
+    """One or two sentences: why nothing is answered, and where the nearest text is. A question
+    naming only laws the index lacks (`not_held`) is told which documents are served instead."""
     nearest = _nearest(hits)
     near = f" The nearest provisions found are {nearest}." if nearest else ""
+    if reason == NOT_HELD:
+        asked = " or ".join(not_held) or "the law the question names"
+        return (
+            f"This index does not hold {asked}: the documents served are "
+            f"{served or 'others'}, and none of them mentions it."
+        )
     if reason in _WORDING:
         return f"Not answered: {_WORDING[reason]}." + near
     if reason == OUT_OF_SCOPE:

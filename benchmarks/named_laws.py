@@ -1,0 +1,110 @@
+"""Questions about laws the index does not hold, asked of ADGM's rulebooks (issue 58).
+
+    .venv/bin/python -m benchmarks.named_laws [--index benchmarks/out/obliqa/index] [--limit N]
+
+Each question goes through what `ask` decides with (a hybrid search, k=10, then
+lexkb.answers.evidence with the default settings), twice in the same run: as now, and with
+`decline_not_held` off, the judgement without reading the names a question gives (the
+reference: main before issue 58). Sets:
+
+- answerable: ObliQA dev's held-out half (the ADGM index answers them); abstaining is a miss.
+- named foreign laws: people's questions written here (`benchmarks/questions/people/`) about the
+  GDPR, the AI Act, the DMA, the CSRD and the Police (Northern Ireland) Act whose words name
+  that law (by the names in NAMED below, chosen by hand, not by lexkb's reader), asked of the
+  ADGM index, which holds none of them.
+- neighbouring, no law named: the other people's questions about those acts and about the
+  contracts and NDAs (no name of NAMED in them), asked of the same index.
+
+Reported: the share abstained per set, and per reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+from evaluation_data.obliqa import held_out, load_questions
+from evaluation_data.people import adgm, people_sets
+from lexkb import Index
+from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO.parent / "shared" / "data"
+# How people name each act, written by hand: the selection must not use lexkb's own reader.
+NAMED = {
+    "gdpr-en": r"\bGDPR\b|General Data Protection Regulation|Regulation \(EU\) 2016/679",
+    "OJ_L_202401689_EN_TXT": r"\bAI Act\b|Artificial Intelligence Act|Regulation \(EU\) 2024/1689",
+    "CELEX_32022R1925_EN_TXT": r"\bDMA\b|Digital Markets Act|Regulation \(EU\) 2022/1925",
+    "CELEX_32022L2464_EN_TXT": r"\bCSRD\b|Corporate Sustainability Reporting Directive"
+    r"|Directive \(EU\) 2022/2464",
+    "ukpga_20000032_en": r"Police \(Northern Ireland\) Act|Police Act|Police \(NI\) Act",
+}
+_ANY_NAME = re.compile("|".join(f"(?:{p})" for p in NAMED.values()))
+
+
+def people_questions() -> tuple[list[str], list[str]]:
+    """(named foreign laws, neighbouring with no law named): the people's questions about
+    documents the ADGM index does not hold, first turns only."""
+    named, neighbouring = [], []
+    rulebooks = set(adgm())
+    for row in people_sets(REPO / "benchmarks" / "questions" / "people"):
+        if row["kind"] in ("followup", "switch"):
+            continue
+        documents = {a["document"] for a in row.get("answers", [])}
+        if row["kind"] == "unanswerable" or not documents:
+            continue  # which law an unanswerable question is about is not recorded
+        if documents & rulebooks:
+            continue
+        if documents & NAMED.keys() and _ANY_NAME.search(row["question"]):
+            named.append(row["question"])
+        elif not _ANY_NAME.search(row["question"]):
+            neighbouring.append(row["question"])
+    return named, neighbouring
+
+
+def judged(index: Index, questions: list[str]) -> tuple[list, list]:
+    """Each question's evidence as now and with names not read, from the same search."""
+    now, before = [], []
+    reference = EvidenceSettings(decline_not_held=False)
+    for question in questions:
+        hits = index.search(question, k=10, min_relevance=0.0).hits
+        now.append(evidence(index, question, hits))
+        before.append(evidence(index, question, hits, reference))
+    return now, before
+
+
+def share(found: list) -> str:
+    declined = [f for f in found if f.mode == ABSTAIN]
+    reasons = Counter(str(f.reason) for f in declined)
+    top = ", ".join(f"{r} {n}" for r, n in reasons.most_common(3))
+    return f"{len(declined) / max(len(found), 1):.3f} ({top})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
+    parser.add_argument("--limit", type=int, default=400, help="questions per set at most")
+    args = parser.parse_args()
+    rng = random.Random(58)
+    answerable = [q["Question"] for q in load_questions(DATA / "obliqa") if held_out(q)]
+    named, neighbouring = people_questions()
+    sets = {
+        "ObliQA held-out answerable (abstained: lower is better)": answerable,
+        "named foreign laws (abstained: higher is better)": named,
+        "neighbouring, no law named (abstained: higher is better)": neighbouring,
+    }
+    index = Index.open(args.index)
+    index.search("warm up", k=1)
+    print("| set | n | abstained now | abstained, names not read (reference) |")
+    print("|---|---|---|---|")
+    for name, questions in sets.items():
+        chosen = rng.sample(questions, min(args.limit, len(questions)))
+        now, before = judged(index, chosen)
+        print(f"| {name} | {len(chosen)} | {share(now)} | {share(before)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

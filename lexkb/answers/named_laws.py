@@ -1,0 +1,199 @@
+"""The laws, regulators, standards and jurisdictions a question names, and whether the index
+holds them.
+
+"Which AI practices are prohibited under the EU AI Act?" asked of ADGM's rulebooks finds
+paragraphs on prohibited practices and artificial intelligence that read as relevant; what
+gives the question away is a name. A person who names a law wants that law: when none of the
+names a question gives is one the index holds or even mentions, the answer says so, naming the
+law asked about and the documents served, instead of quoting a neighbouring rule.
+
+A name is read from the question by its form: an EU designation ("Regulation (EU) 2016/679"),
+capitalised words ending in a legal head word ("California Consumer Privacy Act", "Companies
+Act 2006", "Conduct of Business Rules"), a well-known acronym (NAMES: "HIPAA", "MiFID II",
+"SEC"), or a jurisdiction in a legal frame ("under German law", "the laws of Delaware"). A name
+is known to the index when its capitalised words occur in the index's text, headings or
+document names (lexkb.answers.scope's vocabulary: a rulebook that says "FATCA" knows FATCA), or
+when its words occur side by side there. A name not known is foreign.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from lexkb.answers.index_view import IndexView
+from lexkb.answers.scope import vocabulary
+from lexkb.core.text.tokenize import tokenize
+
+NameKind = Literal["law", "regulator", "standard", "jurisdiction"]
+
+# Acronyms and short names people cite laws, standards and regulators by. A question naming one
+# the index never says is about something else, however well its other words match.
+_LAWS = (
+    "GDPR CCPA CPRA HIPAA GLBA COPPA FERPA FCRA PIPEDA LGPD PIPL PDPA POPIA APPI BDSG "
+    "MiFID MiFIR EMIR AIFMD UCITS SFDR CSRD CSDDD NFRD DORA DMA DSA NIS2 PSD2 PSD3 MiCA "
+    "CRR CRD PRIIPs SOX FCPA FATCA AMLD 4AMLD 5AMLD 6AMLD UK-GDPR ERISA TILA RESPA "
+    "ECOA FDCPA TCPA CAN-SPAM DMCA"
+)
+_STANDARDS = "IFRS IAS GAAP ISA ISO SOC PCI-DSS NIST TCFD ISSB GRI ESRS SASB FATF Basel"
+_REGULATORS = (
+    "SEC FINRA CFTC FCA PRA DFSA VARA ESMA EBA EIOPA ECB FinCEN OFAC FTC CFPB OCC FDIC MAS "
+    "SFC ASIC APRA ICO CNIL BaFin SAMA CBUAE FSRA ADGM DIFC OSFI IOSCO HMRC IRS EDPB"
+)
+NAMES: dict[str, NameKind] = {
+    **dict.fromkeys(_LAWS.split(), "law"),
+    **dict.fromkeys(_STANDARDS.split(), "standard"),
+    **dict.fromkeys(_REGULATORS.split(), "regulator"),
+}
+# A number or roman numeral after an acronym belongs to its name: "MiFID II", "ISO 27001".
+_NAME_TAIL = r"(?:\s+(?:II|III|IV|\d{1,5}(?:-\d{1,3})?))?"
+_ACRONYM = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")"
+    + _NAME_TAIL + r"(?![\w-])"
+)  # fmt: skip
+_EU_DESIGNATION = re.compile(
+    r"\b(?:Regulation|Directive|Decision)\s*\((?:EU|EC|EEC)\)\s*(?:No\s*)?\d{2,4}/\d{1,4}"
+    r"|\bDirective\s+\d{2,4}/\d{1,4}/(?:EU|EC|EEC)\b"
+)
+_HEAD = (
+    r"(?:Act|Regulations?|Directive|Code|Rules|Rulebook|Law|Ordinance|Statute|Convention|Treaty)"
+)
+_CAPITALISED_WORD = r"[A-Z][\w’'.&-]*"
+_JOINING = r"(?:of|and|the|for|on|in|to|\(|\))"
+_NAMED_ACT = re.compile(
+    rf"((?:{_CAPITALISED_WORD}\s+)(?:(?:{_CAPITALISED_WORD}|{_JOINING}|\([^)]{{1,40}}\))\s+){{0,7}}"
+    rf"{_HEAD}(?:\s+(?:of\s+)?\d{{4}})?)\b"
+)
+# Words that start a question or a clause, capitalised by position only.
+_OPENER_WORDS = (
+    "A An The What Which Who Whom Whose When Where Why How Does Do Did Is Are Was Were Can Could "
+    "May Might Must Shall Should Will Would Under In For If Our We My I Your Per As At By On "
+    "To Of And Or But Any Some Each Every This That These Those It Its There Their Also Please "
+    "Besides According Following After Before Since Unlike Like"
+)
+_OPENERS = frozenset(_OPENER_WORDS.split())
+_JURISDICTIONS = (
+    "California|New York|Texas|Delaware|Florida|Illinois|Massachusetts|Washington|Virginia|"
+    "Colorado|Ontario|Quebec|Canada|Australia|New Zealand|Singapore|Hong Kong|China|Japan|India|"
+    "Germany|France|Italy|Spain|Netherlands|Ireland|Switzerland|Luxembourg|Sweden|Brazil|Mexico|"
+    "South Africa|Nigeria|Kenya|Saudi Arabia|Qatar|Bahrain|Dubai|Scotland|England|Wales|"
+    "Northern Ireland|Jersey|Guernsey|Cayman Islands|German|French|Italian|Spanish|Dutch|Irish|"
+    "Swiss|Canadian|Australian|Singaporean|Chinese|Japanese|Indian|Brazilian|Californian|"
+    "Scottish|English|US|U\\.S\\.|USA|UK|U\\.K\\.|EU|UAE|American|British|European"
+)
+_JURISDICTION_FRAME = re.compile(
+    rf"\b(?:(?:the\s+)?laws?\s+of\s+(?:the\s+)?({_JURISDICTIONS})\b"
+    rf"|({_JURISDICTIONS})(?:['’]s)?\s+(?:law|laws|legislation|statutes?|courts?|regulators?|"
+    rf"rules|regulations|authorities)\b)"
+)
+
+
+@dataclass(frozen=True)
+class Named:
+    """What a question names: each name with its kind, and which of them the index knows."""
+
+    names: tuple[tuple[str, NameKind], ...]
+    known: tuple[str, ...]
+    foreign: tuple[str, ...]
+
+    @property
+    def foreign_as_written(self) -> list[str]:
+        """The foreign names as a sentence names them: "the EU AI Act", "MiFID II", "German
+        law"."""
+        kinds = dict(self.names)
+        return [_as_written(name, kinds.get(name, "law")) for name in self.foreign]
+
+    @property
+    def only_foreign(self) -> bool:
+        """The question names something, and nothing it names is in the index."""
+        return bool(self.foreign) and not self.known
+
+
+def _as_written(name: str, kind: NameKind) -> str:
+    if kind == "jurisdiction":
+        return f"{name} law"
+    if re.search(rf"\b{_HEAD}(?:\s+(?:of\s+)?\d{{4}})?$", name) and not name.startswith("the "):
+        return f"the {name}"
+    return name
+
+
+def names_in(question: str) -> list[tuple[str, NameKind]]:
+    """The names of laws, standards, regulators and jurisdictions `question` gives, in order."""
+    found: list[tuple[int, str, NameKind]] = []
+    for match in _EU_DESIGNATION.finditer(question):
+        found.append((match.start(), match.group(0), "law"))
+    for match in _NAMED_ACT.finditer(question):
+        name = _without_openers(match.group(1))
+        if name and not _generic(name):
+            found.append((match.start(1) + match.group(1).index(name), name, "law"))
+    for match in _ACRONYM.finditer(question):
+        found.append((match.start(), match.group(0), NAMES[match.group(1)]))
+    for match in _JURISDICTION_FRAME.finditer(question):
+        place = match.group(1) or match.group(2)
+        found.append((match.start(), place, "jurisdiction"))
+    return _outermost(found)
+
+
+def _without_openers(name: str) -> str:
+    """The name without the words before it that only open the sentence ("Under the")."""
+    words = name.split()
+    while words and (words[0] in _OPENERS or words[0] in ("of", "and", "the", "for", "on", "in")):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _generic(name: str) -> bool:
+    """A head word alone, or with a determiner's worth of words ("Rules", "Data Act" is not)."""
+    words = name.split()
+    return len(words) < 2 or not any(w[0].isupper() for w in words[:-1])
+
+
+def _outermost(found: list[tuple[int, str, NameKind]]) -> list[tuple[str, NameKind]]:
+    """Each span once: a name inside a longer one ("CCPA" in "CCPA Regulations") is dropped."""
+    spans = sorted(found, key=lambda f: (f[0], -len(f[1])))
+    kept: list[tuple[int, str, NameKind]] = []
+    for start, name, kind in spans:
+        if any(s <= start and start + len(name) <= s + len(n) for s, n, _ in kept):
+            continue
+        kept.append((start, name, kind))
+    return [(name, kind) for _, name, kind in kept]
+
+
+def known(index: IndexView, name: str) -> bool:
+    """Whether the index says `name`: its capitalised words as a term of the index's text,
+    headings or document names, or its words side by side there. Names joined by "and" are
+    known when one is ("Cabinet Resolution and ADGM Regulations"), and so is a name that holds
+    an acronym of NAMES the index says ("FSRA's AML Rules")."""
+    parts = re.split(r"\s+and\s+", name)
+    if len(parts) > 1:
+        return any(known(index, part) for part in parts)
+    vocab = vocabulary(index)
+    acronyms = [w for w in re.findall(r"[\w-]+", name) if w in NAMES]
+    if any(vocab.knows([w]) for w in acronyms if w != name):
+        return True
+    words = [w for w in re.split(r"[\s]+", name.replace("’s", "").replace("'s", "")) if w]
+    if vocab.knows(words) or vocab.knows([w.rstrip(".") for w in words]):
+        return True
+    terms = tokenize(name)
+    if len(terms) >= 2:
+        return all(pair in vocab.bigrams for pair in zip(terms, terms[1:], strict=False))
+    return False
+
+
+def named(index: IndexView, question: str) -> Named:
+    """The question's names, split by whether the index knows them."""
+    names = tuple(dict.fromkeys(names_in(question)))
+    known_names = tuple(n for n, _ in names if known(index, n))
+    foreign = tuple(n for n, _ in names if n not in known_names)
+    return Named(names, known_names, foreign)
+
+
+def served(index: IndexView, most: int = 3) -> str:
+    """The documents the index serves, as a sentence names them: "AML, MIR, COBS and 37 more"."""
+    documents = index.documents()
+    shown = [d.get("number") or d.get("short_name") or d["title"] for d in documents[:most]]
+    rest = len(documents) - len(shown)
+    if rest > 0:
+        return f"{', '.join(shown)} and {rest} more"
+    return " and ".join([", ".join(shown[:-1]), shown[-1]]) if len(shown) > 1 else "".join(shown)

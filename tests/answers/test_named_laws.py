@@ -1,0 +1,60 @@
+"""A question that names a law the index does not hold is answered as such (issue 58): the
+names a question gives are read by their form, checked against what the index says, and only
+a question naming nothing the index knows is declined for it, naming both sides."""
+
+from __future__ import annotations
+
+from lexkb.answers.ask import ask
+from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
+from lexkb.answers.named_laws import named, names_in
+from lexkb.core.vocabulary import AbstentionReason
+
+
+def test_names_are_read_by_their_form_and_generic_words_are_not_names():
+    assert names_in("Which AI practices are prohibited under the EU AI Act?") == [
+        ("EU AI Act", "law")
+    ]
+    assert names_in("What does Regulation (EU) 2016/679 say about consent?") == [
+        ("Regulation (EU) 2016/679", "law")
+    ]
+    assert names_in("Does MiFID II or the SEC require best execution?") == [
+        ("MiFID II", "law"),
+        ("SEC", "regulator"),
+    ]
+    assert names_in("Under German law, may an employer read staff emails?") == [
+        ("German", "jurisdiction")
+    ]
+    assert names_in("Is the Companies Act 2006 relevant here?") == [("Companies Act 2006", "law")]
+    # "the Act", "the Rules", a capitalised opener: no name.
+    for plain in ("Under the Act, who is a gatekeeper?", "What Rules apply to client money?"):
+        assert names_in(plain) == []
+
+
+def test_a_name_is_known_when_the_index_says_it(index):
+    found = named(index, "Does the Records Retention Act or HIPAA say how long records are kept?")
+    assert found.known == ("Records Retention Act",)
+    assert found.foreign == ("HIPAA",) and not found.only_foreign
+    assert named(index, "What does the Data Handling Regulation say?").foreign == ()
+
+
+def test_a_question_naming_only_a_law_the_index_lacks_is_declined_naming_both(index):
+    question = "Which AI practices are prohibited under the EU AI Act?"
+    answer = ask(index, question)
+    assert answer.mode == ABSTAIN and answer.abstention_reason == AbstentionReason.NOT_HELD
+    assert "does not hold the EU AI Act" in answer.explanation
+    # ... and says which documents are served, by the names people cite them by.
+    assert any(d["number"] in answer.explanation for d in index.documents())
+    assert answer.details["not_held"] == ["the EU AI Act"]
+    # Without reading names the same search is judged by its paragraphs alone.
+    hits = index.search(question, k=10, min_relevance=0.0).hits
+    judged = evidence(index, question, hits, EvidenceSettings(decline_not_held=False))
+    assert judged.reason != AbstentionReason.NOT_HELD
+
+
+def test_a_foreign_name_beside_a_held_one_is_answered_with_a_warning(index):
+    question = "Does the Records Retention Act or HIPAA say how long client records are kept?"
+    answer = ask(index, question)
+    assert answer.mode != ABSTAIN
+    assert any("names HIPAA" in w for w in answer.warnings)
+    found = evidence(index, question)
+    assert found.not_held == ["HIPAA"] and found.reason != AbstentionReason.NOT_HELD
