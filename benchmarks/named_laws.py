@@ -2,10 +2,10 @@
 
     .venv/bin/python -m benchmarks.named_laws [--index benchmarks/out/obliqa/index] [--limit N]
 
-Each question goes through what `ask` decides with (a hybrid search, k=10, then
-lexkb.answers.evidence with the default settings), twice in the same run: as now, and with
-`decline_not_held` off, the judgement without reading the names a question gives (the
-reference: main before issue 58). Sets:
+Each question goes through what `ask` decides with, twice in the same run: as now (a hybrid
+search's first twenty in the ranker's order, then lexkb.answers.evidence with the default
+settings: names read, the answerability model), and as main did before issue 58 (the search's
+first ten, `decline_not_held` and `answerability` off). Sets:
 
 - answerable: ObliQA dev's held-out half (the ADGM index answers them); abstaining is a miss.
 - named foreign laws: people's questions written here (`benchmarks/questions/people/`) about the
@@ -24,11 +24,13 @@ import argparse
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from evaluation_data.obliqa import held_out, load_questions
 from evaluation_data.people import adgm, people_sets
 from lexkb import Index
+from lexkb.answers import ranker
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,13 +68,17 @@ def people_questions() -> tuple[list[str], list[str]]:
 
 
 def judged(index: Index, questions: list[str]) -> tuple[list, list]:
-    """Each question's evidence as now and with names not read, from the same search."""
+    """Each question's evidence as `ask` judges it now (the ranker's order of the first
+    RANK_DEPTH hits, names read, the answerability model), and as before issue 58 (the
+    search's first ten, neither)."""
     now, before = [], []
-    reference = EvidenceSettings(decline_not_held=False)
+    reference = EvidenceSettings(decline_not_held=False, answerability=False)
     for question in questions:
-        hits = index.search(question, k=10, min_relevance=0.0).hits
-        now.append(evidence(index, question, hits))
-        before.append(evidence(index, question, hits, reference))
+        hits = index.search(question, k=ranker.RANK_DEPTH, min_relevance=0.0).hits
+        ranking = ranker.ranked(index, question, hits)
+        now.append(evidence(index, question, ranking.hits, ranking=ranking))
+        first = [replace(h, answers=None) for h in hits[:10]]
+        before.append(evidence(index, question, first, reference))
     return now, before
 
 

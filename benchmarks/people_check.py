@@ -13,31 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Literal, get_args
 
-from evaluation_data.people import write
+from evaluation_data.people import holds, write
 
 REPO = Path(__file__).resolve().parent.parent
 Kind = Literal["answerable", "list", "unanswerable", "followup", "switch"]
 KINDS = frozenset(get_args(Kind))
-
-
-def ref_key(ref: str | None) -> str:
-    """As benchmarks/realqa.py compares refs: no case, spaces or trailing dot."""
-    return re.sub(r"\s+", "", (ref or "").casefold()).rstrip(".")
-
-
-def holds(ref: str, gold: str) -> bool:
-    """`ref` is `gold` or a unit inside or around it (realqa's `within`)."""
-    a, b = ref_key(ref), ref_key(gold)
-    if not a or not b:
-        return False
-    short, long = sorted((a, b), key=len)
-    return long == short or long.startswith(short) and long[len(short)] in "(.["
 
 
 def problems(rows: list[dict], refs: dict[str, list[str]]) -> list[str]:

@@ -236,14 +236,15 @@ def fmt(pair: tuple[int, int]) -> str:
     return f"{right / total:.3f} ({right}/{total})" if total else "-"
 
 
-def ask_all(index, items: list[Question], dump) -> list[dict]:
-    from lexkb.answers.ask import ask
+def ask_all(index, items: list[Question], dump, settings=None) -> list[dict]:
+    from lexkb.answers.ask import AskSettings, ask
 
     rows = []
     for item in items:
         turns = [{"question": item.previous}] if item.previous else None
         started = time.perf_counter()
-        answer = ask(index, item.question, turns=turns, cache=None)
+        answer = ask(index, item.question, turns=turns, cache=None,
+                     settings=settings or AskSettings())  # fmt: skip
         seconds = time.perf_counter() - started
         cited = [index.hit(s.chunk_id) for s in answer.sources]
         row = {
@@ -257,6 +258,7 @@ def ask_all(index, items: list[Question], dump) -> list[dict]:
             "right": any(item.right(h) for h in cited),
             "first_right": bool(cited) and item.right(cited[0]),
             "answer": answer.answer,
+            "flagged": answer.verification.get("answering", {}).get("answers") is False,
             "read_as": answer.read_as,
             "best_answers": answer.details.get("best_answers"),
             "scope": answer.details.get("scope"),
@@ -279,7 +281,16 @@ def report(rows: list[dict], peer_rows: dict[str, tuple[bool, bool]] | None) -> 
     unanswerable = [r for r in rows if r["kind"] == "unanswerable"]
     direct = [r for r in rows if r["mode"] == "DIRECT" and r["kind"] != "unanswerable"]
     answered = lambda r: r["mode"] != "ABSTAIN"  # noqa: E731
+    first_kinds = [r for r in rows if r["kind"] != "unanswerable"]
+    declined_or_flagged = lambda r: not answered(r) or r["flagged"]  # noqa: E731
     lines = [
+        ("first source right (answerable, list, follow-up, switch)",
+         share(answered(r) and r["first_right"] for r in first_kinds)),
+        ("unanswerable abstained or flagged", share(declined_or_flagged(r) for r in unanswerable)),
+        ("answerable abstained or flagged", share(declined_or_flagged(r) for r in answerable)),
+        ("wrong answers not flagged (of all questions)",
+         share(answered(r) and not r["flagged"] and (r["kind"] == "unanswerable" or not r["right"])
+               for r in rows)),
         ("answerable answered citing a right provision",
          share(answered(r) and r["right"] for r in answerable)),
         ("answerable abstained", share(not answered(r) for r in answerable)),
@@ -343,6 +354,17 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these kinds, comma-separated")
     parser.add_argument("--ids", help="only these question ids, comma-separated")
     parser.add_argument("--dump", type=Path, help="write each question's result as JSON lines")
+    parser.add_argument(
+        "--split",
+        help="only the people's questions of this split (train, tune, "
+        "test: evaluation_data.people.split_of)",
+    )
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="also ask without the ranker "
+        "and the answerability model (main before issue 58), in the same run",
+    )
     args = parser.parse_args()
     sets = args.questions or [args.data / "realqa" / "questions.jsonl"]
     items = [q for path in sets for q in questions(path)]
@@ -350,6 +372,13 @@ def main() -> None:
         items = [q for q in items if q.kind in args.kinds.split(",")]
     if args.ids:
         items = [q for q in items if q.id in args.ids.split(",")]
+    if args.split:
+        from evaluation_data.people import split_of
+
+        rows = [json.loads(line) for path in sets for line in path.read_text("utf-8").splitlines()
+                if line.strip()]  # fmt: skip
+        chosen = {row["id"] for row in rows if split_of(row) == args.split}
+        items = [q for q in items if q.id in chosen]
     root = args.index if args.questions else build(args.data, args.work, args.reuse)
 
     from lexkb import Index
@@ -359,6 +388,14 @@ def main() -> None:
     items = keyed(items, index)
     dump = args.dump.open("w", encoding="utf-8") if args.dump else None
     rows = ask_all(index, items, dump)
+    if args.reference:
+        from lexkb.answers.ask import AskSettings
+        from lexkb.answers.evidence import EvidenceSettings
+
+        before = AskSettings(rank=False, evidence=EvidenceSettings(answerability=False))
+        print("\nreference: without the ranker and the answerability model")
+        report(ask_all(index, items, None, before), None)
+        print("\nnow:")
     peer_rows = None
     if not args.no_peer and not args.questions:
         peer = Peer(args.data)

@@ -6,12 +6,15 @@ or OJ name, an ADGM rulebook's text file (`COBS_VER15.150823`), a CUAD contract'
 `nda_<id>` for a ContractNLI train NDA, `ukpga_20000032_en` for the CLML Act. Never the six
 realdocs documents or realqa: those measure.
 
-    .venv/bin/python -m evaluation_data.people OUT [NAME ...]   # every document when no NAME
+    .venv/bin/python -m evaluation_data.people OUT [NAME ... | --named]
+    (every document when no NAME; --named: those the sets give answers in)
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shutil
 import sys
 import tarfile
@@ -30,6 +33,7 @@ _FILES = {
     "ukpga_20000032_en": "realdocs/xml/ukpga_20000032_en.xml",
 }
 _ADGM = "obliqa/regulatory-documents-txt.tar.gz"
+SETS = "benchmarks/questions/people"
 _NDAS = "contractnli/train-documents.json"
 
 
@@ -100,7 +104,41 @@ def people_sets(folder: Path) -> list[dict]:
     return rows
 
 
+def named_by_sets(folder: Path) -> set[str]:
+    """Every document the sets in `folder` give an answer in."""
+    return {a["document"] for row in people_sets(folder) for a in row.get("answers", [])}
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1])
-    for written in write(target, sys.argv[2:] or None):
+    target, wanted = Path(sys.argv[1]), sys.argv[2:]
+    if wanted == ["--named"]:
+        wanted = sorted(named_by_sets(Path(__file__).resolve().parent.parent / SETS))
+    for written in write(target, wanted or None):
         print(written)
+
+
+Split = str  # "train", "tune" or "test"
+
+
+def split_of(row: dict) -> Split:
+    """A question's split, by its answer's document (the first by name), so that no document
+    has questions on both sides; a question with no answer, by its id. Six tenths train, two
+    tune, two test, by SHA-256."""
+    documents = sorted({a["document"] for a in row.get("answers", [])})
+    key = documents[0] if documents else row["id"]
+    bucket = int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % 10
+    return "train" if bucket < 6 else "tune" if bucket < 8 else "test"
+
+
+def ref_key(ref: str | None) -> str:
+    """A ref compared without case, spaces or a trailing dot (as benchmarks/realqa.py does)."""
+    return re.sub(r"\s+", "", (ref or "").casefold()).rstrip(".")
+
+
+def holds(ref: str, gold: str) -> bool:
+    """`ref` is `gold` or a unit inside or around it: "Article 33" holds "Article 33(1)"."""
+    a, b = ref_key(ref), ref_key(gold)
+    if not a or not b:
+        return False
+    short, long = sorted((a, b), key=len)
+    return long == short or long.startswith(short) and long[len(short)] in "(.["

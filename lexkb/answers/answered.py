@@ -52,14 +52,23 @@ def best_chance(query: str, hits: Sequence[Hit]) -> float | None:
     chances = [h.answers for h in hits if h.answers is not None]
     if chances:
         return max(chances)
-    read = hits[:ANSWER_DEPTH]
-    try:
-        found = answers(query, [h.text for h in read])
-    except PairModelError:
-        return None
-    for hit, chance in zip(read, found.tolist(), strict=True):
-        hit.answers = round(float(chance), 4)
-    return float(found.max())
+    found = first_chances(query, hits)
+    return None if found is None else max(found)
+
+
+def first_chances(query: str, hits: Sequence[Hit]) -> list[float] | None:
+    """The relevance model's chance for each of the first ANSWER_DEPTH hits, asked of it for
+    those that lack one and kept on each as `answers`; None where the model cannot be used."""
+    read = list(hits[:ANSWER_DEPTH])
+    missing = [h for h in read if h.answers is None]
+    if missing:
+        try:
+            found = answers(query, [h.text for h in missing])
+        except PairModelError:
+            return None
+        for hit, chance in zip(missing, found.tolist(), strict=True):
+            hit.answers = round(float(chance), 4)
+    return [float(h.answers) for h in read]
 
 
 def declined(

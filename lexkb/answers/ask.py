@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from lexkb import limits as check
-from lexkb.answers import llm, named_laws, plain
+from lexkb.answers import answerability, llm, named_laws, plain, ranker
 from lexkb.answers.answer import Answer, AnswerSentence, Source
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
@@ -118,6 +118,9 @@ class AskSettings:
     # held-out answerable questions (0.786 -> 0.777) and cost about 0.3 s a question
     # (BENCHMARKS.md, "Stop 37").
     rerank: bool = False
+    # The ranker learnt from people's questions (lexkb.answers.ranker) orders the search's
+    # first twenty before the evidence reads them. Off: the search's order.
+    rank: bool = True
 
 
 class AnswerCache:
@@ -388,6 +391,14 @@ def _figures(found: Evidence | None) -> dict:
     }
 
 
+def _may_not_answer(found: Evidence, settings: AskSettings) -> bool:
+    """Whether the answerability model reads the documents as possibly silent on the question
+    (below its flag threshold): the answer then says so."""
+    flag_below = settings.evidence.flag_below
+    flag_below = answerability.FLAG_BELOW if flag_below is None else flag_below
+    return found.answerability is not None and found.answerability < flag_below
+
+
 def _injected(hits: list[Hit]) -> list[str]:
     """A warning for each paragraph holding text addressed to a model or a reader."""
     warnings = []
@@ -415,13 +426,16 @@ def _answer(
     refused = f"Not answered: {REFUSALS[kind]} ({matched!r})." if worded else ""
     if worded and kind not in DOCUMENTS_MAY_ANSWER:
         return _abstain(index, question, AbstentionReason(kind), refused), True
+    depth = ranker.RANK_DEPTH if settings.rank else 10
     results = index.search(
-        searched, k=10, filters=filters, min_relevance=0.0, rerank=settings.rerank
+        searched, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
-    seen(results.hits)
+    ranking = ranker.ranked(index, searched, results.hits) if settings.rank else None
+    hits = ranking.hits if ranking is not None else results.hits
+    seen(hits)
     # A follow-up is judged in its context: "and who must keep them?" alone names nothing in
     # scope, while the question before it does.
-    found = evidence(index, searched, results.hits, settings.evidence)
+    found = evidence(index, searched, hits, settings.evidence, ranking=ranking)
     warnings = list(results.warnings)
     if found.mode == ABSTAIN:
         # A question worded as a prediction, an estimate or about the asker's own records is
@@ -517,14 +531,20 @@ def _checked(
         "source": lead.citation,
         "chance": lead.answers,
         "answers": None if lead.answers is None else lead.answers >= settings.evidence.min_answers,
+        "answerability": found.answerability,
     }
+    flagged = _may_not_answer(found, settings)
+    if flagged:
+        verification["answering"]["answers"] = False
     best = max((s.relevance or 0.0 for s in sources), default=0.0)
     details = {"evidence": found.explanation, **_figures(found)}
     if dropped:
         details["dropped"] = f"{dropped} unsupported sentences dropped"
     cited = [s.citation for s in sources]
     explanation = (
-        plain.direct(cited) if found.mode == DIRECT else plain.qualified(cited, found.top_answers)
+        plain.direct(cited)
+        if found.mode == DIRECT
+        else plain.qualified(cited, 0.0 if flagged else found.top_answers)
     )
     confidence = round(
         (found.top_answers if found.top_answers is not None else found.scope) * best, 4

@@ -19,6 +19,7 @@ when its words occur side by side there. A name not known is foreign.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Literal
 
@@ -160,14 +161,68 @@ def _outermost(found: list[tuple[int, str, NameKind]]) -> list[tuple[str, NameKi
     return [(name, kind) for _, name, kind in kept]
 
 
+# The names a jurisdiction also goes by in the texts that govern it: a US statute says "United
+# States", an EU act "European Union" or "Union".
+_ALSO = {
+    "US": ("United States",), "U.S.": ("United States",), "USA": ("United States",),
+    "American": ("United States",), "UK": ("United Kingdom",), "U.K.": ("United Kingdom",),
+    "British": ("United Kingdom",), "EU": ("European Union", "Union"),
+    "European": ("European Union", "Union"), "UAE": ("United Arab Emirates",),
+    "NI": ("Northern Ireland",),
+}  # fmt: skip
+# A law's kind, which says nothing of which law it is: "the NI Police Act" is the Police
+# (Northern Ireland) Act 2000 whatever its head word.
+_HEAD_TERMS = frozenset(
+    tokenize("act acts regulation regulations directive code rules rulebook law ordinance statute")
+)
+_titles: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _title_terms(index: IndexView) -> list[frozenset[str]]:
+    """Each document's title, short name and aliases as one set of terms."""
+    found = _titles.get(index)
+    if found is None:
+        found = []
+        for document in index.documents():
+            names = [document.get("title"), document.get("short_name"), document.get("number")]
+            names += document.get("aliases") or []
+            found.append(frozenset(t for n in names if n for t in tokenize(n)))
+        _titles[index] = found
+    return found
+
+
+def _a_title_holds(index: IndexView, name: str) -> bool:
+    """Whether a document's names hold every word of `name` but its head word and numbers
+    ("NI Police Act" -> the Police (Northern Ireland) Act 2000's title holds "northern",
+    "ireland", "police")."""
+    words = {t for t in tokenize(name) if t not in _HEAD_TERMS and not t[0].isdigit()}
+    return bool(words) and any(words <= title for title in _title_terms(index))
+
+
+def _variants(name: str) -> list[str]:
+    """`name`, and the same with a jurisdiction's short form written out ("US Code" ->
+    "United States Code")."""
+    found = [name]
+    for short, long_forms in _ALSO.items():
+        pattern = rf"(?<![\w.]){re.escape(short)}(?![\w])"
+        if re.search(pattern, name):
+            found += [re.sub(pattern, form, name) for form in long_forms]
+    return found
+
+
 def known(index: IndexView, name: str) -> bool:
+    """Whether the index says `name` or a form of it with a jurisdiction written out."""
+    return any(_says(index, v) or _a_title_holds(index, v) for v in _variants(name))
+
+
+def _says(index: IndexView, name: str) -> bool:
     """Whether the index says `name`: its capitalised words as a term of the index's text,
     headings or document names, or its words side by side there. Names joined by "and" are
     known when one is ("Cabinet Resolution and ADGM Regulations"), and so is a name that holds
     an acronym of NAMES the index says ("FSRA's AML Rules")."""
     parts = re.split(r"\s+and\s+", name)
     if len(parts) > 1:
-        return any(known(index, part) for part in parts)
+        return any(_says(index, part) for part in parts)
     vocab = vocabulary(index)
     acronyms = [w for w in re.findall(r"[\w-]+", name) if w in NAMES]
     if any(vocab.knows([w]) for w in acronyms if w != name):

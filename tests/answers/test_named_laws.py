@@ -35,6 +35,10 @@ def test_a_name_is_known_when_the_index_says_it(index):
     assert found.known == ("Records Retention Act",)
     assert found.foreign == ("HIPAA",) and not found.only_foreign
     assert named(index, "What does the Data Handling Regulation say?").foreign == ()
+    # A short form of a held law's title is that law, whatever its head word.
+    assert named(index, "What does the Retention Act say about ledgers?").known == (
+        "Retention Act",
+    )
 
 
 def test_a_question_naming_only_a_law_the_index_lacks_is_declined_naming_both(index):

@@ -8,6 +8,9 @@ stated here (and in its card, `models/*.md`).
   ObliQA dev's tune half, XRefRAG train (ADGM and UK PRA) and CUAD's tune half (its clause
   descriptions asked of contracts' paragraphs), with contract questions against rulebooks as
   negatives. Reads up to 256 tokens.
+- ranker: a search's first twenty hits -> the order an answer reads them in (LambdaMART over
+  lexkb.answers.candidate_features, as plain arrays: lexkb.core.judge.trees). Trained on the
+  people's questions written here (training/ranker.py, training/ranker_fit.py).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from lexkb.core.judge.pairs import PairModel
+from lexkb.core.judge.trees import Trees
 
 MODELS = Path(__file__).resolve().parent / "models"
 SUPPORT_SHA256 = "90cbaed02193daaf6c03723350deb513f38d3963f3fa1ea3e3cf1f8daa03b416"
 RELEVANCE_SHA256 = "476cf48591257824a9224df31ea73c7555c49fedda28b3f80b3557433888b4d9"
+RANKER_SHA256 = "e89b39aec1ca2f15ac1f09e853f3da6e783e0de70857a30a3c9891269993d46c"
 
 
 class SupportClass(IntEnum):
@@ -43,6 +48,13 @@ def relevance_model(max_tokens: int = 256) -> PairModel:
     """The relevance model; `max_tokens` other than 256 is for measuring what reading less
     costs (benchmarks/rerank.py)."""
     return PairModel(MODELS / "relevance.onnx", RELEVANCE_SHA256, max_tokens=max_tokens)
+
+
+@cache
+def ranker_model() -> Trees:
+    """The candidate ranker, read on first use (lexkb.core.judge.trees.TreesError if its file
+    is missing or not the one shipped)."""
+    return Trees.read(MODELS / "ranker.json", RANKER_SHA256)
 
 
 def support(claim: str, passages: list[str]) -> np.ndarray:

@@ -1,0 +1,91 @@
+"""Examples for the candidate ranker and the answerability model, from people's questions
+(issue 58).
+
+    .venv/bin/python -m training.ranker [--index benchmarks/out/people/index] [--limit N]
+        [--out training/out/ranker-examples.npz]
+
+The index holds every document the people's question sets (benchmarks/questions/people/) name,
+built with the local embedder (training/README.md says how). Each first-turn question
+(answerable, list, unanswerable) is searched as `ask` searches (hybrid, `RANK_DEPTH` hits, no
+relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
+becomes a row of lexkb.answers.candidate_features, labelled 1 when it is a unit that answers
+(the answer's document and unit, or a unit inside or around it). Per question it also keeps
+the scope model's probability and what the question names, for the answerability model. Splits
+are by document (evaluation_data.people.split_of). Hard negatives are lexkb's own: the other
+hits of the same search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evaluation_data.people import holds, people_sets, split_of
+from lexkb import Index
+from lexkb.answers import named_laws, scope
+from lexkb.answers.candidate_features import FEATURES, candidate_features
+from lexkb.answers.ranker import RANK_DEPTH, chances_of
+
+REPO = Path(__file__).resolve().parent.parent
+KINDS = ("answerable", "list", "unanswerable")
+
+
+def document_keys(index: Index, rows: list[dict]) -> dict[str, str]:
+    """The sets' document names (file stems) -> the index's keys."""
+    names = {a["document"] for row in rows for a in row.get("answers", [])}
+    return {name: index.document_paragraphs(name)[0]["document_key"] for name in names}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/people/index")
+    parser.add_argument("--out", type=Path, default=REPO / "training/out/ranker-examples.npz")
+    parser.add_argument("--limit", type=int)
+    args = parser.parse_args()
+    rows = [r for r in people_sets(REPO / "benchmarks/questions/people") if r["kind"] in KINDS]
+    rows = rows[: args.limit] if args.limit else rows
+    index = Index.open(args.index)
+    keys = document_keys(index, rows)
+    features, labels, qids = [], [], []
+    questions = []
+    started = time.perf_counter()
+    for number, row in enumerate(rows):
+        question = row["question"]
+        hits = index.search(question, k=RANK_DEPTH, min_relevance=0.0).hits
+        chances = chances_of(question, hits)
+        units = [(keys[a["document"]], a["ref"]) for a in row.get("answers", [])]
+        right = [any(h.document_key == d and holds(h.ref or "", r) for d, r in units) for h in hits]
+        features.append(candidate_features(index, question, hits, chances))
+        labels += right
+        qids += [number] * len(hits)
+        probability, signals = scope.in_scope(index, question, hits[:10])
+        named = named_laws.named(index, question)
+        questions.append({
+            "qid": number, "id": row["id"], "kind": row["kind"], "split": split_of(row),
+            "document": min((a["document"] for a in row.get("answers", [])), default=None),
+            "set": row["set"], "scope": probability, "scope_values": list(signals.values),
+            "only_foreign": named.only_foreign, "foreign": len(named.foreign),
+            "known": len(named.known), "found": any(right), "first": bool(right and right[0]),
+        })  # fmt: skip
+        if number % 200 == 0:
+            print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f}s", flush=True)
+    split = {q["qid"]: q["split"] for q in questions}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(
+        args.out,
+        features=np.concatenate(features) if features else np.zeros((0, len(FEATURES))),
+        labels=np.array(labels, dtype=np.int64),
+        qid=np.array(qids, dtype=np.int64),
+        split=np.array([split[q] for q in qids]),
+        names=np.array(FEATURES),
+    )
+    args.out.with_suffix(".questions.json").write_text(json.dumps(questions), encoding="utf-8")
+    print(f"{len(rows)} questions, {len(labels)} rows, {sum(labels)} right -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
