@@ -194,15 +194,16 @@ def _turn(answer: Answer) -> dict:
 def _extractive(
     index: IndexView, question: str, found: Evidence, settings: AskSettings
 ) -> list[Draft]:
-    """[(sentence, [hit])] from the first hits' best sentences. A DIRECT answer opens with its
-    first hit, the paragraph the relevance model reads as answering; a lead-in comes with its
-    points (lexkb.answers.whole)."""
+    """[(sentence, [hit])] from the first hits' best sentences. The answer opens with the first
+    hit, the paragraph the ranker (or, unranked, the search) puts first: as a lawyer answers,
+    with the provision that answers, then what qualifies it; a lead-in comes with its points
+    (lexkb.answers.whole)."""
     # A heading kept as a paragraph of its own answers nothing.
     candidates = [h for h in found.hits if not is_fragment(h.text)][: settings.max_sentences + 2]
     ranked = best_sentences(index, question, candidates or found.hits[:1])
     if not ranked:
         return []
-    if found.mode == DIRECT:
+    if found.mode == DIRECT or settings.rank:
         first = found.hits[0].chunk_id
         ranked.sort(key=lambda r: r.hit.chunk_id != first)
     lead = ranked[0].score
