@@ -169,6 +169,11 @@ class Resolver:
             if start == 0 or (start < m.start() and re.match(r"[A-Za-z]{0,2}\d", text[m.end() :]))
         ]
         for name, rest in dotted:
+            if re.fullmatch(r"[\d.]+", name.strip()) and not re.match(r"[A-Za-z]", rest):
+                # "4.2" and "3.3.31" are numbers, not document "4"'s unit 2 or document "33"'s
+                # unit 31: a number names a document before a dot only where a standard's
+                # lettered paragraph follows ("230.A2").
+                continue
             if (doc := self._aliases.get(self._alias_key(name.strip()))) is not None:
                 readings.append((doc, name.strip(), ref_address(rest)))
         words = [m for m in re.finditer(r"[^\s,;]+", text)]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.scope import vocabulary
+from lexkb.answers.scope import OPENERS, vocabulary
 from lexkb.core.text.tokenize import tokenize
 
 NameKind = Literal["law", "regulator", "standard", "jurisdiction"]
@@ -66,14 +66,6 @@ _NAMED_ACT = re.compile(
     rf"((?:{_CAPITALISED_WORD}\s+)(?:(?:{_CAPITALISED_WORD}|{_JOINING}|\([^)]{{1,40}}\))\s+){{0,7}}"
     rf"{_HEAD}(?:\s+(?:of\s+)?\d{{4}})?)\b"
 )
-# Words that start a question or a clause, capitalised by position only.
-_OPENER_WORDS = (
-    "A An The What Which Who Whom Whose When Where Why How Does Do Did Is Are Was Were Can Could "
-    "May Might Must Shall Should Will Would Under In For If Our We My I Your Per As At By On "
-    "To Of And Or But Any Some Each Every This That These Those It Its There Their Also Please "
-    "Besides According Following After Before Since Unlike Like"
-)
-_OPENERS = frozenset(_OPENER_WORDS.split())
 _JURISDICTIONS = (
     "California|New York|Texas|Delaware|Florida|Illinois|Massachusetts|Washington|Virginia|"
     "Colorado|Ontario|Quebec|Canada|Australia|New Zealand|Singapore|Hong Kong|China|Japan|India|"
@@ -139,7 +131,7 @@ def names_in(question: str) -> list[tuple[str, NameKind]]:
 def _without_openers(name: str) -> str:
     """The name without the words before it that only open the sentence ("Under the")."""
     words = name.split()
-    while words and (words[0] in _OPENERS or words[0] in ("of", "and", "the", "for", "on", "in")):
+    while words and (words[0] in OPENERS or words[0] in ("of", "and", "the", "for", "on", "in")):
         words = words[1:]
     return " ".join(words)
 

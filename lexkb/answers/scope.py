@@ -67,13 +67,28 @@ def _words(run: str) -> list[str]:
     return [re.sub(r"['’]s$", "", w) for w in re.split(r"[ -]", run) if w]
 
 
+# Words capitalised only because they open a sentence or a question: "Does MiFID II ..." names
+# MiFID II, not "Does MiFID II".
+_OPENER_WORDS = (
+    "A An The What Which Who Whom Whose When Where Why How Does Do Did Is Are Was Were Can Could "
+    "May Might Must Shall Should Will Would Under In For If Our We My I Your Per As At By On "
+    "To Of And Or But Any Some Each Every This That These Those It Its There Their Also Please "
+    "Besides According Following After Before Since Unlike Like"
+)
+OPENERS = frozenset(_OPENER_WORDS.split())
+
+
 def capitalised_terms(text: str) -> list[list[str]]:
-    """Capitalised runs of `text` as word lists. A single word that starts a sentence is
-    capitalised by position, not as a term, and is skipped."""
+    """Capitalised runs of `text` as word lists. A word that opens a sentence is capitalised by
+    position, not as a term: a run that is that word alone is skipped, and an opening question
+    word or auxiliary is left off a longer run."""
     found = []
     for match in _CAPITALISED.finditer(text):
         words = _words(match.group(0))
-        if len(words) == 1 and (_SENTENCE_START.search(text[: match.start()]) or len(words[0]) < 2):
+        opens = bool(_SENTENCE_START.search(text[: match.start()]))
+        if opens and len(words) > 1 and words[0] in OPENERS:
+            words, opens = words[1:], False
+        if len(words) == 1 and (opens or len(words[0]) < 2):
             continue
         found.append(words)
     return found

@@ -62,3 +62,12 @@ def test_a_foreign_name_beside_a_held_one_is_answered_with_a_warning(index):
     assert any("names HIPAA" in w for w in answer.warnings)
     found = evidence(index, question)
     assert found.not_held == ["HIPAA"] and found.reason != AbstentionReason.NOT_HELD
+
+
+def test_a_question_word_is_no_part_of_the_term_it_opens():
+    from lexkb.answers.scope import capitalised_terms
+
+    assert capitalised_terms("Does MiFID II apply to us?") == [["MiFID", "II"]]
+    assert capitalised_terms("What ADGM rule applies?") == [["ADGM"]]
+    # A term that opens a sentence with a word of its own stays whole.
+    assert capitalised_terms("Receiving Party shall not disclose.") == [["Receiving", "Party"]]
