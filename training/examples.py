@@ -47,7 +47,8 @@ Relevance (`rel`: 1 the passage answers the question, 0 not):
 - `obliqa_eval`: the held-out half's BM25 top 30, labelled by gold (group = QuestionID, `gold`
   = how many gold passages it has), to measure reranking.
 
-`--tasks rel` writes only the relevance rows (seconds, no embedder).
+`--tasks rel` writes only the relevance rows (seconds, no embedder). `--people INDEX` adds the
+people's questions' rows (training/people_examples.py: `train` and `people_tune`; a few minutes).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from evaluation_data.contractnli import LABELS, Pair, dev_pairs, hard_negatives,
 from evaluation_data.cuad import descriptions
 from evaluation_data.questions import written_questions
 from training.cuad_examples import cuad_examples, tune_clause_spans
+from training.people_examples import people_relevance_examples
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -387,6 +389,12 @@ def main() -> None:
         help="the CUAD TXT index benchmarks/contracts.py builds",
     )
     parser.add_argument("--tasks", default="nli,rel", help="nli, rel or both")
+    parser.add_argument(
+        "--people",
+        type=Path,
+        help="the index of the people's question sets' documents: adds their relevance rows "
+        "(training/people_examples.py)",
+    )
     args = parser.parse_args()
     tasks = set(args.tasks.split(","))
     rows = []
@@ -395,6 +403,8 @@ def main() -> None:
     if "rel" in tasks:
         rows += relevance_examples(args.data)
         rows += cuad_examples(args.data, args.contracts, example, Bm25)
+        if args.people:
+            rows += people_relevance_examples(args.people, example)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(args.out, "wt", encoding="utf-8") as handle:
         for row in rows:
