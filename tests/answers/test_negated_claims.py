@@ -21,17 +21,9 @@ DENIED = (
 
 
 def _paragraph(text: str, chunk_id: str = "p") -> Hit:
-    return Hit(
-        chunk_id=chunk_id,
-        document_key="d",
-        document_title=None,
-        chunk_level="paragraph",
-        ref=None,
-        section_path=[],
-        page=None,
-        score=None,
-        text=text,
-    )
+    """A paragraph of no document in particular: only its words are judged."""
+    fields = {"document_title": None, "ref": None, "section_path": [], "page": None}
+    return Hit(chunk_id, "d", chunk_level="paragraph", score=None, text=text, **fields)
 
 
 def test_a_claim_denying_what_its_paragraph_affirms_is_contradicted():
