@@ -167,12 +167,16 @@ def evidence(
     answered = best_chance(query, hits)
     probability, signals = scope.in_scope(index, query, hits)
     names = named_laws.named(index, query)
+    # A paragraph read as answering at `not_held_overrule` or more: the foreign name is taken
+    # for another name of what the index holds, and counts against the question nowhere.
+    overruled = answered is not None and answered >= settings.not_held_overrule
+    only_foreign = names.only_foreign and not overruled
     answerable = None
     if settings.answerability and is_question(query):
         ranking = ranking if ranking is not None else ranker.ranked(index, query, hits)
         if ranking.scores.size:
             row = answerability.question_features(
-                ranking.rows, ranking.scores, probability, signals.values, names.only_foreign
+                ranking.rows, ranking.scores, probability, signals.values, only_foreign
             )
             answerable = answerability.chance(row)
     relevances = [h.relevance or 0.0 for h in hits]
@@ -211,8 +215,7 @@ def evidence(
         return result(
             ABSTAIN, AbstentionReason.AMBIGUOUS_QUERY, "the question names too little to look up"
         )
-    overruled = answered is not None and answered >= settings.not_held_overrule
-    if names.only_foreign and settings.decline_not_held and not overruled:
+    if only_foreign and settings.decline_not_held:
         # A person who names a law wants that law: a neighbouring rule is no answer to it.
         return result(
             ABSTAIN,

@@ -71,3 +71,14 @@ def test_a_question_word_is_no_part_of_the_term_it_opens():
     assert capitalised_terms("What ADGM rule applies?") == [["ADGM"]]
     # A term that opens a sentence with a word of its own stays whole.
     assert capitalised_terms("Receiving Party shall not disclose.") == [["Receiving", "Party"]]
+
+
+def test_a_paragraph_that_surely_answers_overrules_a_foreign_name(index):
+    """"HIPAA" is no law the sample index holds, but a paragraph found answers the question at
+    0.9 or more: the name may be another name for what the index holds, so the question is
+    answered, qualified, with a warning; without such a paragraph it is declined."""
+    held = ask(index, "Under HIPAA, how long must client money reconciliation records be kept?")
+    assert held.mode != ABSTAIN and held.details["best_answers"] >= 0.9
+    assert any("names HIPAA" in w for w in held.warnings)
+    foreign = ask(index, "Under HIPAA, how long must medical records be kept?")
+    assert foreign.abstention_reason == AbstentionReason.NOT_HELD
