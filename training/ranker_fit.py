@@ -50,7 +50,6 @@ def grouped(qid: np.ndarray) -> np.ndarray:
 
 def as_arrays(tree: dict) -> tuple[dict, int]:
     """One LightGBM tree as lexkb.core.judge.trees reads it, and its depth."""
-    feature, threshold, left, right, leaf = [], [], [], [], []
     structure = tree["tree_structure"]
     if "leaf_value" in structure:
         return {"feature": [], "threshold": [], "left": [], "right": [],

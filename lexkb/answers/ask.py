@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from lexkb import limits as check
-from lexkb.answers import answerability, llm, named_laws, plain, ranker
+from lexkb.answers import llm, named_laws, plain, ranker
 from lexkb.answers.answer import Answer, AnswerSentence, Source
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
@@ -395,9 +395,7 @@ def _figures(found: Evidence | None) -> dict:
 def _may_not_answer(found: Evidence, settings: AskSettings) -> bool:
     """Whether the answerability model reads the documents as possibly silent on the question
     (below its flag threshold): the answer then says so."""
-    flag_below = settings.evidence.flag_below
-    flag_below = answerability.FLAG_BELOW if flag_below is None else flag_below
-    return found.answerability is not None and found.answerability < flag_below
+    return found.answerability is not None and found.answerability < settings.evidence.flags_below()
 
 
 def _injected(hits: list[Hit]) -> list[str]:

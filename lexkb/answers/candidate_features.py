@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-import weakref
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
+from lexkb.answers import named_laws
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.quantities import find_quantities
 from lexkb.core.judge.shipped import answers
@@ -107,7 +107,7 @@ def candidate_features(
     documents = [h.document_key for h in hits]
     share = Counter(documents)
     order_of_document = {d: n for n, d in enumerate(dict.fromkeys(documents))}
-    named = _named_documents(index, question)
+    named = named_laws.documents_named(index, question)
     asks_when = bool(_ASKS_WHEN.search(question))
     asks_amount = bool(_ASKS_AMOUNT.search(question))
     asks_meaning = bool(_ASKS_MEANING.search(question))
@@ -130,7 +130,7 @@ def candidate_features(
         rows[n] = (
             math.log1p(n),
             (scores[n] - top) / (abs(top) or 1.0),
-            hit.relevance or 0.0,
+            relevances[n],
             float(chances[n]),
             math.log1p(float(answer_rank[n])),
             float(chances[n] - chances.max()),
@@ -167,33 +167,3 @@ def _cosines(index: IndexView, question: str, hits: Sequence[Hit]) -> np.ndarray
         return np.zeros(len(hits))
     rows = index.rows([h.chunk_id for h in hits])
     return np.asarray(index.cosines(question, rows), dtype=np.float64)
-
-
-_names_by_index: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_NAME_WORD = re.compile(r"[\w.()/-]+")
-_GENERIC = frozenset(("agreement", "contract", "act", "regulation", "rules", "policy", "guidance"))
-
-
-def _document_names(index: IndexView) -> dict[str, str]:
-    """Each name one document alone goes by (title, short name, number, alias; three characters
-    or more, not a bare number or a generic word), as folded words -> its key."""
-    found = _names_by_index.get(index)
-    if found is None:
-        owners: dict[str, set[str]] = {}
-        for document in index.documents():
-            names = {document.get("number"), document.get("short_name"), document.get("title")}
-            names.update(document.get("aliases") or [])
-            for name in names:
-                words = " ".join(_NAME_WORD.findall((name or "").casefold()))
-                if len(words) >= 3 and not words.isdigit() and words not in _GENERIC:
-                    owners.setdefault(words, set()).add(document["document_key"])
-        found = {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
-        _names_by_index[index] = found
-    return found
-
-
-def _named_documents(index: IndexView, question: str) -> set[str]:
-    """Keys of the documents whose names the question gives, as whole words ("the DMA",
-    "COBS", "Police (Northern Ireland) Act 2000")."""
-    folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
-    return {key for name, key in _document_names(index).items() if f" {name} " in folded}

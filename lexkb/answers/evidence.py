@@ -97,6 +97,14 @@ class EvidenceSettings:
     abstain_below: float | None = None
     flag_below: float | None = None
 
+    def declines_below(self) -> float:
+        """The answerability under which a question is declined."""
+        return answerability.ABSTAIN_BELOW if self.abstain_below is None else self.abstain_below
+
+    def flags_below(self) -> float:
+        """The answerability under which an answer says the documents may not answer."""
+        return answerability.FLAG_BELOW if self.flag_below is None else self.flag_below
+
 
 @dataclass(frozen=True)
 class Evidence:
@@ -233,11 +241,10 @@ def evidence(
             ABSTAIN, AbstentionReason.NO_RELEVANT_EVIDENCE, "no paragraph of the index matches"
         )
     why = declined(probability, settings.min_scope, answered, settings.min_answers)
-    abstain_below = settings.abstain_below
-    abstain_below = answerability.ABSTAIN_BELOW if abstain_below is None else abstain_below
-    if why is None and answerable is not None and answerable < abstain_below:
-        foreign = probability < settings.min_scope
-        why = AbstentionReason.OUT_OF_SCOPE if foreign else AbstentionReason.NOT_ANSWERED_BY_SOURCES
+    abstain_below = settings.declines_below()
+    if why is None and answerable is not None:
+        # Declined as the relevance model's chance declines: out of scope or not answered.
+        why = declined(probability, settings.min_scope, answerable, abstain_below)
     if why is not None:
         details = [f"scope {probability:.2f}"]
         if answered is not None:
@@ -296,8 +303,7 @@ def evidence(
             weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
     if authority is not None and authority < settings.direct_authority:
         weak.append(f"authority {authority:.2f} < {settings.direct_authority}")
-    flag_below = answerability.FLAG_BELOW if settings.flag_below is None else settings.flag_below
-    if answerable is not None and answerable < flag_below:
+    if answerable is not None and answerable < settings.flags_below():
         weak.append(f"the documents may not answer the question (answerability {answerable:.2f})")
     if names.foreign:
         weak.append(f"names {', '.join(names.foreign)}, which the index neither holds nor mentions")

@@ -167,20 +167,49 @@ _ALSO = {
 _HEAD_TERMS = frozenset(
     tokenize("act acts regulation regulations directive code rules rulebook law ordinance statute")
 )
-_titles: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NAME_WORD = re.compile(r"[\w.()/-]+")
+# Words too common among documents' names to name one ("the Agreement", "the Policy").
+_GENERIC_NAMES = frozenset(
+    ("agreement", "contract", "act", "regulation", "rules", "policy", "guidance")
+)
 
 
-def _title_terms(index: IndexView) -> list[frozenset[str]]:
-    """Each document's title, short name and aliases as one set of terms."""
-    found = _titles.get(index)
+@dataclass(frozen=True)
+class _DocumentNames:
+    """What the index's documents are called: each one's title, short name, number and aliases
+    as one set of terms, and the names one document alone goes by (folded words -> its key)."""
+
+    terms: list[frozenset[str]]
+    unique: dict[str, str]
+
+
+_names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _document_names(index: IndexView) -> _DocumentNames:
+    """The index's document names, read once per open index."""
+    found = _names.get(index)
     if found is None:
-        found = []
+        terms, owners = [], {}
         for document in index.documents():
-            names = [document.get("title"), document.get("short_name"), document.get("number")]
-            names += document.get("aliases") or []
-            found.append(frozenset(t for n in names if n for t in tokenize(n)))
-        _titles[index] = found
+            names = {document.get("title"), document.get("short_name"), document.get("number")}
+            names.update(document.get("aliases") or [])
+            names.discard(None)
+            terms.append(frozenset(t for n in names if n for t in tokenize(n)))
+            for name in names:
+                words = " ".join(_NAME_WORD.findall(name.casefold()))
+                if len(words) >= 3 and not words.isdigit() and words not in _GENERIC_NAMES:
+                    owners.setdefault(words, set()).add(document["document_key"])
+        unique = {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
+        found = _names[index] = _DocumentNames(terms, unique)
     return found
+
+
+def documents_named(index: IndexView, question: str) -> set[str]:
+    """Keys of the held documents whose names the question gives, as whole words ("the DMA",
+    "COBS", "Police (Northern Ireland) Act 2000")."""
+    folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
+    return {key for name, key in _document_names(index).unique.items() if f" {name} " in folded}
 
 
 def _a_title_holds(index: IndexView, name: str) -> bool:
@@ -188,7 +217,7 @@ def _a_title_holds(index: IndexView, name: str) -> bool:
     ("NI Police Act" -> the Police (Northern Ireland) Act 2000's title holds "northern",
     "ireland", "police")."""
     words = {t for t in tokenize(name) if t not in _HEAD_TERMS and not t[0].isdigit()}
-    return bool(words) and any(words <= title for title in _title_terms(index))
+    return bool(words) and any(words <= title for title in _document_names(index).terms)
 
 
 def _variants(name: str) -> list[str]:
