@@ -5,6 +5,7 @@ lookups. Snapshots published before these tables existed open with them empty.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 
 import polars as pl
 
@@ -61,8 +62,17 @@ class Annotations:
     def defining(self, term: str) -> list[str]:
         """Chunk ids of the paragraphs defining `term` (any case), in the snapshot's order."""
         key = " ".join(term.strip(" \"'“”‘’").split()).casefold()
-        rows = self.definitions.filter(pl.col("term_key") == key)["chunk_id"].to_list()
-        return list(dict.fromkeys(rows))
+        return list(self._defining.get(key, ()))
+
+    @cached_property
+    def _defining(self) -> dict[str, tuple[str, ...]]:
+        """Term key -> the chunk ids defining it, in the snapshot's order: a search asking
+        "What is X?" looks its term up here (a dict lookup), not by filtering the table (about
+        50 µs a search)."""
+        found: dict[str, dict[str, None]] = {}
+        for key, chunk_id in self.definitions.select("term_key", "chunk_id").iter_rows():
+            found.setdefault(key, {})[chunk_id] = None
+        return {key: tuple(ids) for key, ids in found.items()}
 
     def asked_definition(self, query: str) -> list[str]:
         """For a question about a term ("What is Client Money?"), the paragraphs defining it."""

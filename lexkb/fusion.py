@@ -89,10 +89,20 @@ def _selected(scores: np.ndarray, k: int) -> np.ndarray:
     return rows
 
 
+# Up to this many candidates, `top` sorts them in Python.
+_SORTED_IN_PYTHON = 64
+
+
 def top(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k highest positive scores, best first; ties break by position, so
     over rows in order equal scores come back in document order."""
     candidates = best(scores, k)
+    if candidates.size <= _SORTED_IN_PYTHON:
+        # A few candidates (a keyword ranking's own best): a stable sort of Python floats costs
+        # less than numpy's calls on ten values.
+        values = scores[candidates].tolist()
+        order = sorted(range(candidates.size), key=lambda n: -values[n])
+        return candidates[order]
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 

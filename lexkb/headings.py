@@ -33,11 +33,17 @@ _K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
 class Headings:
     """Each chunk row's heading path as one BM25 document among the distinct paths."""
 
-    def __init__(self, chunks: pl.DataFrame) -> None:
+    def __init__(self, chunks: pl.DataFrame, paragraphs: np.ndarray | None = None) -> None:
+        """`paragraphs`: a mask of the paragraph rows, which a search without filters ranks."""
         contexts = [heading_context(p) for p in chunks["section_path"].to_list()]
         distinct = sorted(set(contexts) - {""})
         number = {c: i for i, c in enumerate(distinct)}
         self.path_of_row = np.array([number.get(c, -1) for c in contexts], dtype=np.int64)
+        # The same with every other row pathless (-1: it scores 0): a search over paragraphs
+        # then needs no pass zeroing the rows it does not keep (lexkb.keyword_ranking).
+        self.path_of_paragraph = self.path_of_row.copy()
+        if paragraphs is not None:
+            self.path_of_paragraph[~paragraphs] = -1
         terms = [tokenize(c) for c in distinct]
         lengths = np.array([len(t) for t in terms], dtype=np.float64)
         average = float(lengths.mean()) if lengths.size and lengths.sum() else 1.0
@@ -55,18 +61,20 @@ class Headings:
             self.postings[word] = (paths, idf * tf / (tf + norm))
         self.size = size
 
-    def for_query(self, tokens: list[str]) -> HeadingScores:
-        """The query's heading-path BM25 per distinct path, to read per row."""
+    def for_query(self, tokens: list[str], paragraphs_only: bool = False) -> HeadingScores:
+        """The query's heading-path BM25 per distinct path, to read per row; with
+        `paragraphs_only`, 0 for every row but a paragraph."""
+        path_of_row = self.path_of_paragraph if paragraphs_only else self.path_of_row
         found = [self.postings[token] for token in tokens if token in self.postings]
         if not found:  # no heading holds a word of the query: the field adds nothing
-            return HeadingScores(np.zeros(self.size + 1, dtype=np.float32), self.path_of_row)
+            return HeadingScores(np.zeros(self.size + 1, dtype=np.float32), path_of_row)
         paths = np.concatenate([p for p, _ in found])
         weights = np.concatenate([w for _, w in found])
         # One bincount adds the tokens' weights in their order, as adding them token by token
         # does, at a third of the cost. The last path: rows without one.
         by_path = np.bincount(paths, weights=weights, minlength=self.size + 1)
         # Rounded once per path, then read per row: as rounding each row, cheaper.
-        return HeadingScores(by_path.astype(np.float32), self.path_of_row)
+        return HeadingScores(by_path.astype(np.float32), path_of_row)
 
     def scores(self, tokens: list[str]) -> np.ndarray:
         """Each chunk row's heading-path BM25 for the query's tokens (0 for a row without one)."""

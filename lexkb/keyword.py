@@ -12,6 +12,7 @@ share of the most the query's words could score, and the IDF-weighted share of t
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -49,13 +50,14 @@ class QueryTerms(NamedTuple):
     """A query's words as the postings see them (Keyword.terms)."""
 
     tokens: list[str]
-    ids: np.ndarray  # its distinct terms the index holds
-    per_token: np.ndarray  # each token's position in `ids`, -1 for a word the index lacks
     # The term of each known token in the order a row's score adds them: rarest first (IDF
     # descending, then term id), a repeated word's tokens together. One order for every way of
     # scoring (all rows, some rows, pruned: lexkb.keyword_ranking), so each gives a row the
     # same float; rarest first, so the words a pruned ranking sets aside come last.
     summed: np.ndarray
+    # The most the query's words could cover: the IDF of each token, a word the index lacks at
+    # the IDF of a word seen nowhere (the relevance features' denominator, lexkb.relevance).
+    idf_total: float
 
 
 class Keyword:
@@ -80,6 +82,7 @@ class Keyword:
         )
         self.term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
         self.idf = terms["idf"].to_numpy().astype(np.float64)
+        self._idf_list: list[float] = self.idf.tolist()  # read per query term in Python
         if snapshot.sharded:
             term_ids, rows, weights = sharded_bm25.postings(snapshot, terms["term"], levels)
         else:
@@ -101,16 +104,16 @@ class Keyword:
         self.unseen_idf = relevance.unseen_idf(int(paragraph_mask.sum()))
 
     def terms(self, tokens: list[str]) -> QueryTerms:
-        """The query's tokens, its distinct known terms in term order, and where each token is."""
-        known = sorted(
-            (t for t in dict.fromkeys(tokens) if t in self.term_ids), key=self.term_ids.get
-        )
-        column = {t: i for i, t in enumerate(known)}
-        per_token = np.array([column.get(t, -1) for t in tokens], dtype=np.int64)
-        ids = np.array([self.term_ids[t] for t in known], dtype=np.int64)
-        asked = ids[per_token[per_token >= 0]]
-        summed = asked[np.lexsort((asked, -self.idf[asked]))]
-        return QueryTerms(tokens, ids, per_token, summed)
+        """The query's tokens, its known terms in the order a score adds them, and its IDF total.
+        In plain Python: a query has a few tokens, where each numpy call costs a microsecond."""
+        term_ids, idf = self.term_ids, self._idf_list
+        asked = [term_ids[t] for t in tokens if t in term_ids]
+        summed = np.array(sorted(asked, key=lambda t: (-idf[t], t)), dtype=np.int64)
+        # Each distinct known term (in term order) times the number of tokens saying it, then
+        # the words the index lacks.
+        known = sum(idf[t] * asked.count(t) for t in sorted(set(asked)))
+        total = known + (len(tokens) - len(asked)) * self.unseen_idf
+        return QueryTerms(tokens, summed, float(total) or 1.0)
 
     def scores(
         self,
@@ -181,19 +184,22 @@ class Keyword:
         if not rows.size:
             return np.zeros((0, len(relevance.FEATURES)))
         terms = terms if terms is not None else self.terms(tokenize(query))
-        # Each distinct known term counts as often as the query says it; a word the index
-        # lacks adds only its IDF (the highest) to the total (lexkb.relevance).
-        known = terms.per_token >= 0
-        counts = np.bincount(terms.per_token[known], minlength=terms.ids.size).astype(np.float64)
-        term_idf = self.idf[terms.ids]
-        total = float(term_idf @ counts + np.count_nonzero(~known) * self.unseen_idf) or 1.0
+        total = terms.idf_total
         if sums is None:
             keyword, covered = self.scores(terms, coverage=True)
             sums = (keyword[rows], covered[rows])
-        fraction, coverage = sums[0] / total, sums[1] / total
-        if similarity is None:
-            similarity = np.full(rows.size, np.nan)
-        return np.column_stack([similarity, fraction, coverage, np.log(np.arange(rows.size) + 1)])
+        matrix = np.empty((rows.size, 4))
+        matrix[:, 0] = np.nan if similarity is None else similarity
+        np.divide(sums[0], total, out=matrix[:, 1])
+        np.divide(sums[1], total, out=matrix[:, 2])
+        matrix[:, 3] = _log_rank(rows.size)
+        return matrix
+
+
+@lru_cache(maxsize=64)
+def _log_rank(size: int) -> np.ndarray:
+    """log(rank) for ranks 1..size: the same few lengths recur, search after search."""
+    return np.log(np.arange(size) + 1)
 
 
 def gathered(postings: Postings, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

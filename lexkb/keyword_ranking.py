@@ -66,13 +66,16 @@ _ASIDE_SHARE = 0.5
 class KeywordQuery:
     """What a keyword ranking reads: the postings (`postings`, the paragraphs' or every
     chunk's, of `keyword`), the query's terms and heading field, and the rows a search keeps
-    (`keep`, a mask over every row)."""
+    (`keep`, a mask over every row). `masked`: whether the postings or the heading field reach
+    rows `keep` drops, so that scoring every row must zero them (not so for a search of every
+    paragraph, with the paragraphs' postings and their heading field)."""
 
     keyword: Keyword
     terms: QueryTerms
     headings: HeadingScores
     keep: np.ndarray
     postings: Postings
+    masked: bool = True
 
     def exact(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Ranked and body scores of `rows`, looked up: what scoring every row gives them."""
@@ -112,6 +115,11 @@ class KeywordRanking:
         """Body scores and Keyword.coverage of any `rows`: what relevance features read."""
         rows = np.asarray(rows, dtype=np.int64)
         query = self.query
+        if self.covered is not None and self.rows.size:
+            # A keyword search's hits are among its ranking's rows: read both at once.
+            at = np.minimum(np.searchsorted(self.rows, rows), self.rows.size - 1)
+            if np.array_equal(self.rows[at], rows):
+                return self.body[at], self.covered[at]
         if self.covered is None:
             held, covered = np.zeros(rows.size, dtype=bool), np.zeros(rows.size)
         else:
@@ -202,7 +210,8 @@ def _everything(query: KeywordQuery, depth: int) -> KeywordRanking:
     found, weights = gathered(query.postings, query.terms.summed)
     body = np.bincount(found, weights=weights, minlength=query.keep.size).astype(np.float32)
     ranked = body + query.headings.weighted()
-    ranked *= query.keep  # 0 where not kept: a fifth of the cost of assigning through a mask
+    if query.masked:
+        ranked *= query.keep  # 0 where not kept: a fifth of the cost of assigning through a mask
     rows = fusion.best(ranked, depth)
     covered = _covered(query, found, rows)
     return KeywordRanking(query, rows, ranked[rows], body[rows], False, covered)

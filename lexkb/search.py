@@ -108,7 +108,7 @@ class Searcher:
             keep = keep & paragraphs
         used, warnings = self.dense.mode(mode)
         terms = self.keyword.terms(tokenize(query))
-        if not terms.ids.size:
+        if not terms.summed.size:
             # Nothing the query says occurs in this index: a dense ranking would still order
             # every paragraph by similarity to noise, so no mode returns hits.
             note = "none of the query's words occur in this index; no results"
@@ -121,9 +121,12 @@ class Searcher:
             # Ranking reads the heading path as a field beside the words (lexkb.headings); the
             # relevance features read the words alone, as they were fitted.
             keyword = self.keyword
-            postings = keyword.paragraph_postings if keep is paragraphs else keyword.postings
-            headings = self.headings.for_query(terms.tokens)
-            query_side = KeywordQuery(keyword, terms, headings, keep, postings)
+            every_paragraph = keep is paragraphs
+            postings = keyword.paragraph_postings if every_paragraph else keyword.postings
+            headings = self.headings.for_query(terms.tokens, paragraphs_only=every_paragraph)
+            query_side = KeywordQuery(
+                keyword, terms, headings, keep, postings, masked=not every_paragraph
+            )
             depth = k if used == SearchMode.KEYWORD else fusion.FUSION_DEPTH
             ranking = keyword_ranking.rank(query_side, depth)
         cosines = None
@@ -224,7 +227,7 @@ class Searcher:
     def headings(self) -> Headings:
         """The heading-path field, built on the first search."""
         if self._headings is None:
-            self._headings = Headings(self.tables.chunks)
+            self._headings = Headings(self.tables.chunks, self.tables.paragraph_mask)
         return self._headings
 
     def _definition_first(

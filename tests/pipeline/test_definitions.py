@@ -35,6 +35,13 @@ def test_extractor_reads_quoted_enumerated_and_glossary_definitions():
         ("what does 'personal data' mean", "personal data"),
         ("Define retention period", "retention period"),
         ("How long must records be kept?", None),
+        # The longest question asking after a term: a five-word opening, a quoted ten-word term
+        # with spaced quotes and question mark (the word count that spares the pattern).
+        (
+            'What is meant by the " one two three four five six seven eight nine ten " ?',
+            "one two three four five six seven eight nine ten",
+        ),
+        ("What is meant by the one two three four five six seven eight nine ten eleven?", None),
     ],
 )
 def test_term_questions(question, term):
