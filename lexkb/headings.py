@@ -33,7 +33,7 @@ _K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
 class Headings:
     """Each chunk row's heading path as one BM25 document among the distinct paths."""
 
-    def __init__(self, chunks: pl.DataFrame, paragraphs: np.ndarray | None = None) -> None:
+    def __init__(self, chunks: pl.DataFrame, paragraphs: np.ndarray) -> None:
         """`paragraphs`: a mask of the paragraph rows, which a search without filters ranks."""
         contexts = [heading_context(p) for p in chunks["section_path"].to_list()]
         distinct = sorted(set(contexts) - {""})
@@ -41,9 +41,7 @@ class Headings:
         self.path_of_row = np.array([number.get(c, -1) for c in contexts], dtype=np.int64)
         # The same with every other row pathless (-1: it scores 0): a search over paragraphs
         # then needs no pass zeroing the rows it does not keep (lexkb.keyword_ranking).
-        self.path_of_paragraph = self.path_of_row.copy()
-        if paragraphs is not None:
-            self.path_of_paragraph[~paragraphs] = -1
+        self.path_of_paragraph = np.where(paragraphs, self.path_of_row, -1)
         terms = [tokenize(c) for c in distinct]
         lengths = np.array([len(t) for t in terms], dtype=np.float64)
         average = float(lengths.mean()) if lengths.size and lengths.sum() else 1.0

@@ -82,7 +82,6 @@ class Keyword:
         )
         self.term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
         self.idf = terms["idf"].to_numpy().astype(np.float64)
-        self._idf_list: list[float] = self.idf.tolist()  # read per query term in Python
         if snapshot.sharded:
             term_ids, rows, weights = sharded_bm25.postings(snapshot, terms["term"], levels)
         else:
@@ -106,8 +105,9 @@ class Keyword:
     def terms(self, tokens: list[str]) -> QueryTerms:
         """The query's tokens, its known terms in the order a score adds them, and its IDF total.
         In plain Python: a query has a few tokens, where each numpy call costs a microsecond."""
-        term_ids, idf = self.term_ids, self._idf_list
+        term_ids = self.term_ids
         asked = [term_ids[t] for t in tokens if t in term_ids]
+        idf = dict(zip(asked, self.idf[asked].tolist(), strict=True))
         summed = np.array(sorted(asked, key=lambda t: (-idf[t], t)), dtype=np.int64)
         # Each distinct known term (in term order) times the number of tokens saying it, then
         # the words the index lacks.
