@@ -226,14 +226,25 @@ def added(
 ) -> None:
     """Add each of `terms`' weight at `rows` (any order) to `total`, term after term: what a
     bincount over their postings adds at those rows, in the same order. With `values` (one per
-    term), add the term's value wherever its postings hold the row instead."""
-    if not rows.size:
+    term), add the term's value wherever its postings hold the row instead. One searchsorted
+    per term finds the rows in its postings; the rest is done for every term at once."""
+    if not rows.size or not terms.size:
         return
-    for term in terms.tolist():
-        start, end = int(postings.indptr[term]), int(postings.indptr[term + 1])
-        if start == end:
-            continue
-        span = postings.rows[start:end]
-        at = np.minimum(np.searchsorted(span, rows), span.size - 1)
-        found = span[at] == rows
-        total[found] += postings.weights[start:end][at[found]] if values is None else values[term]
+    starts = postings.indptr[terms]
+    ends = postings.indptr[terms + 1]
+    at = np.empty((terms.size, rows.size), dtype=np.int64)
+    # Searched as the postings' own dtype: int64 rows would make numpy widen each term's rows.
+    wanted = rows.astype(postings.rows.dtype)
+    for n, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        at[n] = np.searchsorted(postings.rows[start:end], wanted)
+    at += starts[:, None]
+    held = at < ends[:, None]
+    np.minimum(at, postings.rows.size - 1, out=at)
+    held &= postings.rows[at] == rows
+    if values is None:
+        added_per_term = np.where(held, postings.weights[at], 0.0)
+    else:
+        added_per_term = np.where(held, values[terms][:, None], 0.0)
+    # A running sum down the terms adds them to `total` one after another, as a bincount does
+    # (a sum along the axis might pair them otherwise); adding 0.0 leaves a float as it is.
+    total[:] = np.cumsum(np.vstack([total, added_per_term]), axis=0)[-1]

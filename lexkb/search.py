@@ -177,9 +177,10 @@ class Searcher:
             keep_rows = relevances >= (floor or 0.0)
         if order.size and not keep_rows.any():
             warnings = [*warnings, f"no hit reaches relevance {floor}; no results"]
-        order, relevances = order[keep_rows], relevances[keep_rows]
-        if chances is not None:
-            chances = chances[keep_rows]
+        if not keep_rows.all():
+            order, relevances = order[keep_rows], relevances[keep_rows]
+            if chances is not None:
+                chances = chances[keep_rows]
         score_of = _scores_of(order, rows, scores, ranking)
         hits = []
         for n, (row, value) in enumerate(zip(order.tolist(), relevances.tolist(), strict=True)):

@@ -181,3 +181,22 @@ def test_pruning_pays_on_large_indexes_only() -> None:
         assert not keyword_ranking._pays(30_000, 16_779, depth)
         assert keyword_ranking._pays(keyword_ranking._SMALL, 503_370, depth)
         assert not keyword_ranking._pays(keyword_ranking._SMALL - 1, 503_370, depth)
+
+
+def test_the_heading_field_summed_per_row_is_read_per_path(six: Index) -> None:
+    """Scoring every row adds the heading field from its per-row postings: the floats reading
+    each row's path gives, bit for bit, over every row and over paragraphs only (0 elsewhere)."""
+    searcher = six._searcher
+    paragraphs = six._tables.paragraph_mask
+    fielded = 0
+    for query in list(queries(six, 40)):
+        tokens = searcher.keyword.terms(tokenize(query)).tokens
+        body = np.random.default_rng(len(query)).random(paragraphs.size).astype(np.float32)
+        for paragraphs_only in (False, True):
+            field = searcher.headings.for_query(tokens, paragraphs_only=paragraphs_only)
+            expected = body + field.weighted()
+            assert field.added_to(body).tobytes() == expected.tobytes()
+            if paragraphs_only:
+                assert not field.weighted()[~paragraphs].any()
+            fielded += bool(field.weighted().any())
+    assert fielded > 40  # most queries' words are in some heading
