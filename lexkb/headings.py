@@ -95,32 +95,42 @@ class Headings:
 class _RowPostings:
     """Each heading word's weight at every row under a path that holds it (rows without a path
     hold none): the field's postings per row, so that a query sums it over every row with one
-    bincount, as the words' own postings are summed (lexkb.keyword)."""
+    bincount, as the words' own postings are summed (lexkb.keyword). A word's are laid out on
+    its first query and kept: a corpus many times ObliQA's would hold tens of megabytes of them
+    for words nobody asks."""
 
     def __init__(
         self, postings: dict[str, tuple[np.ndarray, np.ndarray]], path_of_row: np.ndarray
     ) -> None:
+        self.by_path = postings
         held = np.flatnonzero(path_of_row >= 0)
-        by_path = held[np.argsort(path_of_row[held], kind="stable")]
-        counts = np.bincount(path_of_row[held], minlength=int(path_of_row.max(initial=-1)) + 1)
-        starts = np.concatenate([[0], np.cumsum(counts)])
+        # Rows ordered by path: path p's are _rows[_starts[p]:_starts[p] + _counts[p]].
+        self._rows = held[np.argsort(path_of_row[held], kind="stable")].astype(np.int32)
+        paths = max((p.size and int(p.max()) + 1 for p, _ in postings.values()), default=0)
+        self._counts = np.bincount(path_of_row[held], minlength=paths)
+        self._starts = np.cumsum(self._counts) - self._counts
         self.rows = len(path_of_row)
-        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for word, (paths, weights) in postings.items():
-            paths = paths[paths < counts.size]
-            spans = counts[paths]
+        self._laid_out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def of(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """The rows under `word`'s paths (int32) and its weight at each (float64)."""
+        found = self._laid_out.get(word)
+        if found is None:
+            paths, weights = self.by_path[word]
+            spans = self._counts[paths]
             owner = np.repeat(np.arange(paths.size), spans)
             offset = np.arange(owner.size) - (np.cumsum(spans) - spans)[owner]
-            if owner.size:
-                self.postings[word] = (by_path[starts[paths][owner] + offset], weights[owner])
+            found = (self._rows[self._starts[paths][owner] + offset], weights[owner])
+            self._laid_out[word] = found
+        return found
 
     def summed(self, tokens: list[str]) -> np.ndarray:
-        """Each row's sum of `tokens`' weights (float64), added in the tokens' order: for every
-        row, the same float its path's sum is."""
-        found = [self.postings[token] for token in tokens if token in self.postings]
+        """Each row's sum of `tokens`' weights (float64; every token a heading word), added in
+        the tokens' order: for every row, the same float its path's sum is."""
+        found = [self.of(token) for token in tokens]
         if not found:
             return np.zeros(self.rows)
-        rows = np.concatenate([r for r, _ in found])
+        rows = np.concatenate([r for r, _ in found], dtype=np.int64)
         weights = np.concatenate([w for _, w in found])
         return np.bincount(rows, weights=weights, minlength=self.rows)
 
