@@ -69,7 +69,7 @@ class Hits:
                 self.metadata.get(document_id, {}),
                 content_hash,
                 parent_chunk_id,
-                cited_ref(ref, self.unit_words.get(document_id)),
+                _cited(ref, self.unit_words.get(document_id), chunk_level),
             )
             for (
                 chunk_id,
@@ -107,3 +107,12 @@ class Hits:
             None,
             chunk[12],
         )
+
+
+def _cited(ref: str | None, word: str | None, level: str) -> str | None:
+    """The ref as its family cites it; a note's marked as one ("§ 504 note", as the US Code's
+    notes are cited), so that a note is never cited as the provision it follows."""
+    cited = cited_ref(ref, word)
+    if level != ChunkLevel.NOTE:
+        return cited
+    return f"{cited} note" if cited else "note"

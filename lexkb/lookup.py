@@ -100,6 +100,7 @@ class Resolver:
         alias_key,
         whole: dict[int, tuple[int, int]],
         words: dict[str, str | None] | None = None,
+        types: dict[str, str | None] | None = None,
     ) -> None:
         self._refs = refs
         self._levels = levels
@@ -115,7 +116,17 @@ class Resolver:
         self._alias_key = alias_key
         self._display = display  # document id -> how a person names it ("LSA 230")
         self._words = words or {}  # document id -> the word its units are cited by ("section")
+        self._types = types or {}  # document id -> its document type ("contract", "act")
         self._names = names  # document id -> every name it goes by
+        # A name several documents go by ("17 U.S.C." for two editions of the title, "Title
+        # 17"): no alias, since it names none of them alone, but a reference under it is looked
+        # for in each (Resolver.find: `ambiguous` where several hold the unit).
+        self._shared: dict[str, list[str]] = {}
+        for doc, known in names.items():
+            for name in known:
+                key = alias_key(name)
+                if key not in aliases and doc not in self._shared.setdefault(key, []):
+                    self._shared[key].append(doc)
         self._parser = CitationParser(n for ns in names.values() for n in ns)
         self._by_address: dict[tuple[str, ...], list[int]] = {}
         self._by_ref: dict[str, list[int]] = {}
@@ -144,20 +155,20 @@ class Resolver:
         if parsed.citations:
             first = parsed.citations[0]
             if first.document is not None:
-                doc = self._aliases.get(self._alias_key(first.document))
-                readings.append((doc, first.document, first.address))
+                for doc in self._named(first.document) or [None]:
+                    readings.append((doc, first.document, first.address))
             elif first.outside:
                 readings.append((None, first.text, ()))
             else:
-                named = [self._aliases.get(self._alias_key(n)) for _, n in parsed.documents]
-                doc = next((d for d in named if d), None)
+                docs = next((d for _, n in parsed.documents if (d := self._named(n))), [])
                 # Words the citation leaves unexplained ("zzz 9.9", "GDPR Article 5") name a
                 # document lexkb does not hold, unless they are a name written in another
                 # case ("nda Section 4.2"); they are not to be ignored.
-                unexplained = None if doc else _leftover(text, first, parsed.documents)
-                if unexplained and doc is None:
-                    doc = self._aliases.get(self._alias_key(unexplained))
-                readings.append((doc, unexplained, first.address))
+                unexplained = None if docs else _leftover(text, first, parsed.documents)
+                if unexplained:
+                    docs = self._named(unexplained)
+                for doc in docs or [None]:
+                    readings.append((doc, unexplained, first.address))
         # "LSA 230 paragraph 8", "Article 6(2) DHR": a known name before or after the rest.
         # A standard's number before a dot counts too: "230.A2", "ISA 315.A2".
         # The name may follow other words: "<document key> IFRS 16.B34".
@@ -174,20 +185,24 @@ class Resolver:
                 # unit 31: a number names a document before a dot only where a standard's
                 # lettered paragraph follows ("230.A2").
                 continue
-            if (doc := self._aliases.get(self._alias_key(name.strip()))) is not None:
+            for doc in self._named(name.strip()):
                 readings.append((doc, name.strip(), ref_address(rest)))
         words = [m for m in re.finditer(r"[^\s,;]+", text)]
         for cut in range(1, min(len(words), 8)):
             head, tail = text[: words[cut].start()], text[words[cut].start() :]
-            for name, rest in ((head, tail), (tail, head)):
-                if (doc := self._aliases.get(self._alias_key(name.strip(" ,;:")))) is not None:
-                    readings.append((doc, name.strip(" ,;:"), ref_address(rest)))
             tail_start = words[len(words) - cut].start()
-            name, rest = text[tail_start:], text[:tail_start]
-            if (doc := self._aliases.get(self._alias_key(name.strip(" ,;:")))) is not None:
-                readings.append((doc, name.strip(" ,;:"), ref_address(rest)))
+            split = ((head, tail), (tail, head), (text[tail_start:], text[:tail_start]))
+            for name, rest in split:
+                for doc in self._named(name.strip(" ,;:")):
+                    readings.append((doc, name.strip(" ,;:"), ref_address(rest)))
         readings.append((None, None, ref_address(text)))
         return [r for r in dict.fromkeys(readings) if r[2] or r[1]]
+
+    def _named(self, name: str) -> list[str]:
+        """The documents `name` names: the one it is an alias of, or each that shares it."""
+        key = self._alias_key(name)
+        doc = self._aliases.get(key)
+        return [doc] if doc is not None else self._shared.get(key, [])
 
     def _rows(self, address: tuple[str, ...], doc: str | None, kind: str | None) -> list[int]:
         """The units at `address` in `doc`, or in any document whose units are of the `kind`
@@ -197,7 +212,16 @@ class Resolver:
             return [r for r in rows if self._doc_of[r] == doc]
         # A unit of another kind ("section 7" of a standard whose units are paragraphs) is
         # no exact answer: the lookup goes on as for a unit not found, and names it nearest.
-        return [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
+        return [r for r in rows if self._fits(self._doc_of[r], kind)]
+
+    def _fits(self, doc: str, kind: str | None) -> bool:
+        """Whether `doc` may hold a unit asked for as `kind`. "Clause" is a contract's word: a
+        section of an Act or of the US Code, a standard's paragraph, is never a clause (a
+        document of no known type may hold anything). Other kinds by the document's unit word
+        (lexkb.core.text.citing.fits)."""
+        if kind == "clause":
+            return (self._types.get(doc) or "contract").casefold() == "contract"
+        return fits(self._words.get(doc), kind)
 
     def _exact(self, asked: str, rows: list[int]) -> Match:
         """`exact` where the rows are one document's; `ambiguous` where they are several
@@ -206,16 +230,22 @@ class Resolver:
         if len(documents) == 1:
             return Match(rows, MatchKind.EXACT, f"{asked} is {self._cite(rows[0])}", documents[0])
         candidates = [next(r for r in rows if self._doc_of[r] == d) for d in documents]
-        listed = "; ".join(self._cite(r) for r in candidates)
+        cited = [self._cite(r) for r in candidates]
+        if len(set(cited)) < len(cited):
+            # Documents that go by one name (two editions of a title): told apart by their keys.
+            cited = [f"{c} [{self._names[d][0]}]" for c, d in zip(cited, documents, strict=True)]
+        listed = "; ".join(cited)
         reason = f"{asked} fits {len(documents)} documents ({listed}): name the document"
         return Match(candidates, MatchKind.AMBIGUOUS, reason)
 
     # resolution ---------------------------------------------------------------------------
     def find(self, asked: str) -> Match:
         kind = asked_kind(asked)
-        if rows := self._by_ref.get(normalize_ref(asked)):
-            fitting = [r for r in rows if fits(self._words.get(self._doc_of[r]), kind)]
-            return self._exact(asked, fitting or rows)
+        rows = self._by_ref.get(normalize_ref(asked), [])
+        # A unit of another kind ("clause 4.2" of 4 U.S.C. § 2(4.2)) is no answer: the
+        # reference is read as below, and ends not found if no document of its kind holds it.
+        if fitting := [r for r in rows if self._fits(self._doc_of[r], kind)]:
+            return self._exact(asked, fitting)
         written = written_form(asked)
         # A reading that leaves a label of the reference unread ("Article 3" of "Article 3,
         # point (99)") names a unit around the one asked for, never the unit itself.
@@ -228,10 +258,14 @@ class Resolver:
         # A document the text names is where its unit is looked for, never in another.
         if any(doc for doc, _, _, _ in readings):
             unknown, readings = [], [r for r in readings if r[0]]
-        for doc, _, address, complete in readings:
+        for at, (doc, name, address, complete) in enumerate(readings):
             if doc is None and unknown or not complete:
                 continue
             if address and (rows := self._rows(address, doc, kind)):
+                # A name several documents share: the unit in each that holds it.
+                for other, same, where, whole in readings[at + 1 :]:
+                    if (same, where, whole) == (name, address, True) and other not in (doc, None):
+                        rows = rows + self._rows(where, other, kind)
                 return self._exact(asked, rows)
         for doc, _, address, complete in readings:
             if doc is None and unknown:
@@ -336,7 +370,11 @@ class Finder:
             names: dict[str, list[str]] = {}
             for doc in documents.iter_rows(named=True):
                 names[doc["document_id"]] = document_names(
-                    doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+                    doc["document_key"],
+                    doc["title"],
+                    doc["short_name"],
+                    doc["aliases"] or [],
+                    doc.get("parties") or [],
                 )
             for name, key in self.catalog.items():
                 doc_id = aliases.get(alias_key(key)) or aliases.get(alias_key(name))
@@ -353,6 +391,7 @@ class Finder:
                 alias_key,
                 self.whole,
                 tables.unit_words,
+                dict(documents.select("document_id", "document_type").rows()),
             )
         return self._resolver
 
@@ -459,6 +498,8 @@ def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | No
     )
     rest = re.sub(r"\([A-Za-z0-9]{1,6}\)", " ", rest)  # "(A)(i)" are labels, not a name
     words = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", rest) if w.casefold() not in _FILLER]
+    # An act's number ("2022/2554") names a document as its title does.
+    words += re.findall(r"\b\d{2,4}/\d{1,5}\b", rest)
     return " ".join(words) or None
 
 

@@ -82,7 +82,11 @@ class Tables:
             name
             for doc in self.documents.iter_rows(named=True)
             for name in document_names(
-                doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+                doc["document_key"],
+                doc["title"],
+                doc["short_name"],
+                doc["aliases"] or [],
+                doc.get("parties") or [],
             )
             if name != doc["document_key"]  # a file name is no word of the index
         ]
@@ -115,7 +119,11 @@ def document_aliases(documents: pl.DataFrame, catalog: dict[str, str]) -> dict[s
     for doc in documents.iter_rows(named=True):
         by_key[doc["document_key"]] = doc["document_id"]
         names = document_names(
-            doc["document_key"], doc["title"], doc["short_name"], doc["aliases"] or []
+            doc["document_key"],
+            doc["title"],
+            doc["short_name"],
+            doc["aliases"] or [],
+            doc.get("parties") or [],
         )
         if code := title_code(doc["title"]):
             names += [code[1], code[0]]

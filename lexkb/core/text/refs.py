@@ -214,11 +214,15 @@ def eu_designation(title: str) -> str | None:
 
 
 def document_names(
-    key: str, title: str | None, short_name: str | None, aliases: Sequence[str] = ()
+    key: str,
+    title: str | None,
+    short_name: str | None,
+    aliases: Sequence[str] = (),
+    parties: Sequence[str] = (),
 ) -> list[str]:
     """The names a document goes by: its key, title, short name and aliases, plus the code a
     standard's title starts with ("LSA 230 Audit Documentation" -> "LSA 230") or holds ("Guidance
-    Note GN-7: ..." -> "GN-7")."""
+    Note GN-7: ..." -> "GN-7"), and a contract's by its parties (party_names)."""
     names = [key, title or "", short_name or "", *aliases]
     for name in list(names):
         # "Fund Rules (FUNDS)" is also cited as "Fund Rules" and as "FUNDS".
@@ -233,7 +237,50 @@ def document_names(
     # A code inside the title names the document too: "Guidance Note GN-7: Reconciliation".
     names += _TITLE_CODE.findall(title or "")
     names += cited_names(key, title)
+    names += party_names(parties, title)
     return [name for name in dict.fromkeys(" ".join(n.split()) for n in names) if name]
+
+
+# A company's legal form, which people drop when they name a contract by its party ("the Acme
+# agreement" for Acme Corporation's).
+_LEGAL_FORM = re.compile(
+    r"[,\s]+(?:Inc|Incorporated|LLC|L\.L\.C|Ltd|Limited|L\.P|LP|LLP|Corp|Corporation|Co|Company|"
+    r"N\.A|S\.A|GmbH|plc|B\.V|AG|SE|PLC)\.?$",
+    re.IGNORECASE,
+)
+
+
+def party_names(parties: Sequence[str], title: str | None) -> list[str]:
+    """A contract's names by its parties, as people call it: a party's name with and without its
+    legal form ("Acme Corporation", "Acme"), and each with what the contract calls itself ("the
+    Acme MSA", "the Acme agreement"). A name two contracts share names neither alone (the
+    lookup asks which)."""
+    title = " ".join((title or "").split())
+    selves = [title, *_acronym_forms(title)] if _CONTRACT_TITLE.match(title) else []
+    if title and not selves and title.isupper():
+        # "MASTER SERVICES AGREEMENT": the same rules, read in title case.
+        cased = title.title()
+        selves = [cased, *_acronym_forms(cased)] if _CONTRACT_TITLE.match(cased) else []
+    names: list[str] = []
+    for party in parties:
+        short = _LEGAL_FORM.sub("", party).strip(" ,.")
+        words = short.split()
+        # "Prefect Technologies" is "Prefect": the words after a distinctive first one say
+        # only what trade it is in.
+        if len(words) > 1 and all(w.casefold() in _TRADE_WORDS for w in words[1:]):
+            short = words[0]
+        if len(short) < 4:
+            short = party
+        names += [party, short, *(f"{short} {self}" for self in selves if self)]
+    # A few letters ("AB") name too much to name a contract.
+    return [name for name in dict.fromkeys(names) if len(name) >= 4]
+
+
+_TRADE_WORDS = {
+    "technologies", "technology", "labs", "laboratories", "group", "holdings", "systems",
+    "solutions", "software", "services", "international", "partners", "networks", "media",
+    "enterprises", "industries", "global", "digital", "consulting", "ventures",
+}  # fmt: skip
 
 
 _TITLE_CODE = re.compile(r"\b[A-Z]{2,6}-\d{1,4}[A-Za-z]?\b")
@@ -316,6 +363,10 @@ def cited_names(key: str, title: str | None) -> list[str]:
     if designation := eu_designation(title):
         known = [*POPULAR_NAMES.get(designation, ()), *filter(None, [title_name(title)])]
         names += [designation, *POPULAR_NAMES.get(designation, ())]
+        # Its number alone, and its kind and number without the series, as people write them
+        # ("2022/2554", "Regulation 2022/2554").
+        kind, number = designation.split()[0], designation.split()[-1]
+        names += [number, f"{kind} {number}"]
         # An act's name as an "Act" is said with the Union's too: "the EU AI Act".
         names += [f"EU {name}" for name in known if name.endswith(" Act")]
     if len(title) > LONG_TITLE:
@@ -323,6 +374,10 @@ def cited_names(key: str, title: str | None) -> list[str]:
     if act := _UK_ACT.match(title):
         # "the Bribery Act" is the Bribery Act 2010 where no other year is meant.
         names += [act.group(1), re.sub(r"\s+\d{4}$", "", act.group(1))]
+        # "Police (Northern Ireland) Act 2000" is also written without its place: "the Police
+        # Act 2000" (with its year: without it, another Police Act may be meant).
+        if (plain := re.sub(r"\s*\([^)]*\)", "", act.group(1))) != act.group(1):
+            names.append(plain)
     if us := _US_TITLE.match(title) or _US_FILE.match(key):
         number = int(us.group(1))
         names += [f"{number} U.S.C.", f"Title {number}", f"Title {number}, United States Code"]
