@@ -15,7 +15,10 @@ is built alone (`lexkb build FILE --out ROOT --embedder none`) and asked
   answered `exact`/`contains` (a confident wrong citation);
 - absent honest: absent references answered `not_found` or `enclosing`;
 - junk: share of paragraph-level chunks under 15 characters or only page furniture;
-- title: lexkb's title against the document's own.
+- title: lexkb's title against the document's own;
+- names: the truth's short names that name the document (as a filter, and in a reference
+  before the first unit's ref), edges whose source is a note (apparatus: none), and the
+  published and effective days the document states.
 
 The baseline is unstructured's own partition of the same file, taken naively: a truth unit counts
 as found when an element (its leading labels stripped) begins with the unit's first 40
@@ -220,8 +223,18 @@ def score_lexkb(truth: Truth, root: Path) -> dict:
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")["content"].to_list()
     title_words = set(normalize(truth.title).split()) | set(normalize(title).split())
     junk = sum(is_junk(text, title_words) for text in paragraphs)
+    notes = chunks.filter(pl.col("chunk_level") == "note")["chunk_id"]
+    edges = pl.read_parquet(index.snapshot.table_path("edges"))
+    # A reference written with the document's other name finds the unit ("DORA Article 1").
+    first = truth.units[0]["ref"] if truth.units else ""
+    cited_by_name = [
+        n for n in truth.short_names if index.get(f"{n} {first}").match in ("exact", "contains")
+    ]
     return {
         "names": [n for n in truth.short_names if knows_name(index, n)],
+        "cited_by_name": cited_by_name,
+        "note_edges": int(edges["source_chunk_id"].is_in(notes.implode()).sum()),
+        "dates": (document.get("published"), document.get("effective")),
         "key": key,
         "title": title,
         "title_right": title_right(title, truth.title),
@@ -292,9 +305,10 @@ def score_baseline(truth: Truth) -> dict:
 def table(rows: list[tuple[Truth, dict, dict | None]]) -> str:
     lines = [
         "| document | family | truth units | units right | wrong-exact | absent honest | junk "
-        "| title | short names known | unstructured: units at an element start "
+        "| title | short names known | units found by a short name | edges from notes "
+        "| published / effective | unstructured: units at an element start "
         "| unstructured: junk |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for truth, got, raw in rows:
         title = "right" if got["title_right"] else json.dumps(got["title"][:40])
@@ -310,7 +324,9 @@ def table(rows: list[tuple[Truth, dict, dict | None]]) -> str:
             f"| {truth.path.name} | {truth.family} | {len(truth.units):,} "
             f"| {got['right'] / len(truth.units):.1%} ({got['right']:,}) | {got['wrong_exact']} "
             f"| {got['honest']}/{got['absent']} | {got['junk']:.1%} | {title} "
-            f"| {len(got['names'])}/{len(truth.short_names)} | {base[0]} | {base[1]} |"
+            f"| {len(got['names'])}/{len(truth.short_names)} "
+            f"| {len(got['cited_by_name'])}/{len(truth.short_names)} | {got['note_edges']} "
+            f"| {' / '.join(str(d or '-') for d in got['dates'])} | {base[0]} | {base[1]} |"
         )
     return "\n".join(lines)
 

@@ -197,6 +197,26 @@ def document_ids(
     return documents.filter(expr)["document_id"].to_list()
 
 
+_DATE_FILTERS = ("start", "end", "period", "date_range")
+
+
+def left_undated(
+    documents: pl.DataFrame,
+    filters: Mapping[str, object],
+    resolve_document: Callable[[str], str],
+    today: date,
+) -> list[str]:
+    """Keys of the documents a date window leaves out only because they state no date (every
+    other filter keeps them): a search names them rather than dropping them without a word."""
+    if all(filters.get(key) is None for key in _DATE_FILTERS):
+        return []
+    others = {k: v for k, v in filters.items() if k not in _DATE_FILTERS}
+    kept = document_ids(documents, others, resolve_document, today)
+    undated = pl.col("published").is_null() & pl.col("effective").is_null()
+    left = documents.filter(pl.col("document_id").is_in(kept) & undated)
+    return sorted(left["document_key"].to_list())
+
+
 def chunk_mask(
     chunks: pl.DataFrame,
     documents: pl.DataFrame,

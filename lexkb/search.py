@@ -27,7 +27,7 @@ from lexkb.catalog import Catalog
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import SearchMode
 from lexkb.dense import Dense
-from lexkb.filters import chunk_mask
+from lexkb.filters import chunk_mask, left_undated
 from lexkb.graph import CitationGraph
 from lexkb.headings import Headings
 from lexkb.hits import Hits
@@ -107,6 +107,15 @@ class Searcher:
         if filters and filters.get("chunk_level") is None:
             keep = keep & paragraphs
         used, warnings = self.dense.mode(mode)
+        if filters and (undated := self._undated(filters, today)):
+            shown = ", ".join(undated[:10]) + (
+                f" and {len(undated) - 10} more" if len(undated) > 10 else ""
+            )
+            warnings = [
+                *warnings,
+                f"the date filter leaves out {len(undated)} document(s) that state no date: "
+                f"{shown} (a catalog can date them)",
+            ]
         terms = self.keyword.terms(tokenize(query))
         if not terms.summed.size:
             # Nothing the query says occurs in this index: a dense ranking would still order
@@ -223,6 +232,11 @@ class Searcher:
                     values[position[other]] = value
                     via[other] = seed
         return grown, values, via
+
+    def _undated(self, filters: Mapping[str, object], today: date | None) -> list[str]:
+        return left_undated(
+            self.tables.documents, filters, self.catalog.document_id, today or date.today()
+        )
 
     @property
     def headings(self) -> Headings:

@@ -11,8 +11,9 @@ where units start.
 from __future__ import annotations
 
 import re
+from datetime import date
 
-from lexkb.core.text.dates import find_date
+from lexkb.core.text.dates import find_date, find_numeric_date
 from transforms.titles import is_notice, without_placeholders
 
 # A contract announces itself in its first lines: "This Agreement is made ... by and between",
@@ -47,6 +48,15 @@ _AGREEMENT_DATE = re.compile(
     re.IGNORECASE,
 )
 _EFFECTIVE = re.compile(r"[\"“]Effective\s+Date[\"”]", re.IGNORECASE)
+# A date the contract states as its own, not in a sentence: "Effective 3/29/2022", "Effective
+# Date: 1 May 2023"; "Last revised on March 13, 2024", "Last updated: 2024-01-09".
+_STATED_EFFECTIVE = re.compile(
+    r"\bEffective(?:\s+Date)?\s*(?:as\s+of|on|from)?\s*:?\s*(?=\d|[A-Z])"
+)
+_REVISED = re.compile(
+    r"\b(?:last\s+)?(?:revised|updated|modified)\s*(?:on|as\s+of)?\s*:?\s*(?=\d|[A-Z])",
+    re.IGNORECASE,
+)
 _PARTIES = re.compile(
     r"\b(?:by\s+and\s+)?(?:between|among)\s*:?\s+(.{3,600}?)(?:\.\s|$|\bWHEREAS\b|\bWITNESSETH\b|"
     r"\bRECITALS\b|\bhereinafter\s+(?:collectively|jointly))",
@@ -102,15 +112,26 @@ def preamble(texts: list[str]) -> dict:
     head = " ".join(texts[:40])[:5000]
     found: dict = {"parties": _parties(head), "agreement_date": None, "effective_date": None}
     for cue in _AGREEMENT_DATE.finditer(head):
-        if dated := find_date(head[cue.start() : cue.end() + 60]):
-            found["agreement_date"] = dated[0]
+        if dated := _day(head[cue.start() : cue.end() + 60]):
+            found["agreement_date"] = dated
             break
     effective = _EFFECTIVE.search(head)
     if effective is not None and (
-        dated := find_date(head[max(0, effective.start() - 80) : effective.start()])
+        dated := _day(head[max(0, effective.start() - 80) : effective.start()])
     ):
-        found["effective_date"] = dated[0]
+        found["effective_date"] = dated
+    # A published contract's own line: "Effective 3/29/2022", "Last revised on March 13, 2024".
+    if found["effective_date"] is None and (stated := _STATED_EFFECTIVE.search(head)):
+        found["effective_date"] = _day(head[stated.end() : stated.end() + 30])
+    if found["agreement_date"] is None and (revised := _REVISED.search(head)):
+        found["agreement_date"] = _day(head[revised.end() : revised.end() + 30])
     return found
+
+
+def _day(text: str) -> date | None:
+    """The first day `text` writes out ("March 13, 2024") or in figures that mean one day."""
+    written = find_date(text)
+    return written[0] if written else find_numeric_date(text)
 
 
 # Words a name keeps in lower case ("Software as a Service Agreement").

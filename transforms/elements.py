@@ -34,7 +34,7 @@ from transforms.quarantine import SourceError
 from transforms.source_files import SourceFile
 
 # Bump when the element frame of a file would change, so cached frames are parsed again.
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 
 _PASSAGE_FIELDS = {
     "document_key": ("DocumentID", "document_id", "document_key", "document"),

@@ -42,6 +42,11 @@ _STANDARD_APPLIES = re.compile(
     r"shall apply (?:this|these) (?:Standard|amendments?) for annual (?:reporting )?periods "
     r"beginning on or after ([^.;]{6,30})"
 )
+# A standard's cover: its month of issue on a line of its own.
+_COVER_MONTH = re.compile(
+    r"^\s*(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\s+\d{4}\s*$"
+)
 # A policy's control table: "Effective Date December 2024".
 _POLICY_EFFECTIVE = re.compile(r"\bEffective\s+Date:?\s+([^|\n]{4,30})")
 # How far into a document its front matter (Royal Assent, control table) is looked for.
@@ -97,7 +102,14 @@ def stated_dates(
         return assent, None
     if kind == "standard":
         applies = next((m for p in paragraphs if (m := _STANDARD_APPLIES.search(p))), None)
-        return None, _day(applies.group(1)) if applies else None
+        # The month a standard was issued, printed alone on its cover ("June 2023").
+        issued = next(
+            (m for p in paragraphs[:_FRONT_PARAGRAPHS] if (m := _COVER_MONTH.match(p))), None
+        )
+        return (
+            find_month(issued.group(0)) if issued else None,
+            _day(applies.group(1)) if applies else None,
+        )
     if kind == "policy" and (stated := _POLICY_EFFECTIVE.search(front)):
         return None, _day(stated.group(1)) or find_month(stated.group(1))
     return None, None

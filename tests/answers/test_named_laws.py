@@ -74,7 +74,7 @@ def test_a_question_word_is_no_part_of_the_term_it_opens():
 
 
 def test_a_paragraph_that_surely_answers_overrules_a_foreign_name(index):
-    """"HIPAA" is no law the sample index holds, but a paragraph found answers the question at
+    """ "HIPAA" is no law the sample index holds, but a paragraph found answers the question at
     0.9 or more: the name may be another name for what the index holds, so the question is
     answered, qualified, with a warning; without such a paragraph it is declined."""
     held = ask(index, "Under HIPAA, how long must client money reconciliation records be kept?")

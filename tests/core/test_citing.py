@@ -151,3 +151,34 @@ def test_a_document_states_its_dates_as_its_family_does():
     control = ["Policy Name AML Policy Status Approved Effective Date December 2024 Revision"]
     assert stated_dates("policy", "AML Policy", control) == (None, date(2024, 12, 1))
     assert stated_dates(None, "Notes", ["Signed on 1 May 2020."]) == (None, None)
+
+
+def test_dates_in_figures_are_read_only_where_they_mean_one_day():
+    from lexkb.core.text.dates import find_numeric_date
+
+    assert find_numeric_date("Effective 3/29/2022") == date(2022, 3, 29)
+    assert find_numeric_date("signed 29.03.2022") == date(2022, 3, 29)
+    assert find_numeric_date("updated 2024-01-09") == date(2024, 1, 9)
+    assert find_numeric_date("on 05/05/2020") == date(2020, 5, 5)
+    # 7 December or July 12: no date rather than a guess.
+    assert find_numeric_date("effective date 07/12/2021") is None
+    assert find_numeric_date("version 13/13/2020") is None
+
+
+def test_a_contract_states_its_dates_on_lines_of_its_own():
+    from transforms.contracts import preamble
+
+    terms = ["PREFECT TERMS OF SERVICE", "Effective 3/29/2022", "These terms govern your use."]
+    assert preamble(terms)["effective_date"] == date(2022, 3, 29)
+    revised = ["Master Services Agreement", "This agreement was last revised on March 13, 2024."]
+    assert preamble(revised)["agreement_date"] == date(2024, 3, 13)
+    ambiguous = ["effective date 07/12/2021 between Digital Salt Pvt and Dataverse Ltd"]
+    assert preamble(ambiguous)["effective_date"] is None
+
+
+def test_a_standard_is_dated_by_the_month_on_its_cover():
+    cover = ["IFRS S2 Climate-related Disclosures", "June 2023", "Objective"]
+    assert stated_dates("standard", "IFRS S2", cover) == (date(2023, 6, 1), None)
+    # A month inside a sentence is the history of other standards, not this one's issue.
+    history = ["In April 2001 the Board adopted IAS 17 Leases."]
+    assert stated_dates("standard", "IFRS 16 Leases", history) == (None, None)

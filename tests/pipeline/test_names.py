@@ -28,13 +28,13 @@ GDPR = (
     ("key", "title", "names"),
     [
         # EU: the act's own designation (not those it amends), and an acronym, never "(EU)".
-        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA", "Digital Operational Resilience Act", "EU Digital Operational Resilience Act"]),
-        ("gdpr", GDPR, ["Regulation (EU) 2016/679", "GDPR", "General Data Protection Regulation"]),
-        ("x", "Commission Delegated Regulation (EU) No 231/2013 of 19 December 2012", ["Regulation (EU) No 231/2013"]),
-        ("x", "Directive (EU) 2015/849 of the European Parliament", ["Directive (EU) 2015/849", "AMLD4", "Fourth Anti-Money Laundering Directive"]),
+        ("dora", DORA, ["Regulation (EU) 2022/2554", "DORA", "Digital Operational Resilience Act", "EU Digital Operational Resilience Act", "2022/2554", "Regulation 2022/2554"]),
+        ("gdpr", GDPR, ["Regulation (EU) 2016/679", "GDPR", "General Data Protection Regulation", "2016/679", "Regulation 2016/679"]),
+        ("x", "Commission Delegated Regulation (EU) No 231/2013 of 19 December 2012", ["Regulation (EU) No 231/2013", "231/2013", "Regulation 231/2013"]),
+        ("x", "Directive (EU) 2015/849 of the European Parliament", ["Directive (EU) 2015/849", "AMLD4", "Fourth Anti-Money Laundering Directive", "2015/849", "Directive 2015/849"]),
         # UK: the short title an Act gives itself.
         ("x", "Bribery Act 2010", ["Bribery Act 2010", "Bribery Act"]),
-        ("x", "Police (Northern Ireland) Act 2000", ["Police (Northern Ireland) Act 2000", "Police (Northern Ireland) Act"]),
+        ("x", "Police (Northern Ireland) Act 2000", ["Police (Northern Ireland) Act 2000", "Police (Northern Ireland) Act", "Police Act 2000"]),
         ("x", "The Companies Act 2006 (c. 46)", ["Companies Act 2006", "Companies Act"]),
         # US Code: by title and by the publisher's file name.
         ("x", "Title 17—Copyrights", ["17 U.S.C.", "Title 17", "Title 17, United States Code", "Copyrights"]),

@@ -7,6 +7,8 @@ its number, a UK Act whose short title holds a place in parentheses, and a contr
 
 from __future__ import annotations
 
+from datetime import date
+
 import polars as pl
 import pytest
 
@@ -18,7 +20,12 @@ _NOTED = USLM_DOC.replace(
     "<p>2001—Subsec. (b) amended.</p>",
     "<p>Amendment effective, see section 5A of this title, set out as a note under section 5A.</p>",
 )
-_NI_ACT = CLML_DOC.replace("Test Act 2001", "Test (Northern Ireland) Act 2001")
+# As legislation.gov.uk prints an Act: its Royal Assent under the long title.
+_NI_ACT = CLML_DOC.replace("Test Act 2001", "Test (Northern Ireland) Act 2001").replace(
+    "<Primary><Body>",
+    "<Primary><PrimaryPrelims><LongTitle>An Act to test.</LongTitle><DateOfEnactment>"
+    "<DateText>[8th April 2001]</DateText></DateOfEnactment></PrimaryPrelims><Body>",
+)
 # A contract that calls its own units sections, named by its parties.
 _MSA = """MASTER SERVICES AGREEMENT
 
@@ -146,3 +153,18 @@ def test_a_party_the_index_does_not_hold_names_no_contract(named: Index) -> None
     found = named.get("Globex clause 2.1")
     assert found.match == "not_found"
     assert "Globex" in found.reason
+
+
+def test_an_act_is_dated_by_its_royal_assent_and_a_date_filter_names_the_undated(
+    named: Index,
+) -> None:
+    documents = named._tables.documents
+    dated = dict(documents.select("document_key", "published").rows())
+    assert dated["act"] == date(2001, 4, 8)
+    assert dated["msa"] == date(2023, 3, 3)
+    found = named.search("rights", mode="keyword", filters={"end": "2030-01-01"})
+    (warning,) = [w for w in found.warnings if "state no date" in w]
+    assert "usc99" in warning and "reg" in warning and "msa" not in warning
+    # Filtered to a dated document, nothing undated is worth a word.
+    kept = named.search("fees", mode="keyword", filters={"end": "2030-01-01", "document": "msa"})
+    assert kept.hits and not [w for w in kept.warnings if "state no date" in w]

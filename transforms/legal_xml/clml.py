@@ -197,7 +197,9 @@ def read(root: etree._Element) -> Outline:
     prefix = next((word for pattern, word in _PROVISION if pattern.search(name)), "section ")
     for node in root.iter():
         kind = local(node)
-        if kind in ("LongTitle",):
+        if kind in ("LongTitle", "DateOfEnactment"):
+            # Front matter as the Act prints it, its Royal Assent "[23rd November 2000]" under
+            # the long title (transforms.inferred reads the date from it).
             outline.unit(None, _text(node))
         elif kind == "EUPreamble":
             _recitals(outline, node, notes)

@@ -76,6 +76,35 @@ def find_date(text: str) -> tuple[date, int] | None:
     return best
 
 
+# A date in figures: "3/29/2022", "29.03.2022", "2022-03-29".
+_NUMERIC = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def find_numeric_date(text: str) -> date | None:
+    """The first date written in figures that can mean one day only: ISO "2022-03-29", or
+    "3/29/2022" and "29/03/2022", where one number is past 12. "07/12/2021" is 7 December in
+    most of the world and July 12 in the United States, so it is read as no date at all."""
+    for match in _NUMERIC.finditer(text):
+        if match.group(4):
+            year, month, day = int(match.group(4)), int(match.group(5)), int(match.group(6))
+        else:
+            first, second, year = int(match.group(1)), int(match.group(2)), int(match.group(3))
+            if first == second:
+                month = day = first
+            elif first > 12 >= second:
+                day, month = first, second
+            elif second > 12 >= first:
+                month, day = first, second
+            else:
+                continue
+        if 1900 <= year <= 2100:
+            try:
+                return date(year, month, day)
+            except ValueError:
+                continue
+    return None
+
+
 def find_month(text: str) -> date | None:
     """The first day of the first month written with its year and without a day in `text`
     ("December 2024"): the earliest day such a date can mean. None where `text` has none."""

@@ -363,12 +363,12 @@ def cited_names(key: str, title: str | None) -> list[str]:
     if designation := eu_designation(title):
         known = [*POPULAR_NAMES.get(designation, ()), *filter(None, [title_name(title)])]
         names += [designation, *POPULAR_NAMES.get(designation, ())]
+        # An act's name as an "Act" is said with the Union's too: "the EU AI Act".
+        names += [f"EU {name}" for name in known if name.endswith(" Act")]
         # Its number alone, and its kind and number without the series, as people write them
         # ("2022/2554", "Regulation 2022/2554").
         kind, number = designation.split()[0], designation.split()[-1]
         names += [number, f"{kind} {number}"]
-        # An act's name as an "Act" is said with the Union's too: "the EU AI Act".
-        names += [f"EU {name}" for name in known if name.endswith(" Act")]
     if len(title) > LONG_TITLE:
         names += [a for a in _ACRONYM.findall(title) if a not in _NOT_ACRONYMS]
     if act := _UK_ACT.match(title):
