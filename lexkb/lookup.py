@@ -130,7 +130,7 @@ class Resolver:
         self._parser = CitationParser(n for ns in names.values() for n in ns)
         self._by_address: dict[tuple[str, ...], list[int]] = {}
         self._by_ref: dict[str, list[int]] = {}
-        self._doc_refs: dict[str, list[str]] = {}
+        self._doc_refs: dict[str, list[tuple[str, int]]] = {}  # document id -> (ref, row)
         for row, (ref, level) in enumerate(zip(refs, levels, strict=True)):
             if not ref or level not in _LOOKUP_LEVELS:
                 continue
@@ -143,7 +143,7 @@ class Resolver:
             address = ref_address(ref)
             for key in dict.fromkeys([address, core_address(address)]):
                 self._by_address.setdefault(key, []).append(row)
-            self._doc_refs.setdefault(document_ids[row], []).append(ref)
+            self._doc_refs.setdefault(document_ids[row], []).append((ref, row))
 
     # readings -----------------------------------------------------------------------------
     def _readings(self, text: str) -> list[tuple[str | None, str | None, tuple[str, ...]]]:
@@ -304,13 +304,20 @@ class Resolver:
         refs = (
             self._doc_refs.get(doc, [])
             if doc
-            else [r for rs in self._doc_refs.values() for r in rs]
+            else [
+                (ref, row)
+                for rs in self._doc_refs.values()
+                for ref, row in rs
+                if self._fits(self._doc_of[row], kind)
+            ]
         )
         wanted = " ".join(asked.split())
         address = next((a for d, _, a, _ in readings if d == doc and a), ())
-        by_address = {".".join(ref_address(r)): r for r in refs}
+        by_address = {".".join(ref_address(ref)): (ref, row) for ref, row in refs}
         near = difflib.get_close_matches(".".join(address), list(by_address), n=5, cutoff=0.5)
-        closest = [by_address[a] for a in near]
+        # Within the document named, its refs; across documents, each as a citation that names
+        # its document ("Bribery Act 2010, section 4(2)"), of a kind the reference can mean.
+        closest = [by_address[a][0] if doc else self._cite(by_address[a][1]) for a in near]
         reason = (
             f"{self._display.get(doc, doc)} has no unit {wanted!r}"
             if doc
