@@ -208,7 +208,7 @@ class Client:
     ) -> dict[str, Any]:
         return self._call("hop", locals())
 
-    def list_documents(self, limit: int = 100, cursor: str | None = None) -> Page[dict]:
+    def list_documents(self, limit: int = defaults.PAGE, cursor: str | None = None) -> Page[dict]:
         return self._call("list_documents", locals())
 
     def document_tree(self, document: str) -> dict[str, Any]:
@@ -221,7 +221,9 @@ class Client:
         """A page of a PDF document as a PNG."""
         return self._call("document_page", locals())
 
-    def list_snapshots(self, limit: int = 100, cursor: str | None = None) -> Page[Snapshot]:
+    def list_snapshots(
+        self, limit: int = defaults.PAGE, cursor: str | None = None
+    ) -> Page[Snapshot]:
         return self._call("list_snapshots", locals())
 
     def snapshot_diff(self, old: str = "previous", new: str = "CURRENT") -> Diff:
@@ -232,7 +234,7 @@ class Client:
         part: DiffPart,
         old: str = "previous",
         new: str = "CURRENT",
-        limit: int = 100,
+        limit: int = defaults.PAGE,
         cursor: str | None = None,
     ) -> Page[Any]:
         return self._call("snapshot_diff_part", locals())
@@ -274,7 +276,9 @@ class Client:
     def create_conversation(self, title: str = "") -> Conversation:
         return self._call("create_conversation", locals())
 
-    def list_conversations(self, limit: int = 100, cursor: str | None = None) -> Page[Conversation]:
+    def list_conversations(
+        self, limit: int = defaults.PAGE, cursor: str | None = None
+    ) -> Page[Conversation]:
         return self._call("list_conversations", locals())
 
     def get_conversation(self, conversation_id: str) -> Conversation:
@@ -284,7 +288,7 @@ class Client:
         return self._call("delete_conversation", locals())
 
     def list_turns(
-        self, conversation_id: str, limit: int = 100, cursor: str | None = None
+        self, conversation_id: str, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Turn]:
         return self._call("list_turns", locals())
 
@@ -292,16 +296,20 @@ class Client:
         """Feedback on one of this key's answers; given again, it changes the one given."""
         return self._call("give_feedback", locals())
 
-    def list_feedback(self, limit: int = 100, cursor: str | None = None) -> Page[Feedback]:
+    def list_feedback(
+        self, limit: int = defaults.PAGE, cursor: str | None = None
+    ) -> Page[Feedback]:
         return self._call("list_feedback", locals())
 
     def get_feedback(self, feedback_id: str) -> Feedback:
         return self._call("get_feedback", locals())
 
-    def admin_feedback(self, limit: int = 100, cursor: str | None = None) -> Page[Feedback]:
+    def admin_feedback(
+        self, limit: int = defaults.PAGE, cursor: str | None = None
+    ) -> Page[Feedback]:
         return self._call("admin_feedback", locals())
 
-    def admin_traces(self, limit: int = 100, cursor: str | None = None) -> Page[Trace]:
+    def admin_traces(self, limit: int = defaults.PAGE, cursor: str | None = None) -> Page[Trace]:
         return self._call("admin_traces", locals())
 
     # -- plumbing ---------------------------------------------------------------------------

@@ -19,3 +19,4 @@ RELATION_THRESHOLD = 0.70  # share of relations confirmed for verify_relations t
 RELATION_MAX_HOPS = 1  # path length a stated relation may take
 WEB_RESULTS_PER_QUERY = 5  # web results kept per query
 EXTRACT_LIMIT = 3  # answer spans extract returns
+PAGE = 100  # items a page of a listing holds at most, and by default (HTTP API, client)

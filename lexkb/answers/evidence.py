@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import answerability, named_laws, ranker, scope
 from lexkb.answers.answered import (
@@ -169,7 +170,7 @@ def evidence(
     settings = settings or EvidenceSettings()
     query = check.text(query, "query", index.limits.max_query_chars)
     if hits is None:
-        hits = index.search(query, k=10, filters=filters, min_relevance=0.0).hits
+        hits = index.search(query, k=defaults.SEARCH_LIMIT, filters=filters, min_relevance=0.0).hits
     hits = as_hits(hits)
     # The search's order stands: its first hit is the paragraph an answer cites first.
     answered = best_chance(query, hits)

@@ -163,7 +163,9 @@ def extract(
     warnings: list[str] = []
     if hits is None:
         filters = {"document": document} if document else None
-        results = index.search(question, k=10, filters=filters, min_relevance=0.0)
+        results = index.search(
+            question, k=defaults.SEARCH_LIMIT, filters=filters, min_relevance=0.0
+        )
         warnings = list(results.warnings)
         hits = results.hits
     found = as_hits(hits)

@@ -23,12 +23,16 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import scope
 from lexkb.answers.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
 from lexkb.answers.index_view import IndexView
 from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
+
+# Keyword hits whose headings the suggestions of what to ask are drawn from.
+_SUGGESTION_DEPTH = 20
 
 ALLOWED = "allowed"
 # The types a question can be refused as, each also the reason its answer abstains.
@@ -219,7 +223,7 @@ def suggestions(
     """`n` questions the index can answer: about the section headings nearest `question`'s
     words, then about the headings of the paragraphs the corpus cites most."""
     if hits is None:
-        hits = index.search(question, k=20, mode="keyword").hits
+        hits = index.search(question, k=_SUGGESTION_DEPTH, mode="keyword").hits
     found: dict[str, str] = {}
     names = _names(index)
     for hit in _candidates(index, hits):
@@ -246,7 +250,7 @@ def check_question(
     probability = None
     if kind == ALLOWED and OUT_OF_SCOPE in settings.forbidden:
         if hits is None:
-            hits = index.search(question, k=10, min_relevance=0.0).hits
+            hits = index.search(question, k=defaults.SEARCH_LIMIT, min_relevance=0.0).hits
         probability, found = scope.in_scope(index, question, hits)
         chance = best_chance(question, hits)
         if declined(probability, settings.min_scope, chance, settings.min_answers) == OUT_OF_SCOPE:

@@ -28,7 +28,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 
-from lexkb import answers
+from lexkb import answers, defaults
 from lexkb.answers.ask import Answer, AnswerCache
 from lexkb.answers.ask import ask as ask_question
 from lexkb.core.store.snapshot import SnapshotError
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from lexkb.core.store.diff import Diff
 
 log = logging.getLogger("lexkb.serve")
-LISTED = 100  # conversations, feedback and traces per listing
+LISTED = defaults.PAGE  # conversations, feedback and traces per listing
 MAX_OFFSET = 1_000_000
 DIFFS_KEPT = 4  # diffs between two snapshots kept in memory, for their pages
 T = TypeVar("T")

@@ -22,10 +22,11 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Query
 
+from lexkb import defaults
 from lexkb.limits import QueryError
 from lexkb.serve.store import After
 
-PAGE = 100  # items a page holds at most, and by default
+PAGE = defaults.PAGE
 MAX_CURSOR_CHARS = 400
 T = TypeVar("T")
 Limit = Annotated[int, Query(ge=1, le=PAGE, description=f"items a page holds (1 to {PAGE})")]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lexkb import defaults
 from lexkb.serve.database import (
     MIGRATIONS,
     Database,
@@ -175,7 +176,7 @@ class Store(Database):
         )
         return conversation
 
-    def conversations(self, owner: str, limit: int = 100, offset: int = 0) -> list[dict]:
+    def conversations(self, owner: str, limit: int = defaults.PAGE, offset: int = 0) -> list[dict]:
         """A page of `owner`'s conversations, most recently used first (ties by id, so that
         pages neither repeat nor skip one)."""
         rows = self._rows(
@@ -360,7 +361,7 @@ class Store(Database):
         }  # fmt: skip
         return item, not earlier
 
-    def feedback(self, owner: str | None = None, limit: int = 100) -> list[dict]:
+    def feedback(self, owner: str | None = None, limit: int = defaults.PAGE) -> list[dict]:
         """Feedback, newest first: `owner`'s, or everyone's (None: the admin page)."""
         where, params = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
         rows = self._rows(

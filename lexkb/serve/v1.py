@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from lexkb.mcp import tools
 from lexkb.serve import api, models
 from lexkb.serve.api import RefQuery, diff_between, local_root, sent, service
-from lexkb.serve.paging import Cursor, Limit, envelope, position_page
+from lexkb.serve.paging import PAGE, Cursor, Limit, envelope, position_page
 from lexkb.serve.versions import V1
 
 router = APIRouter(prefix=V1)
@@ -98,7 +98,7 @@ def hop(body: models.HopRequest, request: Request) -> JSONResponse:
 
 
 @router.get("/documents", operation_id="list_documents", summary="the documents, a page at a time")
-def documents(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def documents(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     index = service(request).index()
     page, following = position_page("documents", index.version, cursor, limit, index.documents())
     return sent(envelope(page, following), index)
@@ -109,7 +109,7 @@ def documents(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JS
     operation_id="list_snapshots",
     summary="the published snapshots, newest first, a page at a time (X-Lexkb-Snapshot: served)",
 )
-def snapshots(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def snapshots(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     from lexkb.core.store import index_root
 
     index = service(request).index()
@@ -159,7 +159,7 @@ def snapshot_diff_part(
     part: DiffPart,
     old: Version = "previous",
     new: Version = "CURRENT",
-    limit: Limit = 100,
+    limit: Limit = PAGE,
     cursor: Cursor = None,
 ) -> JSONResponse:
     change = diff_between(request, old, new)

@@ -27,7 +27,7 @@ from lexkb.serve.api import (
     run_costly,
     service,
 )
-from lexkb.serve.paging import Cursor, Limit, envelope, keyset_page, with_iso
+from lexkb.serve.paging import PAGE, Cursor, Limit, envelope, keyset_page, with_iso
 from lexkb.serve.store import After
 from lexkb.serve.v1 import add_same
 from lexkb.serve.versions import V1
@@ -102,7 +102,9 @@ def create_conversation(body: models.ConversationRequest, request: Request) -> J
     operation_id="list_conversations",
     summary="my conversations, most recently used first, a page at a time",
 )
-def list_conversations(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def list_conversations(
+    request: Request, limit: Limit = PAGE, cursor: Cursor = None
+) -> JSONResponse:
     store, who = service(request).store, owner(request)
     page, following = keyset_page(
         "conversations", cursor, limit,
@@ -131,7 +133,7 @@ def get_conversation(conversation_id: str, request: Request) -> JSONResponse:
     summary="a conversation's turns, oldest first, a page at a time",
 )
 def list_turns(
-    conversation_id: str, request: Request, limit: Limit = 100, cursor: Cursor = None
+    conversation_id: str, request: Request, limit: Limit = PAGE, cursor: Cursor = None
 ) -> JSONResponse:
     store, who, chosen = service(request).store, owner(request), bounded(conversation_id)
     if not store.owns(who, chosen):
@@ -170,7 +172,7 @@ def give_feedback(body: models.FeedbackRequest, request: Request) -> JSONRespons
     operation_id="list_feedback",
     summary="my feedback, most recently given or changed first, a page at a time",
 )
-def list_feedback(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def list_feedback(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     return _feedback_page(request, owner(request), limit, cursor)
 
 
@@ -187,7 +189,7 @@ def get_feedback(feedback_id: str, request: Request) -> JSONResponse:
     operation_id="admin_feedback",
     summary="everyone's feedback, most recent first, with whose it is (admin)",
 )
-def admin_feedback(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def admin_feedback(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     return _feedback_page(request, None, limit, cursor)
 
 
@@ -196,7 +198,7 @@ def admin_feedback(request: Request, limit: Limit = 100, cursor: Cursor = None) 
     operation_id="admin_traces",
     summary="every ask, newest first: what it searched, the candidates, time, who (admin)",
 )
-def admin_traces(request: Request, limit: Limit = 100, cursor: Cursor = None) -> JSONResponse:
+def admin_traces(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     store = service(request).store
     page, following = keyset_page("traces", cursor, limit, store.trace_page, "at", "answer_id")
     return JSONResponse(envelope([_turn(t) for t in page], following))
