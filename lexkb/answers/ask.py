@@ -426,8 +426,13 @@ def _answer(
     if worded and kind not in DOCUMENTS_MAY_ANSWER:
         return _abstain(index, question, AbstentionReason(kind), refused), True
     depth = ranker.RANK_DEPTH if settings.rank else 10
+    asked = searched
+    if filters is None:
+        # A question naming documents the index holds is asked of them, their names aside.
+        named, asked = named_laws.scoped(index, searched)
+        filters = {"document": named} if named else None
     results = index.search(
-        searched, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
+        asked, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
     ranking = ranker.ranked(index, searched, results.hits) if settings.rank else None
     hits = ranking.hits if ranking is not None else results.hits

@@ -25,6 +25,7 @@ from typing import Literal
 
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.scope import OPENERS, vocabulary
+from lexkb.core.text.refs import document_names
 from lexkb.core.text.tokenize import tokenize
 
 NameKind = Literal["law", "regulator", "standard", "jurisdiction"]
@@ -181,6 +182,8 @@ class _DocumentNames:
 
     terms: list[frozenset[str]]
     unique: dict[str, str]
+    # Every name, with each document it names (two editions of one title share theirs).
+    owners: dict[str, frozenset[str]]
 
 
 _names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -194,6 +197,17 @@ def _document_names(index: IndexView) -> _DocumentNames:
         for document in index.documents():
             names = {document.get("title"), document.get("short_name"), document.get("number")}
             names.update(document.get("aliases") or [])
+            # Every name lookups know it by: "17 U.S.C.", "Regulation 2022/2554", "the Bribery
+            # Act", a contract's initials and parties (lexkb.core.text.refs.document_names).
+            names.update(
+                document_names(
+                    document["document_key"],
+                    document.get("title"),
+                    document.get("short_name"),
+                    document.get("aliases") or [],
+                    document.get("parties") or [],
+                )[1:]
+            )
             names.discard(None)
             terms.append(frozenset(t for n in names if n for t in tokenize(n)))
             for name in names:
@@ -201,7 +215,8 @@ def _document_names(index: IndexView) -> _DocumentNames:
                 if len(words) >= 3 and not words.isdigit() and words not in _GENERIC_NAMES:
                     owners.setdefault(words, set()).add(document["document_key"])
         unique = {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
-        found = _names[index] = _DocumentNames(terms, unique)
+        shared = {name: frozenset(keys) for name, keys in owners.items()}
+        found = _names[index] = _DocumentNames(terms, unique, shared)
     return found
 
 
@@ -210,6 +225,28 @@ def documents_named(index: IndexView, question: str) -> set[str]:
     "COBS", "Police (Northern Ireland) Act 2000")."""
     folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
     return {key for name, key in _document_names(index).unique.items() if f" {name} " in folded}
+
+
+def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
+    """The held documents `question` names (keys, sorted), and the question with those names
+    taken out: a question that names a document is asked of that document, and its name is no
+    word to match ("What does IFRS S2 require on scenario analysis?" matched the standard's
+    front matter, which repeats its name). Nothing is taken out where no document is named, or
+    where too little would be left to search."""
+    folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
+    owners = _document_names(index).owners
+    # The longest first: "Police (Northern Ireland) Act 2000" before "Police Act 2000".
+    said = sorted((n for n in owners if f" {n} " in folded), key=len, reverse=True)
+    if not said:
+        return [], question
+    keys = set().union(*(owners[n] for n in said))
+    rest = question
+    for name in said:
+        words = [re.escape(w) for w in name.split()]
+        pattern = r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])"
+        rest = re.sub(pattern, " ", rest, flags=re.IGNORECASE)
+    rest = " ".join(rest.split())
+    return sorted(keys), rest if len(tokenize(rest)) >= 2 else question
 
 
 def _a_title_holds(index: IndexView, name: str) -> bool:

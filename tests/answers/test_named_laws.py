@@ -82,3 +82,27 @@ def test_a_paragraph_that_surely_answers_overrules_a_foreign_name(index):
     assert any("names HIPAA" in w for w in held.warnings)
     foreign = ask(index, "Under HIPAA, how long must medical records be kept?")
     assert foreign.abstention_reason == AbstentionReason.NOT_HELD
+
+
+def test_a_question_naming_a_held_document_is_asked_of_it(realdocs_built):
+    """Issue 58 item 1: a held document's name scopes the search to that document, and is no
+    word of the search (its front matter repeats its name)."""
+    from lexkb import Index
+    from lexkb.answers.named_laws import scoped
+
+    six = Index.open(realdocs_built[0])
+    question = "Under the Bribery Act 2010, what must a company show to escape liability?"
+    keys, searched = scoped(six, question)
+    assert keys == ["bribery-act-2010"]
+    assert "Bribery" not in searched and "liability" in searched
+    # By its number, by a contract's initials, by the US Code's citation form.
+    assert scoped(six, "What does Regulation 2022/2554 require of ICT contracts?")[0] == ["dora"]
+    assert scoped(six, "Is the NDA one-sided or mutual?")[0] == ["nda"]
+    assert scoped(six, "Does 17 U.S.C. protect architectural works?")[0] == ["usc17"]
+    # Nothing named, nothing scoped; a name whose removal leaves too little stays.
+    assert scoped(six, "How long must records be kept?") == ([], "How long must records be kept?")
+    assert scoped(six, "What is DORA?")[1] == "What is DORA?"
+    # Answered or not, every provision offered is the named Act's.
+    answer = ask(six, question, cache=None)
+    offered = [s.citation for s in answer.sources] or answer.details["nearest"]
+    assert offered and all(c.startswith("Bribery Act 2010") for c in offered)
