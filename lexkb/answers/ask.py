@@ -215,7 +215,22 @@ def _extractive(
         # A lead-in whose points are units of their own is quoted with them (answers.whole).
         if is_lead_in(text) and not hit.text[b:].strip():
             entries += [(point.text.strip(), [point]) for point in points_after(index, hit)]
-    return entries
+    return distinct(entries)
+
+
+def distinct(entries: list[Draft]) -> list[Draft]:
+    """Each sentence once, citing every paragraph that says it: the same words reached twice
+    (a point quoted with its lead-in and chosen on its own; one definition inserted by three
+    amending provisions) are one sentence of the answer, not two."""
+    kept: dict[str, Draft] = {}
+    for text, hits in entries:
+        key = " ".join(text.casefold().split())
+        if key not in kept:
+            kept[key] = (text, list(hits))
+            continue
+        cited = kept[key][1]
+        cited += [h for h in hits if all(h.chunk_id != c.chunk_id for c in cited)]
+    return list(kept.values())
 
 
 def _generated(

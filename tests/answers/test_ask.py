@@ -309,3 +309,24 @@ def test_inputs_are_bounded(index):
     ):
         with pytest.raises(QueryError):
             call()
+
+
+def test_a_sentence_reached_twice_is_said_once_citing_both(index):
+    """Issue 58 item 4: never the same sentence twice. The same words from two paragraphs (one
+    definition inserted by two amending provisions) are one sentence citing both."""
+    from lexkb.answers.ask import distinct
+
+    first, second = index.search("client money", k=2, mode="keyword").hits
+    said = "“Client money” means money held for a client."
+    drafts = [
+        (said, [first]),
+        ("Another sentence.", [first]),
+        ("“Client  money” means money held for a client.", [second]),
+    ]
+    kept = distinct(drafts)
+    assert [text for text, _ in kept] == [said, "Another sentence."]
+    assert [h.chunk_id for h in kept[0][1]] == [first.chunk_id, second.chunk_id]
+    # The same paragraph reached twice is cited once.
+    assert [h.chunk_id for h in distinct([(said, [first]), (said, [first])])[0][1]] == [
+        first.chunk_id
+    ]
