@@ -175,6 +175,14 @@ _GENERIC_NAMES = frozenset(
 )
 
 
+# The most documents one name may scope a question to.
+_FEW_EDITIONS = 3
+# A name scopes a question when at least this share of the first _NAME_HITS keyword hits of
+# the name alone are its documents' paragraphs.
+_NAME_HITS = 10
+_NAME_SHARE = 0.5
+
+
 @dataclass(frozen=True)
 class _DocumentNames:
     """What the index's documents are called: each one's title, short name, number and aliases
@@ -215,7 +223,9 @@ def _document_names(index: IndexView) -> _DocumentNames:
                 if len(words) >= 3 and not words.isdigit() and words not in _GENERIC_NAMES:
                     owners.setdefault(words, set()).add(document["document_key"])
         unique = {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
-        shared = {name: frozenset(keys) for name, keys in owners.items()}
+        # A name a few documents share (two editions of one title) names each; one many share
+        # ("NDA" for fifty non-disclosure agreements) names a kind of document, not one.
+        shared = {n: frozenset(keys) for n, keys in owners.items() if len(keys) <= _FEW_EDITIONS}
         found = _names[index] = _DocumentNames(terms, unique, shared)
     return found
 
@@ -237,16 +247,38 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     owners = _document_names(index).owners
     # The longest first: "Police (Northern Ireland) Act 2000" before "Police Act 2000".
     said = sorted((n for n in owners if f" {n} " in folded), key=len, reverse=True)
+    spans = {n: _span(n) for n in said}
+    said = [n for n in said if _distinctive(index, n, owners[n], spans[n].search(question))]
     if not said:
         return [], question
     keys = set().union(*(owners[n] for n in said))
     rest = question
     for name in said:
-        words = [re.escape(w) for w in name.split()]
-        pattern = r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])"
-        rest = re.sub(pattern, " ", rest, flags=re.IGNORECASE)
+        rest = spans[name].sub(" ", rest)
     rest = " ".join(rest.split())
     return sorted(keys), rest if len(tokenize(rest)) >= 2 else question
+
+
+def _span(name: str) -> re.Pattern[str]:
+    """Where a name (folded words) is written in a question, in any case and spacing."""
+    words = [re.escape(w) for w in name.split()]
+    return re.compile(r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])", re.IGNORECASE)
+
+
+def _distinctive(
+    index: IndexView, name: str, owners: frozenset[str], written: re.Match[str] | None
+) -> bool:
+    """Whether `name` tells its documents from the rest. A designation with a number ("17
+    U.S.C.", "Regulation 2022/2554", "Bribery Act 2010") or written in capitals ("GDPR",
+    "DORA") does; any other must find its documents when searched for alone ("Infomagnet",
+    "the AI Act" do; "the Company" or "confidentiality agreement", names some contracts give
+    themselves, are words of every contract, and scope nothing)."""
+    text = written.group(0) if written else name
+    letters = [c for c in text if c.isalpha()]
+    if any(c.isdigit() for c in text) or (len(letters) >= 2 and all(c.isupper() for c in letters)):
+        return True
+    hits = index.search(name, k=_NAME_HITS, mode="keyword", min_relevance=0.0).hits
+    return bool(hits) and sum(h.document_key in owners for h in hits) >= _NAME_SHARE * len(hits)
 
 
 def _a_title_holds(index: IndexView, name: str) -> bool:
