@@ -563,7 +563,11 @@ def _checked(
     explanation = (
         plain.direct(cited)
         if found.mode == DIRECT
-        else plain.qualified(cited, 0.0 if flagged else found.top_answers)
+        else plain.qualified(
+            cited,
+            0.0 if flagged else found.top_answers,
+            plain.unsaid(question, [h.text for h in cited_hits.values()], index.term_idf, cited),
+        )
     )
     confidence = round(
         (found.top_answers if found.top_answers is not None else found.scope) * best, 4

@@ -9,9 +9,11 @@ answer's `details`, for those who audit the decision.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from lexkb.answers.answered import NOT_ANSWERED, OUT_OF_SCOPE
+from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 
@@ -76,20 +78,65 @@ def abstention(
 WEAK_CHANCE = 0.1
 
 
-def qualified(cited: Sequence[str], chance: float | None = None) -> str:
+def qualified(cited: Sequence[str], chance: float | None = None, unsaid: Sequence[str] = ()) -> str:
     """Why an answer is qualified: the provisions quoted are the nearest found, not surely
     the answer; where the relevance model reads none of them as answering (`chance`, the best
-    of the hits, under WEAK_CHANCE), that the documents may be silent."""
-    where = " and ".join(cited[:NEAREST]) or "the provisions quoted"
+    of the hits, under WEAK_CHANCE), that the documents may be silent. `unsaid`: words of the
+    question the provisions quoted never use, the plainest reason they may not answer it."""
+    nearest = cited[:NEAREST]
+    where = " and ".join(nearest) or "the provisions quoted"
+    several = len(nearest) > 1
+    missing = ""
+    if unsaid:
+        quoted = [f"'{w}'" for w in unsaid]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+        missing = f" ({'they do' if several else 'it does'} not say {listed})"
     if chance is not None and chance < WEAK_CHANCE:
         return (
-            f"The documents may not answer this: the nearest provisions found are {where}, "
-            "quoted here; check them before relying on them."
+            f"The documents may not answer this: the nearest provisions found are {where}"
+            f"{missing}, quoted here; check them before relying on them."
         )
     return (
-        f"The nearest the documents come to an answer is {where}; read it to check that it "
-        "answers your question."
+        f"The nearest the documents come to an answer is {where}{missing}; read "
+        f"{'them' if several else 'it'} to check that the answer is there."
     )
+
+
+# The question's words a qualified answer names as missing from its sources, at most.
+UNSAID_WORDS = 3
+# Words that frame a question rather than say what it is about ("how long", "must I").
+_FRAMING = frozenset(
+    tokenize(
+        "long much many often soon someone anyone anybody somebody anything something must "
+        "need needs allowed able can may might ok okay please tell know say says said want "
+        "way kind sort case happen happens"
+    )
+)
+# A word held by more than about one paragraph in eight (IDF under this) says too little to
+# be worth naming as missing.
+_SAYS_LITTLE = 2.0
+
+
+def unsaid(
+    question: str,
+    texts: Sequence[str],
+    idf: Callable[[list[str]], Sequence[float]],
+    names: Sequence[str] = (),
+) -> list[str]:
+    """The question's rarest words (by the index's IDF, at most UNSAID_WORDS) that none of
+    `texts` uses, as the question writes them: "hours" where a provision speaks of "days".
+    Words of `names` (the sources' citations: "DORA, Article 5") and framing words aside."""
+    said = {term for text in [*texts, *names] for term in tokenize(text)} | _FRAMING
+    words: dict[str, str] = {}
+    for word in re.findall(r"[^\W_][\w'’-]*", question):
+        terms = tokenize(word)
+        if terms and not set(terms) & said:
+            words.setdefault(terms[0], word)
+    if not words:
+        return []
+    weights = idf(list(words))
+    ranked = sorted(zip(weights, words.values(), strict=True), key=lambda pair: -pair[0])
+    return [word for weight, word in ranked[:UNSAID_WORDS] if weight >= _SAYS_LITTLE]
 
 
 def direct(cited: Sequence[str]) -> str:

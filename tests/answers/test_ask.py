@@ -330,3 +330,24 @@ def test_a_sentence_reached_twice_is_said_once_citing_both(index):
     assert [h.chunk_id for h in distinct([(said, [first]), (said, [first])])[0][1]] == [
         first.chunk_id
     ]
+
+
+def test_a_qualified_answer_names_the_question_words_its_sources_never_say(index):
+    """Issue 58 item 4: a flagged answer says why it may not answer: the question's rare words
+    the provisions quoted do not use, as the question wrote them; framing words and the
+    sources' own names aside."""
+    from lexkb.answers.plain import qualified, unsaid
+
+    texts = ["Client money must be reconciled each business day."]
+    missing = unsaid(
+        "How long must the Fund Manager keep reconciliation records?",
+        texts,
+        index.term_idf,
+        ["Lexkb Rulebook, Rule 4.3.1"],
+    )
+    assert "long" not in missing and "must" not in missing
+    assert missing and all(w in ("Fund", "Manager", "keep", "records") for w in missing)
+    assert unsaid("Must client money be reconciled?", texts, index.term_idf) == []
+    said = qualified(["A, Rule 1", "A, Rule 2"], 0.5, ["records"])
+    assert "(they do not say 'records')" in said and "read them" in said
+    assert "(it does not say 'fees' or 'audit')" in qualified(["A, Rule 1"], 0.5, ["fees", "audit"])
