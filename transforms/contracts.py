@@ -134,6 +134,10 @@ def _day(text: str) -> date | None:
     return written[0] if written else find_numeric_date(text)
 
 
+# A name's own definition of how the text calls it, after it: (the "Agreement"), ("MSA").
+_SELF_DEFINED = re.compile(
+    r"\s*\((?:the\s+|this\s+)?[\"“'‘][^\"”'’]{1,40}[\"”'’]\)\s*$", re.IGNORECASE
+)
 # Words a name keeps in lower case ("Software as a Service Agreement").
 _MINOR = {"a", "an", "and", "as", "at", "between", "by", "for", "in", "of", "on", "or", "the", "to"}
 # A clause's number: a numbered heading ("2. LICENSE GRANT") is no name of the whole.
@@ -192,7 +196,8 @@ def contract_title(texts: list[str]) -> str | None:
             if name := _named_in(" ".join(lines[at : at + _NOTICE_LINES])):
                 return name
             continue
-        clean = without_placeholders(line)
+        # "PROMOTION AGREEMENT (the "Agreement")": the name defines its own short form.
+        clean = _SELF_DEFINED.sub("", without_placeholders(line)).strip()
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)

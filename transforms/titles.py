@@ -45,9 +45,22 @@ def is_notice(text: str) -> bool:
     return NOTICE.search(" ".join(text.split())) is not None
 
 
+# A letterhead's contact line ("925 West Georgia Street Suite 1820 ... Facsimile: 604-632-1730"):
+# a telephone number or the word that introduces one. Never a title.
+_CONTACT = re.compile(
+    r"\b(?:facsimile|fax|telephone|tel\.|phone|e-?mail)\s*:|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b",
+    re.IGNORECASE,
+)
+
+
+def is_contact(text: str) -> bool:
+    return _CONTACT.search(text) is not None
+
+
 def named(text: str | None) -> str | None:
-    """`text` as a title: its blanks taken out; None when it is a notice or nothing is left."""
-    if not text or is_notice(text):
+    """`text` as a title: its blanks taken out; None when it is a notice, a letterhead's contact
+    line, or nothing is left."""
+    if not text or is_notice(text) or is_contact(text):
         return None
     name = without_placeholders(text)
     return name if any(c.isalnum() for c in name) else None

@@ -445,7 +445,10 @@ def _answer(
     if filters is None:
         # A question naming documents the index holds is asked of them, their names aside.
         named, asked = named_laws.scoped(index, searched)
-        filters = {"document": named} if named else None
+        # A follow-up that names other documents switches to them ("And under the DMA?"):
+        # the subject is the question before it, the documents are the ones it names now.
+        now = named_laws.scoped(index, question)[0] if searched != question else []
+        filters = {"document": now or named} if named else None
     results = index.search(
         asked, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )

@@ -13,7 +13,8 @@ What marks a follow-up, in the question's first words or its length:
 - or it is short (at most MAX_SHORT_WORDS words) and leans on something said before: a pronoun
   or demonstrative with nothing in the question to point at ("it", "they", "that", "those",
   "such", "the same"), or "too"/"as well"/"instead" at its end.
-Every answer says how it read the question (`Answer.read_as`).
+A question that says the subject changes ("on another matter", "a different thing") is read
+alone whatever its opening. Every answer says how it read the question (`Answer.read_as`).
 """
 
 from __future__ import annotations
@@ -34,8 +35,20 @@ _LEANING = re.compile(
 )
 
 
+# Words that say the subject changes ("Also, on another matter - ...", "One more, different
+# thing: ..."): whatever the opening, the question is read alone.
+_NEW_SUBJECT = re.compile(
+    r"\b(?:on\s+(?:an)?other\s+(?:matter|note|subject|topic|point)|(?:a\s+)?different\s+"
+    r"(?:thing|matter|question|subject|topic|point)|(?:a\s+|one\s+)?new\s+(?:question|subject|"
+    r"topic)|unrelated(?:ly)?|separately|changing\s+(?:the\s+)?(?:subject|topic))\b",
+    re.I,
+)
+
+
 def is_follow_up(question: str) -> bool:
     """True when `question` has no subject of its own and needs the question before it."""
+    if _NEW_SUBJECT.search(question[:80]):
+        return False
     if _CONTINUATION.match(question):
         return True
     words = re.findall(r"[\w'’-]+", question)

@@ -50,6 +50,10 @@ def test_a_paragraph_is_found_by_words_only_its_heading_holds(index, monkeypatch
         ("How long does copyright last?", False),
         ("Who must consent to bribery prosecutions?", False),
         ("Is there a deadline for suing someone for copyright infringement?", False),
+        # Said to change the subject: read alone, whatever the opening word.
+        ("Also, on another matter: can the licence be sublicensed?", False),
+        ("And a different question - who pays the audit costs?", False),
+        ("Separately, must the supplier keep insurance?", False),
     ],
 )
 def test_a_follow_up_has_no_subject_of_its_own(question, follows):

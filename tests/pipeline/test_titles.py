@@ -16,7 +16,7 @@ import pytest
 
 from lexkb.core.text.refs import cited_names, title_code
 from transforms.contracts import contract_title
-from transforms.titles import continues_eu_title, is_notice, is_placeholder, named
+from transforms.titles import continues_eu_title, is_contact, is_notice, is_placeholder, named
 
 SIZE = 10
 LEFT = 70.0
@@ -46,11 +46,14 @@ USLM_NS = "http://xml.house.gov/schemas/uslm/1.0"
         ("Notice of Privacy Practices", "Notice of Privacy Practices"),
         ("Anti-Money Laundering (AML) Policy", "Anti-Money Laundering (AML) Policy"),
         ("Regulation (EU) 2016/679", "Regulation (EU) 2016/679"),
+        # a letterhead's contact line is no title
+        ("925 West Georgia Street Suite 1820 Vancouver Canada Facsimile: 604-632-1730", None),
+        ("Acme Corp, 1 Main St, Springfield (555) 123-4567", None),
     ],
 )
 def test_a_notice_or_a_blank_is_never_a_title_nor_part_of_one(text, title):
     assert named(text) == title
-    assert is_placeholder(text) == (title is None and not is_notice(text))
+    assert is_placeholder(text) == (title is None and not is_notice(text) and not is_contact(text))
 
 
 @pytest.mark.parametrize(
@@ -63,6 +66,8 @@ def test_a_notice_or_a_blank_is_never_a_title_nor_part_of_one(text, title):
         (["Acme Software as a Service (SaaS) Agreement", NOTICE], "Acme Software as a Service (SaaS) Agreement"),
         (["<Company Name>", "[Company Name] Master Services Agreement"], "Master Services Agreement"),
         (["EXHIBIT 10.1", "AGENCY AGREEMENT"], "AGENCY AGREEMENT"),
+        # a letterhead above; the name defines its own short form after it
+        (["925 West Georgia Street Suite 1820 Facsimile: 604-632-1730", 'PROMOTION AGREEMENT (the "Agreement")'], "PROMOTION AGREEMENT"),
         # a numbered clause heading is no name of the whole; "this Agreement" names none
         (["2. LICENSE RESTRICTIONS", "This Agreement is made by and between A and B."], None),
     ],
