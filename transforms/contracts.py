@@ -134,6 +134,20 @@ def _day(text: str) -> date | None:
     return written[0] if written else find_numeric_date(text)
 
 
+# An exhibit's or attachment's label before a contract's name, as filings print it.
+_FILING_LABEL = re.compile(
+    r"^(?:(?:exhibit|attachment|annex|appendix)\s+(?:no\.?\s*)?[\w.()-]{1,12}\s*[:.\-–—]?\s*)+",
+    re.IGNORECASE,
+)
+# The date a name line ends with: "... AGREEMENT DATED JULY 15, 2005", "dated as of ...".
+_DATED = re.compile(r"\s+dated\b.*$", re.IGNORECASE)
+# A name line that opens the sentence making the contract: "THIS NON-DISCLOSURE AGREEMENT is
+# made on ...".
+_OPENS_NAMED = re.compile(
+    r"^this\s+((?:[\w()&'’-]+\s+){0,8}?(?:agreement|contract|deed|undertaking))\s+(?:is|are)\s+"
+    r"(?:made|entered|dated)\b",
+    re.IGNORECASE,
+)
 # A name's own definition of how the text calls it, after it: (the "Agreement"), ("MSA").
 _SELF_DEFINED = re.compile(
     r"\s*\((?:the\s+|this\s+)?[\"“'‘][^\"”'’]{1,40}[\"”'’]\)\s*$", re.IGNORECASE
@@ -196,8 +210,14 @@ def contract_title(texts: list[str]) -> str | None:
             if name := _named_in(" ".join(lines[at : at + _NOTICE_LINES])):
                 return name
             continue
-        # "PROMOTION AGREEMENT (the "Agreement")": the name defines its own short form.
+        # "PROMOTION AGREEMENT (the "Agreement")": the name defines its own short form; a filing's
+        # exhibit label before it and the date after it are no part of it ("Exhibit 10.4
+        # Split-Dollar Endorsement Agreement", "AFFILIATE AGREEMENT DATED JULY 15, 2005").
         clean = _SELF_DEFINED.sub("", without_placeholders(line)).strip()
+        clean = _DATED.sub("", _FILING_LABEL.sub("", clean)).strip(" ,:-–—")
+        if (opening := _OPENS_NAMED.match(clean)) and len(opening.group(1).split()) >= 2:
+            if _reads_as_name(opening.group(1)):
+                return opening.group(1)
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)

@@ -66,6 +66,11 @@ def test_a_notice_or_a_blank_is_never_a_title_nor_part_of_one(text, title):
         (["Acme Software as a Service (SaaS) Agreement", NOTICE], "Acme Software as a Service (SaaS) Agreement"),
         (["<Company Name>", "[Company Name] Master Services Agreement"], "Master Services Agreement"),
         (["EXHIBIT 10.1", "AGENCY AGREEMENT"], "AGENCY AGREEMENT"),
+        # a filing's exhibit label before the name, its date after it; the sentence making it
+        (["Exhibit 10.4 Split-Dollar Endorsement Agreement"], "Split-Dollar Endorsement Agreement"),
+        (["AFFILIATE AGREEMENT DATED JULY 15, 2005"], "AFFILIATE AGREEMENT"),
+        (["THIS NON-DISCLOSURE AGREEMENT is made on the 1st day of May"], "NON-DISCLOSURE AGREEMENT"),
+        (["Exhibit 10.1", "This Agreement is made by and between A and B."], None),
         # a letterhead above; the name defines its own short form after it
         (["925 West Georgia Street Suite 1820 Facsimile: 604-632-1730", 'PROMOTION AGREEMENT (the "Agreement")'], "PROMOTION AGREEMENT"),
         # a numbered clause heading is no name of the whole; "this Agreement" names none
