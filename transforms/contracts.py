@@ -215,9 +215,9 @@ def contract_title(texts: list[str]) -> str | None:
         # Split-Dollar Endorsement Agreement", "AFFILIATE AGREEMENT DATED JULY 15, 2005").
         clean = _SELF_DEFINED.sub("", without_placeholders(line)).strip()
         clean = _DATED.sub("", _FILING_LABEL.sub("", clean)).strip(" ,:-–—")
-        if (opening := _OPENS_NAMED.match(clean)) and len(opening.group(1).split()) >= 2:
-            if _reads_as_name(opening.group(1)):
-                return opening.group(1)
+        opening = _OPENS_NAMED.match(clean)
+        if opening and len(opening.group(1).split()) >= 2 and _reads_as_name(opening.group(1)):
+            return opening.group(1)
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)
