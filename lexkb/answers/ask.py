@@ -349,7 +349,17 @@ def ask(
     if cached is not None:
         answer = replace(cached, from_cache=True)
     else:
-        answer, cacheable = _answer(index, question, searched, filters, settings, retrieved.append)
+        scope, asked = (
+            ([], searched)
+            if filters is not None
+            else named_laws.asked_of(index, question, searched)
+        )
+        if scope:
+            filters = {"document": scope}
+            reading = f"{reading}; asked of {named_laws.cited_names(index, scope)}, which it names"
+        answer, cacheable = _answer(
+            index, question, searched, asked, filters, settings, retrieved.append
+        )
         answer = replace(answer, read_as=reading)
         if cache is not None and cacheable:
             cache.put(key, answer)
@@ -429,6 +439,7 @@ def _answer(
     index: IndexView,
     question: str,
     searched: str,
+    asked: str,
     filters: Mapping | None,
     settings: AskSettings,
     seen: Callable[[list[Hit]], None],
@@ -441,14 +452,7 @@ def _answer(
     if worded and kind not in DOCUMENTS_MAY_ANSWER:
         return _abstain(index, question, AbstentionReason(kind), refused), True
     depth = ranker.RANK_DEPTH if settings.rank else 10
-    asked = searched
-    if filters is None:
-        # A question naming documents the index holds is asked of them, their names aside.
-        named, asked = named_laws.scoped(index, searched)
-        # A follow-up that names other documents switches to them ("And under the DMA?"):
-        # the subject is the question before it, the documents are the ones it names now.
-        now = named_laws.scoped(index, question)[0] if searched != question else []
-        filters = {"document": now or named} if named else None
+    # `asked`: the text searched, without the names of the documents `filters` scopes it to.
     results = index.search(
         asked, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )

@@ -25,7 +25,7 @@ from typing import Literal
 
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.scope import OPENERS, vocabulary
-from lexkb.core.text.refs import document_names
+from lexkb.core.text.refs import document_names, short_name
 from lexkb.core.text.tokenize import tokenize
 
 NameKind = Literal["law", "regulator", "standard", "jurisdiction"]
@@ -263,6 +263,25 @@ def _span(name: str) -> re.Pattern[str]:
     """Where a name (folded words) is written in a question, in any case and spacing."""
     words = [re.escape(w) for w in name.split()]
     return re.compile(r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])", re.IGNORECASE)
+
+
+def asked_of(index: IndexView, question: str, searched: str) -> tuple[list[str], str]:
+    """The documents `ask` asks a question of, and the text to search without their names
+    (`scoped`; `searched` is the question, or a follow-up read with the one before it). A
+    follow-up that names other documents switches to them ("And under the DMA?"): the subject
+    is the question before it, the documents are the ones it names now."""
+    named, asked = scoped(index, searched)
+    now = scoped(index, question)[0] if named and searched != question else []
+    return now or named, asked
+
+
+def cited_names(index: IndexView, keys: list[str]) -> str:
+    """Documents as their citations name them ("DORA", "17 U.S.C.": refs.short_name)."""
+    names = {
+        d["document_key"]: short_name(d.get("title"), d.get("short_name"), d["document_key"])
+        for d in index.documents()
+    }
+    return " and ".join(names.get(key, key) for key in keys)
 
 
 def _distinctive(

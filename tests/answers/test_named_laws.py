@@ -106,3 +106,5 @@ def test_a_question_naming_a_held_document_is_asked_of_it(realdocs_built):
     answer = ask(six, question, cache=None)
     offered = [s.citation for s in answer.sources] or answer.details["nearest"]
     assert offered and all(c.startswith("Bribery Act 2010") for c in offered)
+    # ... and says so, as it says how it read the question.
+    assert "asked of Bribery Act 2010, which it names" in answer.read_as
