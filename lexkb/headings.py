@@ -60,7 +60,6 @@ class Headings:
             norm = _K1 * (1.0 - _B + _B * lengths[paths] / average)
             self.postings[word] = (paths, idf * tf / (tf + norm))
         self.size = size
-        self.rows = len(contexts)
         self._row_postings = (
             _RowPostings(self.postings, self.path_of_row),
             _RowPostings(self.postings, self.path_of_paragraph),
@@ -102,7 +101,7 @@ class _RowPostings:
     def __init__(
         self, postings: dict[str, tuple[np.ndarray, np.ndarray]], path_of_row: np.ndarray
     ) -> None:
-        self.by_path = postings
+        self._paths = postings
         held = np.flatnonzero(path_of_row >= 0)
         # Rows ordered by path: path p's are _rows[_starts[p]:_starts[p] + _counts[p]].
         self._rows = held[np.argsort(path_of_row[held], kind="stable")].astype(np.int32)
@@ -116,7 +115,7 @@ class _RowPostings:
         """The rows under `word`'s paths (int32) and its weight at each (float64)."""
         found = self._laid_out.get(word)
         if found is None:
-            paths, weights = self.by_path[word]
+            paths, weights = self._paths[word]
             spans = self._counts[paths]
             owner = np.repeat(np.arange(paths.size), spans)
             offset = np.arange(owner.size) - (np.cumsum(spans) - spans)[owner]

@@ -141,13 +141,9 @@ _FILING_LABEL = re.compile(
 )
 # The date a name line ends with: "... AGREEMENT DATED JULY 15, 2005", "dated as of ...".
 _DATED = re.compile(r"\s+dated\b.*$", re.IGNORECASE)
-# A name line that opens the sentence making the contract: "THIS NON-DISCLOSURE AGREEMENT is
-# made on ...".
-_OPENS_NAMED = re.compile(
-    r"^this\s+((?:[\w()&'’-]+\s+){0,8}?(?:agreement|contract|deed|undertaking))\s+(?:is|are)\s+"
-    r"(?:made|entered|dated)\b",
-    re.IGNORECASE,
-)
+# A name line that opens the sentence making the contract ("THIS NON-DISCLOSURE AGREEMENT is
+# made on ..."): the agreement it names (_named_in) is the title.
+_MAKING_LINE = re.compile(r"^this\b[^.;]{0,150}?\b(?:is|are)\s+(?:made|entered|dated)\b", re.I)
 # A name's own definition of how the text calls it, after it: (the "Agreement"), ("MSA").
 _SELF_DEFINED = re.compile(
     r"\s*\((?:the\s+|this\s+)?[\"“'‘][^\"”'’]{1,40}[\"”'’]\)\s*$", re.IGNORECASE
@@ -215,9 +211,8 @@ def contract_title(texts: list[str]) -> str | None:
         # Split-Dollar Endorsement Agreement", "AFFILIATE AGREEMENT DATED JULY 15, 2005").
         clean = _SELF_DEFINED.sub("", without_placeholders(line)).strip()
         clean = _DATED.sub("", _FILING_LABEL.sub("", clean)).strip(" ,:-–—")
-        opening = _OPENS_NAMED.match(clean)
-        if opening and len(opening.group(1).split()) >= 2 and _reads_as_name(opening.group(1)):
-            return opening.group(1)
+        if _MAKING_LINE.match(clean) and (name := _named_in(clean)):
+            return name
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)

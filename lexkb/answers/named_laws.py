@@ -25,6 +25,7 @@ from typing import Literal
 
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.scope import OPENERS, vocabulary
+from lexkb.core.text.keys import file_key
 from lexkb.core.text.refs import document_names, short_name
 from lexkb.core.text.tokenize import tokenize
 
@@ -276,9 +277,12 @@ def asked_of(index: IndexView, question: str, searched: str) -> tuple[list[str],
 
 
 def cited_names(index: IndexView, keys: list[str]) -> str:
-    """Documents as their citations name them ("DORA", "17 U.S.C.": refs.short_name)."""
+    """Documents as their citations name them ("DORA", "17 U.S.C."), as lexkb.tables names
+    them for hits."""
     names = {
-        d["document_key"]: short_name(d.get("title"), d.get("short_name"), d["document_key"])
+        d["document_key"]: short_name(
+            d.get("title"), d.get("short_name"), file_key(d.get("source_name") or "")
+        )
         for d in index.documents()
     }
     return " and ".join(names.get(key, key) for key in keys)
