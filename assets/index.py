@@ -9,6 +9,7 @@ from assets import tags
 from assets.documents import document_chunks
 from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
+from lexkb.core.clauses.labels import decider
 from transforms import citation_cache, metadata, source_parts, staging
 from transforms import edges as graph
 from transforms import source_files as src
@@ -188,6 +189,11 @@ def clause_types(
         embed=embedder.embeds,
     )
     labelled.write_parquet(out / "clauses.parquet")
+    decided = out / staging.CLAUSE_MODEL_FILE
+    if embedder.embeds:  # a model decided them: query time may read them rather than decide again
+        decided.write_text(json.dumps(decider(), sort_keys=True), encoding="utf-8")
+    else:
+        decided.unlink(missing_ok=True)
     counts = dict(labelled.group_by("clause_type").len().sort("clause_type").rows())
     context.log.info(
         f"{labelled.height} clause labels on {labelled['chunk_id'].n_unique()} paragraphs"

@@ -10,7 +10,8 @@ paragraph is a positive of a category when it overlaps a clause lawyers marked w
 (benchmarks/classify.py's overlap rule). Thresholds come from out-of-fold predictions, folds by
 contract, and maximise each category's clause-level F1 as benchmarks/classify.py scores it.
 
-`--write` fits on every contract here and writes lexkb/models/cuad_clauses.npz. How well heads
+`--write` fits on every contract here and writes lexkb/core/clauses/models/cuad_clauses.npz,
+printing its SHA-256 for lexkb/core/clauses/heads.py and the card beside the file. How well heads
 fitted on one half do on the other half is benchmarks/classify.py's to report.
 """
 
@@ -34,6 +35,7 @@ from lexkb.core.clauses.heads import (
     says_names,
     word_features,
     word_sets,
+    wordless,
 )
 from lexkb.core.embed.embedders import LocalEmbedder
 
@@ -180,7 +182,9 @@ class Heads:
         logits = features(contract, self.words, self.idf) @ self.weights.T + self.bias
         said = says_names(contract["words"], self.names)
         logits += said * self.name_weights
-        return np.where(self.rules == KEYWORD_RULE, said, 1 / (1 + np.exp(-logits)))
+        chances = np.where(self.rules == KEYWORD_RULE, said, 1 / (1 + np.exp(-logits)))
+        chances[wordless(contract["words"])] = 0.0  # as lexkb.core.clauses.labels decides
+        return chances
 
 
 def clause_f1(contracts: list[dict], scores: list[np.ndarray], column: int, name: str, t: float):
@@ -275,14 +279,20 @@ def main() -> None:
                 f"{sum(len(c['texts']) for c in contracts)} paragraphs"
             ),
         )
-        print(f"wrote {MODEL_PATH}")
+        digest = hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest()
+        print(f"wrote {MODEL_PATH}, SHA-256 {digest}: state it as MODEL_SHA256 in")
+        print("lexkb/core/clauses/heads.py and in the card, models/cuad_clauses.md")
         # The query module reads the file as the fit's own features do, to float16's precision.
-        from lexkb.core.clauses.heads import clause_heads
+        from lexkb.core.clauses.heads import read_heads
 
-        shipped = clause_heads()
+        shipped = read_heads(MODEL_PATH.read_bytes())
         every = list(range(len(names)))
-        gap = max(
-            float(np.abs(shipped.probabilities(c["words"], c["vectors"], every) - heads(c)).max())
+        gap = max(  # over paragraphs with words: labels.decide gives the others no label
+            float(
+                np.abs(shipped.probabilities(c["words"], c["vectors"], every) - heads(c))[
+                    ~wordless(c["words"])
+                ].max(initial=0.0)
+            )
             for c in contracts
         )
         print(f"largest difference of the shipped heads to the fit's own: {gap:.2e}")

@@ -23,6 +23,10 @@ _NOT_CATEGORIES = {"Filename"}
 _RULE = re.compile(r"[-_]{3,}")
 # A paragraph and a clause overlap when the first this many characters of one occur in the other.
 OVERLAP_CHARS = 60
+# ... and neither is shorter than this, squeezed: a drawn line squeezes to nothing and "[*]" (a
+# redaction) occurs in every redacted clause, so either would overlap every clause of its
+# contract, and a classifier that labels lines would find them all.
+MIN_OVERLAP_CHARS = 10
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
@@ -109,6 +113,9 @@ def descriptions(data: Path) -> dict[str, str]:
 
 
 def overlaps(a: str, b: str) -> bool:
-    """Whether a paragraph and a marked clause overlap: the first OVERLAP_CHARS characters of
-    one occur in the other."""
+    """Whether a paragraph and a marked clause overlap (both squeezed): the first
+    OVERLAP_CHARS characters of one occur in the other, and neither is shorter than
+    MIN_OVERLAP_CHARS."""
+    if min(len(a), len(b)) < MIN_OVERLAP_CHARS:
+        return False
     return a[:OVERLAP_CHARS] in b or b[:OVERLAP_CHARS] in a

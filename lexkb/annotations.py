@@ -30,6 +30,7 @@ def _table(snapshot: snap.Snapshot, name: str) -> pl.DataFrame:
 
 class Annotations:
     def __init__(self, snapshot: snap.Snapshot) -> None:
+        self._snapshot = snapshot
         self.clauses = _table(snapshot, "clauses")
         self.definitions = _table(snapshot, "definitions")
         self.topics = _table(snapshot, "topics")
@@ -58,6 +59,24 @@ class Annotations:
             labelled = self.clauses.filter(types.is_in(wanted))["chunk_id"]
             expr &= pl.col("chunk_id").is_in(labelled.implode())
         return expr
+
+    def clause_labels(
+        self, chunk_ids: list[str], decided_by: Mapping[str, object]
+    ) -> pl.DataFrame | None:
+        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score, method),
+        when the manifest says they were decided as `decided_by` describes (lexkb.core.clauses.
+        labels.decider); else None, and the caller decides them itself."""
+        if self._snapshot.manifest.get("clause_model") != dict(decided_by):
+            return None
+        return self._scored_clauses.filter(pl.col("chunk_id").is_in(chunk_ids))
+
+    @cached_property
+    def _scored_clauses(self) -> pl.DataFrame:
+        """The clauses table with its scores and methods, read on the first `classify` that
+        uses it (search filters need only the types)."""
+        return self._snapshot.read_table(
+            "clauses", columns=["chunk_id", "clause_type", "score", "method"]
+        )
 
     def defining(self, term: str) -> list[str]:
         """Chunk ids of the paragraphs defining `term` (any case), in the snapshot's order."""

@@ -30,6 +30,7 @@ from lexkb import defaults
 from lexkb import limits as check
 from lexkb.annotations import Annotations
 from lexkb.catalog import Catalog
+from lexkb.core.clauses.labels import decider
 from lexkb.core.embed.embedders import Embedder
 from lexkb.core.store import object_store
 from lexkb.core.store import snapshot as snap
@@ -92,6 +93,13 @@ class Index:
         """The vectors and the query embedder (lexkb.dense), with the switches benchmarks use:
         `exact`, `use_lines`, `forget_queries`."""
         return self._dense
+
+    def clause_labels(self, chunk_ids: list[str]) -> pl.DataFrame | None:
+        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score, method), or
+        None where the snapshot's labels were not decided by the clause model and settings this
+        lexkb ships (lexkb.core.clauses.labels.decider): read, they spare `classify` embedding
+        a contract again."""
+        return self.annotations.clause_labels(chunk_ids, decider())
 
     @property
     def embedder_name(self) -> str | None:

@@ -23,7 +23,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lexkb.core.clauses.labels import NO_EMBEDDER, build_types, decide, decide_by_name, methods
+from lexkb.core.clauses.labels import (
+    LABELLED_TYPE,
+    NO_EMBEDDER,
+    build_types,
+    decide,
+    decide_by_name,
+    methods,
+)
 from lexkb.core.embed.embedders import LocalEmbedder
 from lexkb.core.store.schema import CLAUSES, empty_frame
 from transforms.ids import sha256_text
@@ -43,7 +50,7 @@ def clause_table(
     """(chunk_id, document_id, clause_type, score, method) for each contract paragraph and each
     type it takes; paragraph vectors kept in `cache_dir` when given. `embed` False (a build
     with no embedder): labels by the names the paragraphs say, with no model loaded."""
-    contracts = documents.filter(pl.col("document_type").str.to_lowercase() == "contract")
+    contracts = documents.filter(pl.col("document_type").str.to_lowercase() == LABELLED_TYPE)
     paragraphs = chunks.filter(
         (pl.col("chunk_level") == "paragraph")
         & pl.col("document_id").is_in(contracts["document_id"].implode())

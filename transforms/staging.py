@@ -19,6 +19,9 @@ from transforms.source_files import SourceFile
 TABLE_DIR = "tables"
 SETTINGS_FILE = "settings.json"
 EMBEDDER_FILE = "embedder.json"
+# What decided the clause labels (lexkb.core.clauses.labels.decider), written by clause_types when
+# a model decided them; a snapshot without it has its contracts classified again at query time.
+CLAUSE_MODEL_FILE = "clause_model.json"
 # Written again by citation_edges, chunk_embeddings, clause_types, defined_terms, topic_clusters
 # and the dbt model `standards`.
 DERIVED = (
@@ -58,7 +61,7 @@ def stage(out: Path, tables: dict[str, pl.DataFrame], settings: dict) -> None:
     """Write `tables` and their settings to `out`, removing first what was derived from the
     tables they replace: none of it may reach a snapshot of these."""
     out.mkdir(parents=True, exist_ok=True)
-    for name in [f"{table}.parquet" for table in DERIVED] + [EMBEDDER_FILE]:
+    for name in [f"{table}.parquet" for table in DERIVED] + [EMBEDDER_FILE, CLAUSE_MODEL_FILE]:
         (out / name).unlink(missing_ok=True)
     for name, frame in tables.items():
         frame.write_parquet(out / f"{name}.parquet")
@@ -71,10 +74,12 @@ def settings(out: Path) -> dict:
 
 
 def for_publishing(out: Path) -> tuple[dict[str, pl.DataFrame], dict, list[dict]]:
-    """Every staged table; the settings a snapshot records, the embedder's description among
-    them; and the source files, which the manifest lists apart from the settings."""
+    """Every staged table; the settings a snapshot records, the embedder's description and
+    what decided the clause labels among them; and the source files, which the manifest lists apart from the settings."""
     recorded = settings(out)
     sources = recorded.pop("sources")
     recorded["embedder"] = json.loads((out / EMBEDDER_FILE).read_text(encoding="utf-8"))
+    if (decided := out / CLAUSE_MODEL_FILE).is_file():
+        recorded["clause_model"] = json.loads(decided.read_text(encoding="utf-8"))
     tables = {p.stem: pl.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
     return tables, recorded, sources

@@ -14,8 +14,13 @@ Two kinds of label, and each result says which it came from (`method`):
   `min_score` - NAME_BONUS.
 
 The default types are in lexkb.core.clauses.defaults. `min_score`, the bonus and the heads' thresholds
-were chosen on one half of CUAD's contracts and are reported on the other
-(benchmarks/classify.py).
+were chosen on CUAD's contracts, and benchmarks/classify.py reports them cross-validated by
+contract.
+
+A build labels every contract with the default types and the fitted categories, and its snapshot
+records what decided them. Classifying a whole contract with labels the build decided the same
+way reads them from the snapshot (a table read) rather than embedding every paragraph again
+(seconds for a long contract); the labels are the same either way.
 """
 
 from __future__ import annotations
@@ -29,8 +34,16 @@ from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.source_hits import source_hits
 from lexkb.core.clauses.defaults import DEFAULT_TYPES
-from lexkb.core.clauses.heads import clause_heads
-from lexkb.core.clauses.labels import MIN_SCORE, ZERO_SHOT, decide, methods
+from lexkb.core.clauses.heads import clause_heads, name_key
+from lexkb.core.clauses.labels import (
+    LABELLED_TYPE,
+    MIN_SCORE,
+    ZERO_SHOT,
+    build_types,
+    decide,
+    methods,
+)
+from lexkb.results import Hit
 
 MAX_TYPES = 50
 # clause_types="cuad": every fitted category.
@@ -101,9 +114,11 @@ def classify(
     labels = label_set(clause_types)
     if (document is None) == (chunks is None):
         raise check.QueryError("give a document or chunks, not both")
+    contract = False
     if document is not None:
-        _, frame = index.document_paragraphs(document)
+        about, frame = index.document_paragraphs(document)
         hits = [index.hit(c) for c in frame["chunk_id"].to_list()]
+        contract = str(about.get("document_type") or "").casefold() == LABELLED_TYPE
     else:
         hits, _ = source_hits(index, chunks)
     hits = [h for h in hits if h.text.strip()]
@@ -113,10 +128,16 @@ def classify(
         return Classification(
             labels, how, [], 0, ["no paragraphs to classify"], index.version, fitted_on
         )
-    table, taken = decide([h.text for h in hits], labels, min_score=min_score)
+    built = _as_built(index, hits, labels, min_score) if contract else None
+    if built is None:
+        table, taken = decide([h.text for h in hits], labels, min_score=min_score)
+        built = [
+            (row, list(labels)[column], float(table[row, column]))
+            for row, column in zip(*np.nonzero(taken), strict=True)
+        ]
     found = []
-    for row, column in zip(*np.nonzero(taken), strict=True):
-        hit, name = hits[row], list(labels)[column]
+    for row, name, score in built:
+        hit = hits[row]
         found.append(
             ClauseMatch(
                 clause_type=name,
@@ -126,10 +147,42 @@ def classify(
                 page=hit.page,
                 citation=hit.citation,
                 text=hit.text,
-                score=round(float(table[row, column]), 4),
+                score=round(score, 4),
                 method=how[name],
             )
         )
     order = {name: i for i, name in enumerate(labels)}
     found.sort(key=lambda c: (order[c.clause_type], -c.score, c.chunk_id))
     return Classification(labels, how, found, len(hits), [], index.version, fitted_on)
+
+
+def _as_built(
+    index: IndexView, hits: list[Hit], labels: dict[str, str], min_score: float
+) -> list[tuple[int, str, float]] | None:
+    """(paragraph, label, score) of each label the build gave a contract's paragraphs, when
+    every label asked for is one the build decided the same way (by name, in any case; its
+    method, and a zero-shot label's description and `min_score`, unchanged) and the snapshot
+    says the shipped model decided them (IndexView.clause_labels). Else None: `decide` reads the
+    paragraphs again, embedding each (seconds for a long contract, where this is a table read)."""
+    built = build_types()
+    built_how, how = methods(built), methods(labels)
+    by_key = {name_key(name): name for name in built}
+    asked: dict[str, str] = {}
+    for name, description in labels.items():
+        same = by_key.get(name_key(name))
+        if same is None or built_how[same] != how[name]:
+            return None
+        if how[name] == ZERO_SHOT and (description != built[same] or min_score != MIN_SCORE):
+            return None
+        asked[same] = name
+    rows = index.clause_labels([h.chunk_id for h in hits])
+    if rows is None:
+        return None
+    position = {h.chunk_id: i for i, h in enumerate(hits)}
+    return [
+        (position[chunk_id], asked[clause_type], score)
+        for chunk_id, clause_type, score in rows.select(
+            "chunk_id", "clause_type", "score"
+        ).iter_rows()
+        if clause_type in asked
+    ]

@@ -214,6 +214,77 @@ def test_every_fitted_category_at_once_and_in_the_builds_labels(contract_index):
     ).hits
 
 
+@pytest.fixture(scope="module")
+def modelled_contract_index(tmp_path_factory):
+    """The contract built with the local model, whose labels a snapshot then records as the
+    shipped model's."""
+    from pipelines.build import run_build
+
+    sources = tmp_path_factory.mktemp("modelled-contract")
+    (sources / "master-supply-agreement.txt").write_text(CONTRACT, encoding="utf-8")
+    root = tmp_path_factory.mktemp("modelled-contract-index")
+    run_build([sources], root)
+    return Index.open(root)
+
+
+def test_classify_reads_the_builds_labels_where_the_shipped_model_decided_them(
+    modelled_contract_index, monkeypatch
+):
+    import importlib
+
+    from lexkb.core.clauses.labels import decider
+
+    classifying = importlib.import_module("lexkb.answers.classify")  # the module, not the function
+
+    index = modelled_contract_index
+    assert index.snapshot.manifest["clause_model"] == decider()
+    own_labels = {"non-solicitation": "a party may not solicit or hire the other party's employees"}
+    for clause_types in ("cuad", None, ["Non-Compete", "governing law", "TERMINATION"], own_labels):
+        read = classify(index, document="master-supply-agreement", clause_types=clause_types)
+        with monkeypatch.context() as deciding_again:  # as a snapshot an older model labelled
+            deciding_again.setattr(index, "clause_labels", lambda chunk_ids: None)
+            decided = classify(index, document="master-supply-agreement", clause_types=clause_types)
+        assert read.clauses and [(c.clause_type, c.chunk_id, c.method) for c in read.clauses] == [
+            (c.clause_type, c.chunk_id, c.method) for c in decided.clauses
+        ]
+        assert [c.score for c in read.clauses] == pytest.approx(
+            [c.score for c in decided.clauses], abs=1e-3
+        )
+
+    # The build's labels answer the labels it decided: the model is not asked again ...
+    def refused(*args, **kwargs):
+        raise AssertionError("decided again")
+
+    monkeypatch.setattr(classifying, "decide", refused)
+    everything = classify(index, document="master-supply-agreement", clause_types="cuad")
+    assert ("TERMINATION", _paragraph(index, "terminate this Agreement")) in {
+        (c.clause_type, c.chunk_id)
+        for c in classify(
+            index, document="master-supply-agreement", clause_types=["TERMINATION"]
+        ).clauses
+    }
+    assert {c.method for c in everything.clauses} <= {"fitted", "keyword"}
+    # ... but a label described otherwise, or another zero-shot floor, is decided at query time.
+    with pytest.raises(AssertionError, match="decided again"):
+        classify(index, document="master-supply-agreement", clause_types=own_labels)
+    with pytest.raises(AssertionError, match="decided again"):
+        classify(index, document="master-supply-agreement", min_score=0.6)
+    # Labels recorded as decided by other heads, or by names alone, are not read.
+    paragraphs = [h.chunk_id for h in index.search("agreement", k=20, mode="keyword")]
+    assert (
+        index.annotations.clause_labels(paragraphs, {**decider(), "heads_sha256": "0" * 64}) is None
+    )
+
+
+def test_a_build_without_a_model_has_its_contracts_classified_at_query_time(contract_index):
+    assert "clause_model" not in contract_index.snapshot.manifest
+    assert contract_index.clause_labels([_paragraph(contract_index, "assign or transfer")]) is None
+    found = classify(
+        contract_index, document="master-supply-agreement", clause_types=["Anti-Assignment"]
+    )
+    assert [c.method for c in found.clauses] == ["fitted"]
+
+
 def test_heads_fitted_on_another_models_vectors_are_refused(monkeypatch):
     from lexkb.core.clauses.heads import clause_heads
     from lexkb.core.embed.embedders import LocalEmbedder
@@ -305,3 +376,40 @@ def test_a_clause_is_labelled_by_its_first_sentence_when_the_second_blurs_it():
     table, taken = decide([clause, other], labels)
     column = list(labels).index("governing law")
     assert taken[0, column] and not taken[1, column]
+
+
+def test_a_paragraph_of_no_word_takes_no_label():
+    from lexkb.core.clauses.labels import build_types, decide
+
+    # CUAD's redaction marks and a drawn line: the heads fitted before their labels were
+    # cleaned put "[*]" at 0.99 Non-Compete.
+    texts = ["[*]", "[**]", "-" * 40, "(a)", "Neither party shall compete with the other."]
+    table, taken = decide(texts, build_types())
+    assert not taken[:4].any() and not table[:4].any()
+
+
+def test_a_heads_file_other_than_the_shipped_one_is_refused(monkeypatch, tmp_path):
+    from lexkb.core.clauses import heads
+
+    changed = tmp_path / "cuad_clauses.npz"
+    changed.write_bytes(heads.MODEL_PATH.read_bytes() + b"\0")
+    monkeypatch.setattr(heads, "MODEL_PATH", changed)
+    heads.clause_heads.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="SHA-256"):
+            heads.clause_heads()
+    finally:
+        heads.clause_heads.cache_clear()
+
+
+def test_a_drawn_line_or_a_redaction_overlaps_no_marked_clause():
+    from evaluation_data.cuad import overlaps, squeeze
+
+    clause = squeeze("The Distributor shall not sell [*] products of any competitor ---------- .")
+    assert overlaps(
+        clause, squeeze("The Distributor shall not sell [*] products of any competitor")
+    )
+    # Squeezed, a line is nothing and "[*]" three characters: both occur in every redacted
+    # clause, and once made every clause of their contract a positive of its category.
+    assert not overlaps(clause, squeeze("-" * 40))
+    assert not overlaps(clause, squeeze("[*]"))

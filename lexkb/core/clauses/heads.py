@@ -16,6 +16,8 @@ The fit, its vocabulary and its thresholds come from benchmarks/clause_head_fit.
 
 from __future__ import annotations
 
+import hashlib
+import io
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -28,6 +30,9 @@ from lexkb.core.text.tokenize import tokenize
 # did better on contracts it had not seen (rare categories), that alone.
 HEAD_RULE, KEYWORD_RULE = "fitted", "keyword"
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "cuad_clauses.npz"
+# The shipped file's SHA-256, as its card (models/cuad_clauses.md) states; a snapshot records it
+# among what decided its clause labels (lexkb.core.clauses.labels.decider).
+MODEL_SHA256 = "0ba35e98428963371b6a2c81da71f3be80dd9ea2c9c295a19f66a6c506d16422"
 # Features are scaled so that both kinds reach logits of a few units with small weights: a unit
 # vector's components are about 0.05, a paragraph's word weights sum to one in squares.
 VECTOR_SCALE = 20.0
@@ -41,6 +46,14 @@ def word_sets(texts: list[str]) -> list[set[str]]:
     """Each text's terms as lexkb.core.text.tokenize reads them (stemmed), tokenized once for every label
     that looks at words."""
     return [set(tokenize(t)) for t in texts]
+
+
+def wordless(words: list[set[str]]) -> np.ndarray:
+    """(texts,) True where a text (its `word_sets`) has no word: "[*]", a drawn line, "(a)".
+    Such a paragraph states no clause, whatever its vector lies near (the heads fitted before
+    CUAD's labels left these out put its redaction marks at 0.99 Non-Compete), so it takes no
+    label."""
+    return np.array([not w for w in words], dtype=bool)
 
 
 def says_names(words: list[set[str]], names: list[str]) -> np.ndarray:
@@ -103,11 +116,24 @@ def name_key(name: str) -> str:
 
 @cache
 def clause_heads() -> ClauseHeads:
-    """The shipped heads, read once per process. They are only valid over the vectors of the
-    model they were fitted on, so another local model is refused rather than misread."""
+    """The shipped heads, read once per process and refused unless the file is the one its card
+    states (MODEL_SHA256)."""
+    data = MODEL_PATH.read_bytes()
+    if hashlib.sha256(data).hexdigest() != MODEL_SHA256:
+        raise RuntimeError(
+            f"{MODEL_PATH.name} is not the file shipped (its SHA-256 differs from the card's): "
+            "refit it with benchmarks/clause_head_fit.py --write, which prints the new one"
+        )
+    return read_heads(data)
+
+
+def read_heads(data: bytes) -> ClauseHeads:
+    """Heads from the bytes of a file benchmarks/clause_head_fit.py wrote. They are only valid
+    over the vectors of the model they were fitted on, so another local model is refused
+    rather than misread."""
     from lexkb.core.embed.embedders import LocalEmbedder
 
-    with np.load(MODEL_PATH, allow_pickle=False) as saved:
+    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
         if str(saved["embedder"]) != LocalEmbedder.name:
             raise RuntimeError(
                 f"{MODEL_PATH.name} was fitted on {saved['embedder']} vectors, not on "

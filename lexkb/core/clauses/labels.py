@@ -16,19 +16,31 @@ without the cosine, and the table records NO_EMBEDDER as the method.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from lexkb.core.clauses.defaults import DEFAULT_TYPES
-from lexkb.core.clauses.heads import clause_heads, name_key, says_names, word_sets
+from lexkb.core.clauses.heads import (
+    MODEL_SHA256,
+    clause_heads,
+    name_key,
+    says_names,
+    word_sets,
+    wordless,
+)
 from lexkb.core.embed.sentence_vectors import sentence_vectors
 
 MIN_SCORE = 0.55
 NAME_BONUS = 0.5
 ZERO_SHOT = "zero-shot"
 NO_EMBEDDER = "keyword: no embedder"
+# The document type whose paragraphs a build labels (a regulation's paragraph about terminating an
+# authorisation is not a termination clause).
+LABELLED_TYPE = "contract"
 
 
 def build_types() -> dict[str, str]:
@@ -38,6 +50,24 @@ def build_types() -> dict[str, str]:
     named = {name_key(name) for name in labels}
     labels.update({n: n for n in clause_heads().names if name_key(n) not in named})
     return labels
+
+
+def decider() -> dict[str, object]:
+    """What decides a build's labels, as its snapshot records it (the manifest's
+    `clause_model`): the shipped heads' file, the local model, the zero-shot settings and the
+    build's label set. `classify` reads a contract's labels from the snapshot only while this
+    is unchanged, so a lexkb whose heads or defaults have moved since the build decides them
+    itself rather than report what an older model decided."""
+    from lexkb.core.embed.embedders import LocalEmbedder
+
+    labels = json.dumps(build_types(), sort_keys=True).encode()
+    return {
+        "heads_sha256": MODEL_SHA256,
+        "embedder": LocalEmbedder.name,
+        "min_score": MIN_SCORE,
+        "name_bonus": NAME_BONUS,
+        "labels_sha256": hashlib.sha256(labels).hexdigest(),
+    }
 
 
 def methods(labels: Mapping[str, str]) -> dict[str, str]:
@@ -123,6 +153,9 @@ def _decide(
         columns = [heads.column(names[i]) for i in fitted]
         table[:, fitted] = heads.probabilities(words, vectors, columns)
         taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
+    empty = wordless(words)
+    table[empty] = 0.0
+    taken[empty] = False
     return table, taken
 
 
