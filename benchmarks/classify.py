@@ -235,7 +235,7 @@ def no_vectors(report: list[dict], names: list[str], cuad_labels, cuad, defaults
         (
             "lexkb default types, no embedder (the names a paragraph says)",
             MAPPING,
-            lambda c: decide_by_name(c["texts"], {n: DEFAULT_TYPES[n] for n in MAPPING})[1],
+            lambda c: decide_by_name(c["texts"], defaults)[1],
         ),
     )
     for title, labels, predict in runs:

@@ -63,7 +63,7 @@ class Annotations:
     def clause_labels(
         self, chunk_ids: list[str], decided_by: Mapping[str, object]
     ) -> pl.DataFrame | None:
-        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score, method),
+        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score),
         when the manifest says they were decided as `decided_by` describes (lexkb.core.clauses.
         labels.decider); else None, and the caller decides them itself."""
         if self._snapshot.manifest.get("clause_model") != dict(decided_by):
@@ -72,11 +72,9 @@ class Annotations:
 
     @cached_property
     def _scored_clauses(self) -> pl.DataFrame:
-        """The clauses table with its scores and methods, read on the first `classify` that
-        uses it (search filters need only the types)."""
-        return self._snapshot.read_table(
-            "clauses", columns=["chunk_id", "clause_type", "score", "method"]
-        )
+        """The clauses table with its scores, read on the first `classify` that uses it (search
+        filters need only the types)."""
+        return self._snapshot.read_table("clauses", columns=["chunk_id", "clause_type", "score"])
 
     def defining(self, term: str) -> list[str]:
         """Chunk ids of the paragraphs defining `term` (any case), in the snapshot's order."""

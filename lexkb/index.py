@@ -95,7 +95,7 @@ class Index:
         return self._dense
 
     def clause_labels(self, chunk_ids: list[str]) -> pl.DataFrame | None:
-        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score, method), or
+        """The build's clause labels of `chunk_ids` (chunk_id, clause_type, score), or
         None where the snapshot's labels were not decided by the clause model and settings this
         lexkb ships (lexkb.core.clauses.labels.decider): read, they spare `classify` embedding
         a contract again."""

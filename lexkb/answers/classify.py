@@ -181,8 +181,6 @@ def _as_built(
     position = {h.chunk_id: i for i, h in enumerate(hits)}
     return [
         (position[chunk_id], asked[clause_type], score)
-        for chunk_id, clause_type, score in rows.select(
-            "chunk_id", "clause_type", "score"
-        ).iter_rows()
+        for chunk_id, clause_type, score in rows.iter_rows()
         if clause_type in asked
     ]
