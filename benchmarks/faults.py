@@ -30,8 +30,8 @@
    once: their replies, the RSS grown, and the slowest /healthz meanwhile. Then, on a
    PostgreSQL store (where Debian's server is installed), the seconds from `pg_ctl restart`
    until a keyed request is answered again, and what requests got while the server was
-   stopped (503 with Retry-After) and after it started. And /api/search's p50 and p99 for one
-   key alone and while another key floods /api/verify/citations from 32 connections: what the
+   stopped (503 with Retry-After) and after it started. And /api/v1/search's p50 and p99 for one
+   key alone and while another key floods /api/v1/verify/citations from 32 connections: what the
    flood got (429 past the key's cost units in progress) and the slowest /healthz meanwhile.
 """
 
@@ -486,7 +486,7 @@ def main() -> int:
 
         print("\n## What one client can make lexkb serve hold\n")
         print(json.dumps(serve_bounds(args.work, args.serve_requests), indent=1))
-        print("\n## lexkb serve: /api/search while one key floods /api/verify/citations\n")
+        print("\n## lexkb serve: /api/v1/search while one key floods /api/v1/verify/citations\n")
         print(json.dumps(serve_flood(REPO / "var" / "index", args.work), indent=1))
         print("\n## lexkb serve on PostgreSQL: recovery after the server restarts\n")
         print(json.dumps(serve_postgres_recovery(REPO / "var" / "index"), indent=1))

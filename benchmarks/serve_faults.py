@@ -1,8 +1,8 @@
 """The parts of benchmarks/faults.py's serve section that measure one key against the others
 and the service against its database (run through faults.py, `--parts serve`):
 
-- serve_flood: /api/search's p50 and p99 for one key alone, and while another key floods
-  /api/verify/citations; what the flood got, and the slowest /healthz meanwhile.
+- serve_flood: /api/v1/search's p50 and p99 for one key alone, and while another key floods
+  /api/v1/verify/citations; what the flood got, and the slowest /healthz meanwhile.
 - serve_postgres_recovery: on a PostgreSQL store, the seconds from `pg_ctl restart` until a
   keyed request is answered again, and what requests got while the server was stopped.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 def serve_flood(
     index: Path, work: Path, searches: int = 200, flooders: int = 32, **env: str
 ) -> dict:
-    """/api/search's latency for one key, alone and while another key floods
-    /api/verify/citations (`flooders` connections, each sending 20 claims again as soon as it
+    """/api/v1/search's latency for one key, alone and while another key floods
+    /api/v1/verify/citations (`flooders` connections, each sending 20 claims again as soon as it
     is answered); what the flood got (429s past the key's cost units in progress), and the
     slowest /healthz meanwhile. `env`: settings for the service (LEXKB_MCP_COSTLY_CALLS...)."""
     import threading
@@ -40,7 +40,7 @@ def serve_flood(
         seconds = []
         for n in range(count):
             asked = time.perf_counter()
-            reply = call(served, "POST", "/api/search", {"query": queries[n % len(queries)]},
+            reply = call(served, "POST", "/api/v1/search", {"query": queries[n % len(queries)]},
                          key=keys["reader"])  # fmt: skip
             seconds.append(time.perf_counter() - asked)
             assert reply.status == 200, reply.body
@@ -60,7 +60,7 @@ def serve_flood(
 
         def flood() -> None:
             while not stop.is_set():
-                reply = call(served, "POST", "/api/verify/citations", claims, key=keys["flood"])
+                reply = call(served, "POST", "/api/v1/verify/citations", claims, key=keys["flood"])
                 statuses[reply.status] += 1
                 if reply.status == 429:
                     time.sleep(0.05)
@@ -86,7 +86,7 @@ def serve_flood(
         "searches": searches,
         "search_alone": quantiles(alone),
         "search_while_flooded": quantiles(flooded),
-        "flood": f"{flooders} connections of one key, /api/verify/citations with 20 claims",
+        "flood": f"{flooders} connections of one key, /api/v1/verify/citations with 20 claims",
         "flood_statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
         "flood_seconds": round(elapsed + 2, 1),
         "slowest_healthz_while_flooded_ms": round(slowest_health * 1000, 1),
@@ -110,7 +110,7 @@ def serve_postgres_recovery(index: Path, restarts: int = 3) -> dict:
         """A keyed listing's status, or "no reply" (a server that never answers, as one
         whose event loop waits on the database would)."""
         try:
-            return call(served, "GET", "/api/conversations", key=key).status
+            return call(served, "GET", "/api/v1/conversations", key=key).status
         except OSError:
             return "no reply"
 
@@ -128,7 +128,7 @@ def serve_postgres_recovery(index: Path, restarts: int = 3) -> dict:
         key = add_key(url, "bench")
         served = start(index, url, "--require-keys")
         try:
-            call(served, "POST", "/api/conversations", {"title": "bench"}, key=key)
+            call(served, "POST", "/api/v1/conversations", {"title": "bench"}, key=key)
             data = data_directory(url)
             after_restart: list[float | None] = []  # None: not within 60 s
             statuses: Counter[int | str] = Counter()

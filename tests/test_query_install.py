@@ -24,6 +24,9 @@ from tests.support.mcp_process import environment, free_port
 from tests.support.query_install import build_wheel, fresh_venv, install
 from tests.support.serve_process import Served, call
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"query_venv"}
+
 BUILD_ONLY = ("dagster", "dbt", "great_expectations", "unstructured", "scipy")
 
 
@@ -128,7 +131,7 @@ def test_serve_answers_search_over_http(query_venv: Path, built_root: Path, tmp_
             assert process.poll() is None, process.stderr.read().decode()[-2000:]
             assert time.monotonic() < deadline, "lexkb serve did not start"
             time.sleep(0.3)
-        reply = call(served, "POST", "/api/search", {"query": "client money", "limit": 2})
+        reply = call(served, "POST", "/api/v1/search", {"query": "client money", "limit": 2})
         assert reply.status == 200, reply.body
         assert reply.body["hits"][0]["citation"]
     finally:

@@ -61,7 +61,7 @@ def cited_answer(question: str) -> str:
 
 
 # A tool that a service hosting this server runs itself (lexkb serve runs `ask` so that it
-# counts against the caller's hourly allowance and is recorded, as /api/ask is): called in the
+# counts against the caller's hourly allowance and is recorded, as /api/v1/ask is): called in the
 # tool's worker thread with the HTTP request's `state` (who is calling, as the service's gate
 # set it; empty over stdio) and the validated arguments, in place of the table's function.
 Hosted = Callable[[Mapping[str, Any], dict[str, Any]], Any]

@@ -1,7 +1,8 @@
-"""The JSON API's first routes, under /api, kept with their first shapes for the clients and
-the page that call them (each reply says it is deprecated: lexkb.serve.versions; /api/v1 is the
-API's current version, lexkb.serve.v1), and what both versions share: the Service every route
-reads, and the helpers that run a route's work, send its reply and refuse what is not there.
+"""What the JSON API's routes (/api/v1: lexkb.serve.v1 and lexkb.serve.v1_people) share: the
+Service every route reads, the helpers that run a route's work, send its reply and refuse what is
+not there, and the routes whose request and reply have nothing of v1's conventions to follow
+(search, a document's tree and Markdown, verification, who the caller is, deleting a
+conversation or an answer), which v1 mounts as they are written here.
 
 Each route runs in a worker thread, as the MCP tools do: finding the current snapshot and
 querying it block. Routes whose MCP tool has a cost (ask, a reranked search, verify_citations:
@@ -24,11 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 
-from lexkb import answers, defaults
+from lexkb import answers
 from lexkb.answers.ask import Answer, AnswerCache
 from lexkb.answers.ask import ask as ask_question
 from lexkb.core.store.snapshot import SnapshotError
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
     from lexkb.core.store.diff import Diff
 
 log = logging.getLogger("lexkb.serve")
-LISTED = defaults.PAGE  # conversations, feedback and traces per listing
-MAX_OFFSET = 1_000_000
 DIFFS_KEPT = 4  # diffs between two snapshots kept in memory, for their pages
 T = TypeVar("T")
 RefQuery = Annotated[
@@ -119,7 +118,7 @@ class Service:
         turns: list[dict] | None = None,
         conversation_id: str | None = None,
     ) -> tuple[dict, str]:
-        """One ask for `who`, whichever door it came through (/api/ask, a conversation, or
+        """One ask for `who`, whichever door it came through (/api/v1/ask, a conversation, or
         MCP's `ask` tool): one hourly allowance and one record for all, so that no door asks
         for free or unseen. Counted only when answered (an ask refused for a bad filter, or
         one that failed, is given back); recorded with its trace, and returned as the stored
@@ -197,10 +196,6 @@ async def run_costly(
         return await anyio.to_thread.run_sync(work, limiter=limiter)
 
 
-router = APIRouter(prefix="/api")
-
-
-@router.post("/search", summary="ranked paragraphs, each a citation")
 async def search(body: models.SearchRequest, request: Request) -> JSONResponse:
     def work() -> JSONResponse:
         index = service(request).index()
@@ -209,25 +204,6 @@ async def search(body: models.SearchRequest, request: Request) -> JSONResponse:
     return await run_costly(request, "search", dict(body), work)
 
 
-@router.get("/get", summary="a paragraph by chunk id or reference, with how it matched")
-def get(request: Request, reference: RefQuery) -> JSONResponse:
-    index = service(request).index()
-    return sent(tools.get(index, reference), index)
-
-
-@router.post("/hop", summary="paragraphs reached along citations, with paths")
-def hop(body: models.HopRequest, request: Request) -> JSONResponse:
-    index = service(request).index()
-    return sent(tools.hop(index, **dict(body)), index)
-
-
-@router.get("/documents", summary="every document with its catalog entry")
-def documents(request: Request) -> JSONResponse:
-    index = service(request).index()
-    return sent(tools.documents(index), index)
-
-
-@router.get("/documents/{document}/tree", summary="a document's section tree and paragraphs")
 def document_tree(document: str, request: Request) -> JSONResponse:
     from lexkb.export import to_tree
 
@@ -242,11 +218,6 @@ class MarkdownResponse(PlainTextResponse):
     media_type = "text/markdown"
 
 
-@router.get(
-    "/documents/{document}/markdown",
-    summary="a document as Markdown",
-    response_class=MarkdownResponse,
-)
 def document_markdown(document: str, request: Request) -> MarkdownResponse:
     from lexkb.export import to_markdown
 
@@ -256,41 +227,6 @@ def document_markdown(document: str, request: Request) -> MarkdownResponse:
         to_markdown(info, paragraphs, index.version),
         headers={"X-Lexkb-Snapshot": index.version},
     )
-
-
-@router.get("/snapshots", summary="the published snapshots, and which one is served")
-def snapshots(request: Request) -> JSONResponse:
-    from lexkb.core.store import index_root
-
-    root = local_root(request)
-    index = service(request).index()
-    listed = index_root.list_snapshots(root)
-    return sent(
-        {
-            "served": index.version,
-            "snapshots": [{**vars(s), "path": None} for s in listed],
-        },
-        index,
-    )
-
-
-@router.get("/snapshots/diff", summary="what changed between two snapshots")
-def snapshots_diff(
-    request: Request,
-    old: Annotated[str, Query(max_length=100)] = "previous",
-    new: Annotated[str, Query(max_length=100)] = "CURRENT",
-) -> JSONResponse:
-    return sent(diff_between(request, old, new))
-
-
-@router.post("/ask", summary="a cited, verified answer")
-async def ask(body: models.AskRequest, request: Request) -> JSONResponse:
-    return await run_costly(request, "ask", dict(body), lambda: _ask(request, body, None))
-
-
-@router.post("/conversations", summary="start a conversation")
-def create_conversation(body: models.ConversationRequest, request: Request) -> JSONResponse:
-    return JSONResponse(new_conversation(request, body.title))
 
 
 def new_conversation(request: Request, title: str) -> dict:
@@ -306,51 +242,12 @@ def new_conversation(request: Request, title: str) -> dict:
     return made
 
 
-@router.get("/conversations", summary="my conversations, most recent first, a page at a time")
-def list_conversations(
-    request: Request,
-    limit: Annotated[int, Query(ge=1, le=LISTED)] = LISTED,
-    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
-) -> JSONResponse:
-    """A page of the key's conversations; X-Total-Count says how many it has, and a Link
-    header (rel="next") names the next page while there is one. The body stays a list, as
-    it was before pages, so clients that read the first page see no change."""
-    store, who = service(request).store, owner(request)
-    listed = store.conversations(who, limit, offset)
-    total = store.conversation_count(who)
-    headers = {"X-Total-Count": str(total)}
-    if offset + len(listed) < total:
-        headers["Link"] = f'</api/conversations?limit={limit}&offset={offset + limit}>; rel="next"'
-    return JSONResponse(listed, headers=headers)
-
-
-@router.get("/conversations/{conversation_id}", summary="one of my conversations with its turns")
-def get_conversation(conversation_id: str, request: Request) -> JSONResponse:
-    found = service(request).store.conversation(owner(request), bounded(conversation_id))
-    if found is None:
-        raise not_found("conversation")
-    return JSONResponse(found)
-
-
-@router.delete("/conversations/{conversation_id}", summary="delete one of my conversations")
 def delete_conversation(conversation_id: str, request: Request) -> JSONResponse:
     if not service(request).store.delete_conversation(owner(request), bounded(conversation_id)):
         raise not_found("conversation")
     return JSONResponse({"deleted": conversation_id})
 
 
-@router.post(
-    "/conversations/{conversation_id}/ask",
-    summary="continue a conversation: a follow-up reads the turns before it",
-)
-async def continue_conversation(
-    conversation_id: str, body: models.AskRequest, request: Request
-) -> JSONResponse:
-    chosen_id = bounded(conversation_id)
-    return await run_costly(request, "ask", dict(body), lambda: _ask(request, body, chosen_id))
-
-
-@router.delete("/answers/{answer_id}", summary="delete one of my answers and its feedback")
 def delete_answer(answer_id: str, request: Request) -> JSONResponse:
     """An ask outside a conversation had no way to be deleted: this deletes any one answer
     of the caller's (and the feedback that copies it), in a conversation or not."""
@@ -359,17 +256,6 @@ def delete_answer(answer_id: str, request: Request) -> JSONResponse:
     return JSONResponse({"deleted": answer_id})
 
 
-@router.post("/feedback", summary="feedback on one of my answers")
-def feedback(body: models.FeedbackRequest, request: Request) -> JSONResponse:
-    item = service(request).store.add_feedback(
-        owner(request), body.answer_id, body.rating, body.comment
-    )
-    if item is None:
-        raise not_found("answer")
-    return JSONResponse(item)
-
-
-@router.post("/verify/citations", summary="does each cited paragraph support its claim?")
 async def verify_citations(body: models.VerifyCitationsRequest, request: Request) -> JSONResponse:
     def work() -> JSONResponse:
         index = service(request).index()
@@ -379,14 +265,12 @@ async def verify_citations(body: models.VerifyCitationsRequest, request: Request
     return await run_costly(request, "verify_citations", dict(body), work)
 
 
-@router.post("/verify/entities", summary="are an answer's names and numbers in its sources?")
 def verify_entities(body: models.VerifyEntitiesRequest, request: Request) -> JSONResponse:
     index = service(request).index()
     found = answers.verify_entities(index, body.entities, body.source_ids, body.threshold)
     return sent(found, index)
 
 
-@router.get("/me", summary="who this key is, and its asks left this hour")
 def me(request: Request) -> JSONResponse:
     state, served = request.scope["state"], service(request)
     return JSONResponse(
@@ -398,23 +282,6 @@ def me(request: Request) -> JSONResponse:
             "snapshot_version": served.index().version,
         }
     )
-
-
-@router.get("/admin/feedback", summary="everyone's feedback, newest first (admin)")
-def admin_feedback(request: Request) -> JSONResponse:
-    return JSONResponse(service(request).store.feedback(None, LISTED))
-
-
-@router.get("/admin/answers", summary="the last answers with their traces (admin)")
-def admin_answers(
-    request: Request, limit: Annotated[int, Query(ge=1, le=LISTED)] = 50
-) -> JSONResponse:
-    return JSONResponse(service(request).store.recent_answers(limit))
-
-
-def _ask(request: Request, body: models.AskRequest, conversation_id: str | None) -> JSONResponse:
-    turn, version = answered(request, body, conversation_id)
-    return JSONResponse(turn, headers={"X-Lexkb-Snapshot": version})
 
 
 def answered(

@@ -1,4 +1,4 @@
-"""One process, one port: MCP at /mcp, the JSON API at /api, the web page at /, and what
+"""One process, one port: MCP at /mcp, the JSON API at /api/v1, the web page at /, and what
 operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that follows CURRENT.
 
 The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session
@@ -31,7 +31,7 @@ from lexkb.mcp.http import HttpSettings, run_bounded
 from lexkb.mcp.pools import Pools
 from lexkb.mcp.server import build_server
 from lexkb.serve import v1, v1_people
-from lexkb.serve.api import Service, router
+from lexkb.serve.api import Service
 from lexkb.serve.errors import add_error_handlers
 from lexkb.serve.gate import Gate, Policy
 from lexkb.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
@@ -40,7 +40,7 @@ from lexkb.serve.pages import router as pages
 from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb.serve.sessions import SESSIONS_PER_KEY, KeySessions
 from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store
-from lexkb.serve.versions import V1, Deprecated
+from lexkb.serve.versions import V1
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -88,7 +88,7 @@ def build_app(
         title="lexkb",
         version=__version__,
         summary="Citable search, lookup and verified answers over a lexkb snapshot",
-        openapi_url="/api/openapi.json",
+        openapi_url=f"{V1}/openapi.json",
         docs_url=None,
         redoc_url=None,
     )
@@ -101,12 +101,8 @@ def build_app(
         conversations_per_key=quotas.conversations_per_key,
     )  # fmt: skip
     api.state.service = service
-    for routes in (router, v1.router, v1_people.router):
+    for routes in (v1.router, v1_people.router, pages):
         api.include_router(routes)
-    api.add_api_route(  # where a client of /api/v1 looks for it: the same document
-        f"{V1}/openapi.json", lambda: JSONResponse(api.openapi()), include_in_schema=False
-    )
-    api.include_router(pages)
     add_error_handlers(api)
     _add_operator_routes(api, current, store, metrics)
     metrics.counted_by(
@@ -135,7 +131,7 @@ def build_app(
         lambda: sessions.refused,
     )
     routes = RouteLabels(api.routes, [MCP_PATH])
-    app = Split(sessions, Deprecated(api))
+    app = Split(sessions, api)
     return Gate(app, policy, store, metrics, settings.max_body_bytes, routes)
 
 

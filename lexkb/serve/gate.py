@@ -43,10 +43,9 @@ if TYPE_CHECKING:
 
     from lexkb.serve.metrics import Metrics, RouteLabels
 
-OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/openapi.json", "/api/v1/openapi.json",
-              "/favicon.ico")  # fmt: skip
+OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/v1/openapi.json", "/favicon.ico")
 OPEN_PREFIXES = ("/static/",)
-ADMIN_PREFIXES = ("/api/admin/", "/api/v1/admin/", "/metrics")
+ADMIN_PREFIXES = ("/api/v1/admin/", "/metrics")
 # Seconds a client is asked to wait (Retry-After) when the store cannot be reached.
 RETRY_AFTER = 2
 

@@ -9,11 +9,11 @@ without a Prometheus server. Everything is registered in a registry of the app's
 apps in one process (the tests) do not share counts.
 
 Every label comes from a closed set, whatever clients send: a request's route is the template
-of the app route its path matches (`RouteLabels`: "/api/conversations/{conversation_id}", never
-the id), and any other path is "unknown", refused or not. A label made from a raw path let one
-client grow the process by 94 MB and /metrics to 55 MB (20,000 requests to distinct paths,
-each refused with 421): each new label is a series kept for the process's life, in the counter,
-the histogram's 16 buckets and the quantiles' window.
+of the app route its path matches (`RouteLabels`: "/api/v1/conversations/{conversation_id}",
+never the id), and any other path is "unknown", refused or not. A label made from a raw path
+let one client grow the process by 94 MB and /metrics to 55 MB (20,000 requests to distinct
+paths, each refused with 421): each new label is a series kept for the process's life, in the
+counter, the histogram's 16 buckets and the quantiles' window.
 """
 
 from __future__ import annotations

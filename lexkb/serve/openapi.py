@@ -1,9 +1,8 @@
-"""The OpenAPI document at /api/openapi.json (and /api/v1/openapi.json): FastAPI's description
-of the routes and their request bodies, the key they take (`securitySchemes`), and each
-response described by the JSON Schema that the CLI's `--json` and the MCP tools are tested
-against (lexkb/schemas), so the API cannot document one shape and send another
-(tests/service/test_serve_api.py validates every response against it). The first routes, under
-/api without a version, are marked deprecated (lexkb.serve.versions).
+"""The OpenAPI document at /api/v1/openapi.json: FastAPI's description of the routes and their
+request bodies, the key they take (`securitySchemes`), and each response described by the JSON
+Schema that the CLI's `--json` and the MCP tools are tested against (lexkb/schemas), so the API
+cannot document one shape and send another (tests/service/test_serve_api.py validates every
+response against it).
 
 The schema files refer to each other by file name ("hit.json", "ask.json#/$defs/..."); here each
 becomes a component and each reference a pointer to it."""
@@ -18,32 +17,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from lexkb.serve.versions import is_legacy, successor
-
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 # (method, path) -> the schema of its 200 response: "file" or "file#/$defs/name".
 RESPONSES = {
-    ("post", "/api/search"): "search",
-    ("get", "/api/get"): "get",
-    ("post", "/api/hop"): "serve#/$defs/hop",
-    ("get", "/api/documents"): "serve#/$defs/documents",
-    ("get", "/api/documents/{document}/tree"): "export",
-    ("get", "/api/snapshots"): "serve#/$defs/snapshots",
-    ("get", "/api/snapshots/diff"): "snapshots#/$defs/diff",
-    ("post", "/api/ask"): "serve#/$defs/turn",
-    ("post", "/api/conversations"): "serve#/$defs/conversation",
-    ("get", "/api/conversations"): "serve#/$defs/conversations",
-    ("get", "/api/conversations/{conversation_id}"): "serve#/$defs/conversation",
-    ("delete", "/api/conversations/{conversation_id}"): "serve#/$defs/deleted",
-    ("post", "/api/conversations/{conversation_id}/ask"): "serve#/$defs/turn",
-    ("delete", "/api/answers/{answer_id}"): "serve#/$defs/deleted",
-    ("post", "/api/feedback"): "serve#/$defs/feedback",
-    ("post", "/api/verify/citations"): "verify-citations",
-    ("post", "/api/verify/entities"): "verify-entities",
-    ("get", "/api/me"): "serve#/$defs/me",
-    ("get", "/api/admin/feedback"): "serve#/$defs/feedback_list",
-    ("get", "/api/admin/answers"): "serve#/$defs/traces",
-    # /api/v1
     ("post", "/api/v1/search"): "search",
     ("get", "/api/v1/get"): "get",
     ("post", "/api/v1/hop"): "serve#/$defs/hop",
@@ -146,18 +122,11 @@ def _response(schema: str, description: str, **headers: str) -> dict:
 
 def _described(method: str, path: str, operation: dict) -> None:
     """The replies of one operation: each success with the schema its body follows, each
-    refusal as an error; a route of the first version marked deprecated, with its headers."""
+    refusal as an error."""
     responses = operation.setdefault("responses", {})
-    legacy = {}
-    if is_legacy(path):
-        operation["deprecated"] = True
-        legacy = {
-            "Deprecation": "when this route was deprecated (RFC 9745)",
-            "Link": f'<{successor(path)}>; rel="successor-version": the route to use instead',
-        }
     if (method, path) in RESPONSES:
         described = responses.get("200", {}).get("description", "")
-        responses["200"] = _response(RESPONSES[(method, path)], described or "OK", **legacy)
+        responses["200"] = _response(RESPONSES[(method, path)], described or "OK")
     if (method, path) in CREATED:
         responses["201"] = _response(
             CREATED[(method, path)], "made", Location="where what was made is read"

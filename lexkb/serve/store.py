@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexkb import defaults
 from lexkb.serve.database import (
     MIGRATIONS,
     Database,
@@ -149,8 +148,9 @@ class Store(Database):
     def create_conversation(
         self, owner: str, title: str, limit: int | None = CONVERSATIONS_PER_KEY
     ) -> dict | None:
-        """A new conversation of `owner`'s, or None when the key already keeps `limit` of them
-        (each is kept until deleted, so without a bound one key could fill the database)."""
+        """A new conversation of `owner`'s, as its listing shows it (no turns yet), or None
+        when the key already keeps `limit` of them (each is kept until deleted, so without a
+        bound one key could fill the database)."""
         with self._transaction():
             if limit is not None and self.conversation_count(owner) >= limit:
                 return None
@@ -167,7 +167,7 @@ class Store(Database):
             "title": title,
             "created_at": now,
             "updated_at": now,
-            "turns": [],
+            "turn_count": 0,
         }
         self._rows(
             "INSERT INTO conversations (id, owner, title, created_at, updated_at) "
@@ -175,42 +175,6 @@ class Store(Database):
             (conversation["id"], owner, title, now, now),
         )
         return conversation
-
-    def conversations(self, owner: str, limit: int = defaults.PAGE, offset: int = 0) -> list[dict]:
-        """A page of `owner`'s conversations, most recently used first (ties by id, so that
-        pages neither repeat nor skip one)."""
-        rows = self._rows(
-            "SELECT c.id, c.title, c.created_at, c.updated_at, "
-            "(SELECT COUNT(*) FROM answers a WHERE a.conversation_id = c.id) "
-            "FROM conversations c WHERE c.owner = ? ORDER BY c.updated_at DESC, c.id "
-            "LIMIT ? OFFSET ?",
-            (owner, limit, offset),
-        )
-        return [
-            {"id": r[0], "title": r[1], "created_at": r[2], "updated_at": r[3], "turns": r[4]}
-            for r in rows
-        ]
-
-    def conversation(self, owner: str, conversation_id: str) -> dict | None:
-        """One of `owner`'s conversations with its turns (question and answer), or None."""
-        rows = self._rows(
-            "SELECT id, title, created_at, updated_at FROM conversations WHERE id = ? AND owner = ?",
-            (conversation_id, owner),
-        )
-        if not rows:
-            return None
-        turns = self._rows(
-            "SELECT id, question, trace, created_at FROM answers "
-            "WHERE conversation_id = ? AND owner = ? ORDER BY created_at",
-            (conversation_id, owner),
-        )
-        return {
-            "id": rows[0][0],
-            "title": rows[0][1],
-            "created_at": rows[0][2],
-            "updated_at": rows[0][3],
-            "turns": [_turn(t[0], conversation_id, t[1], t[2], t[3]) for t in turns],
-        }
 
     def owns(self, owner: str, conversation_id: str) -> bool:
         """Is `conversation_id` one of `owner`'s conversations?"""
@@ -301,23 +265,7 @@ class Store(Database):
             )
         return _turn(answer_id, conversation_id, answer["question"], kept, now)
 
-    def recent_answers(self, limit: int = 50) -> list[dict]:
-        """The last answers of every owner, with their traces (the admin page)."""
-        rows = self._rows(
-            "SELECT id, owner, conversation_id, question, trace, created_at FROM answers "
-            "ORDER BY created_at DESC LIMIT ?",
-            (limit,),
-        )
-        return [{**_turn(r[0], r[2], r[3], r[4], r[5]), "owner": r[1]} for r in rows]
-
     # -- feedback -------------------------------------------------------------------------
-
-    def add_feedback(self, owner: str, answer_id: str, rating: str, comment: str) -> dict | None:
-        """`give_feedback` as /api/feedback returns it (without the time of its change)."""
-        given = self.give_feedback(owner, answer_id, rating, comment)
-        if given is None:
-            return None
-        return {k: v for k, v in given[0].items() if k != "updated_at"}
 
     def give_feedback(
         self, owner: str, answer_id: str, rating: str, comment: str
@@ -360,19 +308,6 @@ class Store(Database):
             "source_count": sources, "created_at": created_at, "updated_at": now,
         }  # fmt: skip
         return item, not earlier
-
-    def feedback(self, owner: str | None = None, limit: int = defaults.PAGE) -> list[dict]:
-        """Feedback, newest first: `owner`'s, or everyone's (None: the admin page)."""
-        where, params = ("WHERE owner = ?", (owner,)) if owner is not None else ("", ())
-        rows = self._rows(
-            "SELECT id, owner, answer_id, rating, comment, question, answer, confidence, "
-            f"source_count, created_at FROM feedback {where} ORDER BY updated_at DESC LIMIT ?",
-            (*params, limit),
-        )
-        names = (
-            "id owner answer_id rating comment question answer confidence source_count created_at"
-        )
-        return [dict(zip(names.split(), r, strict=True)) for r in rows]
 
     # -- pages (keyset: newest or oldest first, ties by id) --------------------------------
 

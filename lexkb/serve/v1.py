@@ -2,8 +2,7 @@
 between two, verification, and who the caller is (lexkb.serve.v1_people has what users write:
 asks, conversations, feedback, and the admin's reading of them).
 
-What v1 holds to, route by route (the first routes under /api keep their shapes:
-lexkb.serve.versions):
+What v1 holds to, route by route:
 - every listing is a page, `limit` and `cursor` in, `{"items", "next_cursor"}` out
   (lexkb.serve.paging); a diff names its documents with their titles in one reply, and pages
   its paragraphs and citations, one part at a time;
@@ -14,12 +13,13 @@ lexkb.serve.versions):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from lexkb.mcp import tools
 from lexkb.serve import api, models
@@ -37,26 +37,39 @@ DiffPart = Literal[
 ]
 
 
-# Routes whose request and reply are the first version's: the same functions, under v1.
+class Same(NamedTuple):
+    """A route whose work is one of lexkb.serve.api's functions, mounted on a v1 router as it
+    is: its request and reply have nothing of v1's conventions (pages, 201, ISO times) to
+    follow. The summary is the route's own line in the OpenAPI document."""
+
+    method: str
+    path: str
+    endpoint: Callable[..., Any]
+    operation_id: str
+    summary: str
+    response_class: type[Response] = JSONResponse
+
+
 SAME = (
-    ("POST", "/search", api.search, "search"),
-    ("GET", "/documents/{document}/tree", api.document_tree, "document_tree"),
-    ("GET", "/documents/{document}/markdown", api.document_markdown, "document_markdown"),
-    ("POST", "/verify/citations", api.verify_citations, "verify_citations"),
-    ("POST", "/verify/entities", api.verify_entities, "verify_entities"),
-    ("GET", "/me", api.me, "me"),
-)
+    Same("POST", "/search", api.search, "search", "ranked paragraphs, each a citation"),
+    Same("GET", "/documents/{document}/tree", api.document_tree, "document_tree",
+         "a document's section tree and paragraphs"),
+    Same("GET", "/documents/{document}/markdown", api.document_markdown, "document_markdown",
+         "a document as Markdown", api.MarkdownResponse),
+    Same("POST", "/verify/citations", api.verify_citations, "verify_citations",
+         "does each cited paragraph support its claim?"),
+    Same("POST", "/verify/entities", api.verify_entities, "verify_entities",
+         "are an answer's names and numbers in its sources?"),
+    Same("GET", "/me", api.me, "me", "who this key is, and its asks left this hour"),
+)  # fmt: skip
 
 
-def add_same(target: APIRouter, routes: tuple) -> None:
-    """Each of `routes` (method, path, the first version's function, operation id) on
-    `target`, with the summary, reply type and replies it has under /api."""
-    firsts = api.router.routes
-    for method, path, endpoint, name in routes:
-        first = next(r for r in firsts if getattr(r, "endpoint", None) is endpoint)
+def add_same(target: APIRouter, routes: tuple[Same, ...]) -> None:
+    """Each of `routes` on `target`, under its operation id and summary."""
+    for route in routes:
         target.add_api_route(
-            path, endpoint, methods=[method], operation_id=name, summary=first.summary,
-            response_class=first.response_class, responses=first.responses,
+            route.path, route.endpoint, methods=[route.method], operation_id=route.operation_id,
+            summary=route.summary, response_class=route.response_class,
         )  # fmt: skip
 
 

@@ -29,14 +29,16 @@ from lexkb.serve.api import (
 )
 from lexkb.serve.paging import PAGE, Cursor, Limit, envelope, keyset_page, with_iso
 from lexkb.serve.store import After
-from lexkb.serve.v1 import add_same
+from lexkb.serve.v1 import Same, add_same
 from lexkb.serve.versions import V1
 
 router = APIRouter(prefix=V1)
 SAME = (
-    ("DELETE", "/conversations/{conversation_id}", api.delete_conversation, "delete_conversation"),
-    ("DELETE", "/answers/{answer_id}", api.delete_answer, "delete_answer"),
-)
+    Same("DELETE", "/conversations/{conversation_id}", api.delete_conversation,
+         "delete_conversation", "delete one of my conversations"),
+    Same("DELETE", "/answers/{answer_id}", api.delete_answer, "delete_answer",
+         "delete one of my answers and its feedback"),
+)  # fmt: skip
 
 
 def _turn(turn: dict) -> dict:
@@ -93,8 +95,7 @@ def get_answer(answer_id: str, request: Request) -> JSONResponse:
 )
 def create_conversation(body: models.ConversationRequest, request: Request) -> JSONResponse:
     made = new_conversation(request, body.title)
-    shown = {k: v for k, v in made.items() if k != "turns"} | {"turn_count": 0}
-    return _made(with_iso(shown, "created_at", "updated_at"), f"{V1}/conversations/{made['id']}")
+    return _made(with_iso(made, "created_at", "updated_at"), f"{V1}/conversations/{made['id']}")
 
 
 @router.get(

@@ -24,7 +24,7 @@ from lexkb.serve.gate import policy_for
 from tests.support.mcp_process import LEXKB, environment
 from tests.support.serve_process import Served, add_key, call, start
 
-ADMIN_ROUTES = ("/api/admin/answers", "/api/admin/feedback", "/metrics")
+ADMIN_ROUTES = ("/api/v1/admin/answers", "/api/v1/admin/feedback", "/metrics")
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
 
@@ -73,12 +73,12 @@ def test_a_public_allowed_host_turns_keys_on(proxied, proxied_keys):
         assert call(proxied, "GET", route, **public).status == 401, route
         # The proxy may also forward the service's own Host: keys are on for every request.
         assert call(proxied, "GET", route).status == 401, route
-    assert call(proxied, "GET", "/api/me", **public).status == 401
+    assert call(proxied, "GET", "/api/v1/me", **public).status == 401
     assert call(proxied, "POST", "/mcp", PING, **public).status == 401
     admin, alice = proxied_keys["admin"], proxied_keys["alice"]
-    assert call(proxied, "GET", "/api/admin/answers", key=admin, **public).status == 200
-    assert call(proxied, "GET", "/api/admin/answers", key=alice, **public).status == 403
-    me = call(proxied, "GET", "/api/me", key=alice, **public).body
+    assert call(proxied, "GET", "/api/v1/admin/answers", key=admin, **public).status == 200
+    assert call(proxied, "GET", "/api/v1/admin/answers", key=alice, **public).status == 403
+    me = call(proxied, "GET", "/api/v1/me", key=alice, **public).body
     assert me["key_name"] == "alice" and me["admin"] is False
     # The page and health need no key, through the proxy too.
     assert call(proxied, "GET", "/", **public).status == 200
@@ -102,19 +102,19 @@ def test_a_keyless_request_through_a_proxy_is_never_the_local_user(local, header
         assert refused.status == 401 and "proxy" in refused.error, route
     assert call(local, "POST", "/mcp", PING, **header).status == 401
     # The same request made on this machine is the local user, who is admin.
-    assert call(local, "GET", "/api/admin/answers").status == 200
-    assert call(local, "GET", "/api/me").body["key_name"] == "local"
+    assert call(local, "GET", "/api/v1/admin/answers").status == 200
+    assert call(local, "GET", "/api/v1/me").body["key_name"] == "local"
 
 
 def test_only_the_services_own_origin_and_those_allowed(local):
     own = [f"http://127.0.0.1:{local.port}", f"http://localhost:{local.port}",
            f"http://[::1]:{local.port}", "http://localhost:5173"]  # fmt: skip
     for origin in own:
-        assert call(local, "GET", "/api/me", Origin=origin).status == 200, origin
+        assert call(local, "GET", "/api/v1/me", Origin=origin).status == 200, origin
     others = [f"http://localhost:{local.port + 1}", "http://127.0.0.1:3000",
               "http://localhost:8080", "http://localhost", f"https://localhost:{local.port}"]  # fmt: skip
     for origin in others:
-        refused = call(local, "GET", "/api/me", Origin=origin)
+        refused = call(local, "GET", "/api/v1/me", Origin=origin)
         assert refused.status == 403, origin
         assert call(local, "POST", "/mcp", PING, Origin=origin).status == 403, origin
 
@@ -141,7 +141,7 @@ def test_readyz_tells_strangers_no_path(proxied, proxied_store):
 def test_a_missing_snapshot_names_no_index_root(proxied, proxied_keys, built_root):
     key = proxied_keys["alice"]
     for old, new in (("20000101", "CURRENT"), ("CURRENT", "ffff"), ("previous", "CURRENT")):
-        missing = call(proxied, "GET", f"/api/snapshots/diff?old={old}&new={new}", key=key)
+        missing = call(proxied, "GET", f"/api/v1/snapshots/diff?old={old}&new={new}", key=key)
         assert missing.status == 404 and missing.error, (old, new)
         assert str(built_root) not in missing.error and "/" not in missing.error, missing.error
 

@@ -54,72 +54,10 @@ def conforms(spec: dict, method: str, route: str, reply) -> None:
     Draft202012Validator(reference, registry=registry).validate(reply.body)
 
 
-def test_every_response_is_the_shape_the_openapi_document_gives(served, keys):
-    spec = call(served, "GET", "/api/openapi.json").body
-    alice, admin = keys["alice"], keys["admin"]
-    hit = call(served, "POST", "/api/search", {"query": "records", "limit": 2}, key=alice)
-    conforms(spec, "post", "/api/search", hit)
-    chunk = hit.body["hits"][0]["chunk_id"]
-    made = call(served, "POST", "/api/conversations", {"title": "shape"}, key=alice)
-    turn = call(
-        served,
-        "POST",
-        f"/api/conversations/{made.body['id']}/ask",
-        {"question": QUESTION},
-        key=alice,
-    )
-    calls = [
-        ("get", "/api/get", call(served, "GET", f"/api/get?reference={chunk}", key=alice)),
-        ("post", "/api/hop", call(served, "POST", "/api/hop", {"start": chunk}, key=alice)),
-        ("get", "/api/documents", call(served, "GET", "/api/documents", key=alice)),
-        ("get", "/api/documents/{document}/tree",
-         call(served, "GET", "/api/documents/records-retention-act/tree", key=alice)),
-        ("get", "/api/snapshots", call(served, "GET", "/api/snapshots", key=alice)),
-        ("get", "/api/snapshots/diff",
-         call(served, "GET", "/api/snapshots/diff?old=CURRENT&new=CURRENT", key=alice)),
-        ("post", "/api/ask", asked := call(
-            served, "POST", "/api/ask", {"question": QUESTION}, key=alice)),
-        ("post", "/api/conversations", made),
-        ("post", "/api/conversations/{conversation_id}/ask", turn),
-        ("get", "/api/conversations", call(served, "GET", "/api/conversations", key=alice)),
-        ("get", "/api/conversations/{conversation_id}",
-         call(served, "GET", f"/api/conversations/{made.body['id']}", key=alice)),
-        ("post", "/api/feedback", call(
-            served, "POST", "/api/feedback",
-            {"answer_id": turn.body["answer_id"], "rating": "positive"}, key=alice)),
-        ("post", "/api/verify/citations", call(
-            served, "POST", "/api/verify/citations",
-            {"citations": [{"claim": "Records are kept for seven years.", "ref": "§ 103(b)"}]},
-            key=alice)),
-        ("post", "/api/verify/entities", call(
-            served, "POST", "/api/verify/entities",
-            {"entities": ["seven years"], "source_ids": [chunk]}, key=alice)),
-        ("get", "/api/me", call(served, "GET", "/api/me", key=alice)),
-        ("get", "/api/admin/feedback", call(served, "GET", "/api/admin/feedback", key=admin)),
-        ("get", "/api/admin/answers", call(served, "GET", "/api/admin/answers", key=admin)),
-        ("delete", "/api/conversations/{conversation_id}",
-         call(served, "DELETE", f"/api/conversations/{made.body['id']}", key=alice)),
-        ("delete", "/api/answers/{answer_id}",
-         call(served, "DELETE", f"/api/answers/{asked.body['answer_id']}", key=alice)),
-        # Refusals have their shape too.
-        ("post", "/api/search", call(served, "POST", "/api/search", {"query": ""}, key=alice)),
-        ("get", "/api/conversations/{conversation_id}",
-         call(served, "GET", "/api/conversations/nope", key=alice)),
-        ("get", "/api/admin/feedback", call(served, "GET", "/api/admin/feedback", key=alice)),
-    ]  # fmt: skip
-    for method, route, reply in calls:
-        assert reply.status in (200, 403, 404, 422), (route, reply.status, reply.body)
-        conforms(spec, method, route, reply)
-    # Every route of the first version that answers JSON is in this list (/api/v1: below).
-    assert json_routes(spec, v1=False) - {(m, r) for m, r, _ in calls} == set()
-
-
-def json_routes(spec: dict, v1: bool) -> set[tuple[str, str]]:
-    """(method, path) of each operation of one version whose success is JSON."""
+def json_routes(spec: dict) -> set[tuple[str, str]]:
+    """(method, path) of each operation whose success is JSON."""
     found = set()
     for path, operations in spec["paths"].items():
-        if path.startswith("/api/v1/") != v1:
-            continue
         for method, operation in operations.items():
             success = [r for s, r in operation["responses"].items() if s in ("200", "201")]
             if any("application/json" in r.get("content", {}) for r in success):
@@ -127,11 +65,10 @@ def json_routes(spec: dict, v1: bool) -> set[tuple[str, str]]:
     return found
 
 
-def test_every_v1_response_is_the_shape_the_openapi_document_gives(served, keys):
+def test_every_response_is_the_shape_the_openapi_document_gives(served, keys):
     alice = Client(served.url, key=keys["alice"])
     admin = Client(served.url, key=keys["admin"])
     spec = alice.request("GET", "/api/v1/openapi.json").body
-    assert spec == alice.request("GET", "/api/openapi.json").body
     v1 = "/api/v1"
     hit = alice.request("POST", f"{v1}/search", {"query": "records", "limit": 2})
     chunk = hit.body["hits"][0]["chunk_id"]
@@ -190,136 +127,132 @@ def test_every_v1_response_is_the_shape_the_openapi_document_gives(served, keys)
     for method, route, reply in calls:
         assert reply.status in (200, 201, 400, 403, 404, 422), (route, reply.status, reply.body)
         conforms(spec, method, v1 + route, reply)
-    assert json_routes(spec, v1=True) - {(m, v1 + r) for m, r, _ in calls} == set()
+    assert json_routes(spec) - {(m, v1 + r) for m, r, _ in calls} == set()
 
 
 def test_keys_are_required_and_checked(served, keys):
-    assert call(served, "GET", "/api/documents").status == 401
-    wrong = call(served, "GET", "/api/documents", key="lk_" + "x" * 43)
+    assert call(served, "GET", "/api/v1/documents").status == 401
+    wrong = call(served, "GET", "/api/v1/documents", key="lk_" + "x" * 43)
     assert wrong.status == 401 and "not valid" in wrong.error
     assert wrong.headers["www-authenticate"].startswith("Bearer")
-    assert call(served, "GET", "/api/documents", key=keys["alice"]).status == 200
+    assert call(served, "GET", "/api/v1/documents", key=keys["alice"]).status == 200
     # The page, health and the OpenAPI document need none.
     page = call(served, "GET", "/")
     assert page.status == 200 and "script-src 'self'" in page.headers["content-security-policy"]
     assert page.headers["x-content-type-options"] == "nosniff"
     assert wrong.headers["x-frame-options"] == "DENY"
     assert call(served, "GET", "/readyz").body["status"] == "ready"
-    assert call(served, "GET", "/api/openapi.json").status == 200
+    assert call(served, "GET", "/api/v1/openapi.json").status == 200
 
 
 def test_lookups_answer_from_the_snapshot(served, keys):
     key = keys["alice"]
     found = call(
-        served, "POST", "/api/search", {"query": "client money reconciliation", "limit": 3}, key=key
-    )
+        served, "POST", "/api/v1/search", {"query": "client money reconciliation", "limit": 3},
+        key=key,
+    )  # fmt: skip
     assert found.status == 200 and found.body["hits"]
     assert found.headers["x-lexkb-snapshot"] == found.body["snapshot_version"]
     hit = found.body["hits"][0]
     assert {"citation", "section_path", "relevance", "content_hash"} <= hit.keys()
 
     filtered = call(
-        served, "POST", "/api/search",
+        served, "POST", "/api/v1/search",
         {"query": "records", "filters": {"document": "records-retention-act", "section": "§ 103"}},
         key=key,
     )  # fmt: skip
     assert filtered.body["hits"]
     assert {h["document_key"] for h in filtered.body["hits"]} == {"records-retention-act"}
 
-    exact = call(served, "GET", "/api/get?reference=" + hit["chunk_id"], key=key)
+    exact = call(served, "GET", "/api/v1/get?reference=" + hit["chunk_id"], key=key)
     assert exact.body["match"] == "exact" and exact.body["hit"]["chunk_id"] == hit["chunk_id"]
-    missing = call(served, "GET", "/api/get?reference=Article%20999(9)%20of%20the%20GDPR", key=key)
-    assert missing.status == 200 and missing.body["found"] is False
+    missing = call(
+        served, "GET", "/api/v1/get?reference=Article%20999(9)%20of%20the%20GDPR", key=key
+    )
+    assert missing.status == 404 and missing.body["found"] is False
 
-    hops = call(served, "POST", "/api/hop", {"start": hit["chunk_id"], "max_hops": 2}, key=key)
+    hops = call(served, "POST", "/api/v1/hop", {"start": hit["chunk_id"], "max_hops": 2}, key=key)
     assert hops.status == 200 and "results" in hops.body
 
-    documents = call(served, "GET", "/api/documents", key=key).body["documents"]
+    documents = call(served, "GET", "/api/v1/documents", key=key).body["items"]
     assert "records-retention-act" in {d["document_key"] for d in documents}
-    tree = call(served, "GET", "/api/documents/records-retention-act/tree", key=key).body
+    tree = call(served, "GET", "/api/v1/documents/records-retention-act/tree", key=key).body
     assert [s["heading"] for s in tree["sections"]][0].startswith("§ 101")
-    markdown = call(served, "GET", "/api/documents/records-retention-act/markdown", key=key)
+    markdown = call(served, "GET", "/api/v1/documents/records-retention-act/markdown", key=key)
     assert markdown.headers["content-type"].startswith("text/markdown")
     assert "§ 103" in markdown.body
-    unknown = call(served, "GET", "/api/documents/no-such-document/tree", key=key)
+    unknown = call(served, "GET", "/api/v1/documents/no-such-document/tree", key=key)
     assert unknown.status in (400, 404) and unknown.error
 
-    listed = call(served, "GET", "/api/snapshots", key=key).body
-    assert listed["served"] in {s["version"] for s in listed["snapshots"]}
-    same = call(served, "GET", "/api/snapshots/diff?old=CURRENT&new=CURRENT", key=key)
+    listed = call(served, "GET", "/api/v1/snapshots", key=key)
+    assert listed.headers["x-lexkb-snapshot"] in {s["version"] for s in listed.body["items"]}
+    same = call(served, "GET", "/api/v1/snapshots/diff?old=CURRENT&new=CURRENT", key=key)
     assert same.status == 200 and set(same.body["summary"].values()) == {0}
 
 
 def test_bad_inputs_are_refused_with_a_reason(served, keys):
     key = keys["alice"]
-    empty = call(served, "POST", "/api/search", {"query": ""}, key=key)
+    empty = call(served, "POST", "/api/v1/search", {"query": ""}, key=key)
     assert empty.status == 422 and empty.error.startswith("query:")
-    unknown_field = call(served, "POST", "/api/search", {"query": "x", "colour": "red"}, key=key)
+    unknown_field = call(served, "POST", "/api/v1/search", {"query": "x", "colour": "red"}, key=key)
     assert unknown_field.status == 422 and "colour" in unknown_field.error
-    too_many = call(served, "POST", "/api/search", {"query": "x", "limit": 101}, key=key)
+    too_many = call(served, "POST", "/api/v1/search", {"query": "x", "limit": 101}, key=key)
     assert too_many.status == 422
-    not_json = call(served, "POST", "/api/search", raw=b"{not json", key=key)
+    not_json = call(served, "POST", "/api/v1/search", raw=b"{not json", key=key)
     assert not_json.status == 422
-    long_ref = call(served, "GET", "/api/get?reference=" + "a" * 5000, key=key)
+    long_ref = call(served, "GET", "/api/v1/get?reference=" + "a" * 5000, key=key)
     assert long_ref.status == 422
-    big = call(served, "POST", "/api/search", {"query": "x" * 30000}, key=key)
+    big = call(served, "POST", "/api/v1/search", {"query": "x" * 30000}, key=key)
     assert big.status == 413 and "bytes" in big.error
-    assert call(served, "GET", "/api/documents", key=key, Host="evil.example").status == 421
-    assert (
-        call(served, "GET", "/api/documents", key=key, Origin="http://evil.example").status == 403
-    )
+    assert call(served, "GET", "/api/v1/documents", key=key, Host="evil.example").status == 421
+    evil = call(served, "GET", "/api/v1/documents", key=key, Origin="http://evil.example")
+    assert evil.status == 403
 
 
 def test_conversations_belong_to_their_key(served, keys):
     alice, bob = keys["alice"], keys["bob"]
-    made = call(served, "POST", "/api/conversations", {"title": "records"}, key=alice).body
-    first = call(
-        served, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION}, key=alice
-    )
-    assert first.status == 200, first.body
+    made = call(served, "POST", "/api/v1/conversations", {"title": "records"}, key=alice).body
+    asked = f"/api/v1/conversations/{made['id']}/ask"
+    first = call(served, "POST", asked, {"question": QUESTION}, key=alice)
+    assert first.status == 201, first.body
     assert (
         first.body["answer"]["mode"] in ("DIRECT", "QUALIFIED") and first.body["answer"]["sources"]
     )
     assert first.body["conversation_id"] == made["id"] and first.body["answer_id"]
     # A follow-up that names nothing is read with the turn before it; asked alone, it abstains.
-    alone = call(served, "POST", "/api/ask", {"question": "and for how long?"}, key=alice).body
+    alone = call(served, "POST", "/api/v1/ask", {"question": "and for how long?"}, key=alice).body
     assert alone["answer"]["mode"] == "ABSTAIN"
-    follow = call(
-        served, "POST", f"/api/conversations/{made['id']}/ask",
-        {"question": "and for how long?"}, key=alice,
-    ).body["answer"]  # fmt: skip
-    assert follow["mode"] != "ABSTAIN" and "seven years" in follow["answer"]
-    assert "Records Retention Act, § 103(b)" in [s["citation"] for s in follow["sources"]]
-    got = call(served, "GET", f"/api/conversations/{made['id']}", key=alice).body
-    assert [t["question"] for t in got["turns"]] == [QUESTION, "and for how long?"]
-    assert got["turns"][0]["answer"]["sources"]
-    assert made["id"] in {
-        c["id"] for c in call(served, "GET", "/api/conversations", key=alice).body
-    }
+    follow = call(served, "POST", asked, {"question": "and for how long?"}, key=alice).body
+    assert follow["answer"]["mode"] != "ABSTAIN" and "seven years" in follow["answer"]["answer"]
+    cited = [s["citation"] for s in follow["answer"]["sources"]]
+    assert "Records Retention Act, § 103(b)" in cited
+    turns = call(served, "GET", f"/api/v1/conversations/{made['id']}/turns", key=alice).body
+    assert [t["question"] for t in turns["items"]] == [QUESTION, "and for how long?"]
+    assert turns["items"][0]["answer"]["sources"]
+    listed = call(served, "GET", "/api/v1/conversations", key=alice).body["items"]
+    assert made["id"] in {c["id"] for c in listed}
 
     # Bob sees none of it, and cannot continue, read or delete it.
-    assert made["id"] not in {
-        c["id"] for c in call(served, "GET", "/api/conversations", key=bob).body
-    }
-    assert call(served, "GET", f"/api/conversations/{made['id']}", key=bob).status == 404
-    theirs = call(
-        served, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION}, key=bob
-    )
-    assert theirs.status == 404
-    assert call(served, "DELETE", f"/api/conversations/{made['id']}", key=bob).status == 404
+    theirs = call(served, "GET", "/api/v1/conversations", key=bob).body["items"]
+    assert made["id"] not in {c["id"] for c in theirs}
+    one = f"/api/v1/conversations/{made['id']}"
+    assert call(served, "GET", one, key=bob).status == 404
+    assert call(served, "GET", f"{one}/turns", key=bob).status == 404
+    assert call(served, "POST", asked, {"question": QUESTION}, key=bob).status == 404
+    assert call(served, "DELETE", one, key=bob).status == 404
     feedback = {"answer_id": first.body["answer_id"], "rating": "negative", "comment": "x"}
-    assert call(served, "POST", "/api/feedback", feedback, key=bob).status == 404
+    assert call(served, "POST", "/api/v1/feedback", feedback, key=bob).status == 404
 
-    assert call(served, "DELETE", f"/api/conversations/{made['id']}", key=alice).status == 200
-    assert call(served, "GET", f"/api/conversations/{made['id']}", key=alice).status == 404
+    assert call(served, "DELETE", one, key=alice).status == 200
+    assert call(served, "GET", one, key=alice).status == 404
 
 
 def test_feedback_is_stored_with_its_answer_and_admin_reads_it(served, keys):
     alice = keys["alice"]
-    turn = call(served, "POST", "/api/ask", {"question": QUESTION}, key=alice).body
+    turn = call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=alice).body
     answer = {**turn["answer"], "answer_id": turn["answer_id"]}
     given = call(
-        served, "POST", "/api/feedback",
+        served, "POST", "/api/v1/feedback",
         {"answer_id": answer["answer_id"], "rating": "positive", "comment": "cited the Act"},
         key=alice,
     ).body  # fmt: skip
@@ -327,12 +260,12 @@ def test_feedback_is_stored_with_its_answer_and_admin_reads_it(served, keys):
     assert given["confidence"] == answer["confidence"]
     assert given["source_count"] == len(answer["sources"])
     bad_rating = {"answer_id": answer["answer_id"], "rating": "meh"}
-    assert call(served, "POST", "/api/feedback", bad_rating, key=alice).status == 422
+    assert call(served, "POST", "/api/v1/feedback", bad_rating, key=alice).status == 422
 
-    assert call(served, "GET", "/api/admin/feedback", key=alice).status == 403
-    listed = call(served, "GET", "/api/admin/feedback", key=keys["admin"]).body
+    assert call(served, "GET", "/api/v1/admin/feedback", key=alice).status == 403
+    listed = call(served, "GET", "/api/v1/admin/feedback", key=keys["admin"]).body["items"]
     assert any(f["comment"] == "cited the Act" for f in listed)
-    traces = call(served, "GET", "/api/admin/answers", key=keys["admin"]).body
+    traces = call(served, "GET", "/api/v1/admin/answers", key=keys["admin"]).body["items"]
     trace = next(t for t in traces if t["answer_id"] == answer["answer_id"])
     assert trace["answer"]["sources"][0]["relevance"] is not None
     assert trace["answer"]["sentences"][0]["verdict"]
@@ -341,7 +274,7 @@ def test_feedback_is_stored_with_its_answer_and_admin_reads_it(served, keys):
 def test_verification_routes(served, keys):
     key = keys["alice"]
     checked = call(
-        served, "POST", "/api/verify/citations",
+        served, "POST", "/api/v1/verify/citations",
         {"citations": [
             {"claim": "Client money reconciliation records must be kept for seven years.", "ref": "§ 103(b)"},
             {"claim": "Client money reconciliation records must be kept for two years.", "ref": "§ 103(b)"},
@@ -351,10 +284,11 @@ def test_verification_routes(served, keys):
     verdicts = [c["verdict"] for c in checked["citations"]]
     assert verdicts == ["supported", "contradicted"]
     assert checked["citations"][0]["best_sentence"].startswith("(b) Records")
-    hit = call(served, "POST", "/api/search", {"query": "seven years", "limit": 1}, key=key).body
+    hit = call(served, "POST", "/api/v1/search", {"query": "seven years", "limit": 1}, key=key)
     entities = call(
-        served, "POST", "/api/verify/entities",
-        {"entities": ["seven years", "eleven years"], "source_ids": [hit["hits"][0]["chunk_id"]]},
+        served, "POST", "/api/v1/verify/entities",
+        {"entities": ["seven years", "eleven years"],
+         "source_ids": [hit.body["hits"][0]["chunk_id"]]},
         key=key,
     ).body  # fmt: skip
     found = {e["entity"]: e["match"] for e in entities["entities"]}
@@ -381,11 +315,11 @@ def test_mcp_on_the_same_port_takes_the_same_keys(served, keys):
 
 
 def test_metrics_count_requests_and_answers(served, keys):
-    call(served, "POST", "/api/ask", {"question": QUESTION}, key=keys["alice"])
+    call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=keys["alice"])
     assert call(served, "GET", "/metrics", key=keys["alice"]).status == 403
     text = call(served, "GET", "/metrics", key=keys["admin"]).body
-    assert 'lexkb_requests_total{route="/api/ask",status="200"}' in text
-    assert 'lexkb_request_latency_seconds{quantile="0.99",route="/api/search"}' in text
+    assert 'lexkb_requests_total{route="/api/v1/ask",status="201"}' in text
+    assert 'lexkb_request_latency_seconds{quantile="0.99",route="/api/v1/search"}' in text
     assert "lexkb_answers_total{mode=" in text
     assert "lexkb_answer_cache_hits_total" in text
     assert "lexkb_answer_sentences_total{verdict=" in text
@@ -398,15 +332,15 @@ def test_the_ask_limit_answers_429_with_retry_after(built_root, tmp_path):
     server = start(built_root, store, "--require-keys", "--asks-per-hour", "2")
     try:
         statuses = [
-            call(server, "POST", "/api/ask", {"question": QUESTION}, key=key).status
+            call(server, "POST", "/api/v1/ask", {"question": QUESTION}, key=key).status
             for _ in range(3)
         ]
-        assert statuses == [200, 200, 429]
-        over = call(server, "POST", "/api/ask", {"question": QUESTION}, key=key)
+        assert statuses == [201, 201, 429]
+        over = call(server, "POST", "/api/v1/ask", {"question": QUESTION}, key=key)
         assert 3000 <= int(over.headers["retry-after"]) <= 3600 and "asks an hour" in over.error
         # Lookups are not counted.
-        assert call(server, "GET", "/api/documents", key=key).status == 200
-        assert call(server, "GET", "/api/me", key=key).body["asks_remaining"] == 0
+        assert call(server, "GET", "/api/v1/documents", key=key).status == 200
+        assert call(server, "GET", "/api/v1/me", key=key).body["asks_remaining"] == 0
     finally:
         server.stop()
 
@@ -415,17 +349,17 @@ def test_a_restart_keeps_conversations_and_the_store_is_private(built_root, tmp_
     store = tmp_path / "kept.db"
     first = start(built_root, store)  # loopback, single-user mode: no key needed
     try:
-        made = call(first, "POST", "/api/conversations", {"title": "kept"}).body
-        call(first, "POST", f"/api/conversations/{made['id']}/ask", {"question": QUESTION})
-        assert call(first, "GET", "/api/me").body["key_name"] == "local"
+        made = call(first, "POST", "/api/v1/conversations", {"title": "kept"}).body
+        call(first, "POST", f"/api/v1/conversations/{made['id']}/ask", {"question": QUESTION})
+        assert call(first, "GET", "/api/v1/me").body["key_name"] == "local"
     finally:
         first.stop()
     assert stat.S_IMODE(os.stat(store).st_mode) == 0o600
     assert not any(p.name.startswith("serve") for p in built_root.rglob("*.db"))
     second = start(built_root, store)
     try:
-        kept = call(second, "GET", f"/api/conversations/{made['id']}").body
-        assert [t["question"] for t in kept["turns"]] == [QUESTION]
+        kept = call(second, "GET", f"/api/v1/conversations/{made['id']}/turns").body
+        assert [t["question"] for t in kept["items"]] == [QUESTION]
     finally:
         second.stop()
 
@@ -455,19 +389,21 @@ def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
     root, corpus = root_and_grown_corpus(built_root, tmp_path)
     server = start(root, tmp_path / "s.db")
     try:
-        before = call(server, "GET", "/api/me").body["snapshot_version"]
-        assert call(server, "POST", "/api/search", {"query": "zephyrine return"}).body["hits"] == []
+        before = call(server, "GET", "/api/v1/me").body["snapshot_version"]
+        zephyrine = {"query": "zephyrine return"}
+        assert call(server, "POST", "/api/v1/search", zephyrine).body["hits"] == []
         run_build([corpus], root, embedder="none")
-        found = call(
-            server, "POST", "/api/search", {"query": "zephyrine return", "mode": "keyword"}
-        )
+        found = call(server, "POST", "/api/v1/search", {**zephyrine, "mode": "keyword"})
         assert found.body["snapshot_version"] != before
         assert found.body["hits"][0]["document_title"] == "Zephyrine Notice"
-        listed = call(server, "GET", "/api/snapshots").body
-        assert len(listed["snapshots"]) == 2 and listed["served"] != before
-        change = call(server, "GET", "/api/snapshots/diff?old=previous&new=CURRENT").body
+        listed = call(server, "GET", "/api/v1/snapshots")
+        assert len(listed.body["items"]) == 2 and listed.headers["x-lexkb-snapshot"] != before
+        change = call(server, "GET", "/api/v1/snapshots/diff?old=previous&new=CURRENT").body
         assert change["summary"]["documents_added"] == 1
-        missing = call(server, "GET", "/api/snapshots/diff?old=20000101&new=CURRENT")
+        assert change["documents_added"] == [
+            {"document_key": "notice", "title": "Zephyrine Notice"}
+        ]
+        missing = call(server, "GET", "/api/v1/snapshots/diff?old=20000101&new=CURRENT")
         assert missing.status == 404 and missing.error
     finally:
         server.stop()
@@ -484,11 +420,11 @@ def test_keys_are_stored_hashed_and_can_be_revoked(tmp_path, built_root):
     assert [k["name"] for k in json.loads(listed.stdout)] == ["dave"]
     server = start(built_root, store, "--require-keys")
     try:
-        assert call(server, "GET", "/api/me", key=secret).status == 200
+        assert call(server, "GET", "/api/v1/me", key=secret).status == 200
         subprocess.run(
             [LEXKB, "serve", "keys", "revoke", "dave", "--store", str(store)],
             check=True, capture_output=True, env=environment(),
         )  # fmt: skip
-        assert call(server, "GET", "/api/me", key=secret).status == 401
+        assert call(server, "GET", "/api/v1/me", key=secret).status == 401
     finally:
         server.stop()

@@ -74,22 +74,22 @@ def _text(result: Any) -> str:
 
 def test_mcp_asks_count_against_the_keys_allowance_and_are_recorded(served, keys):
     carol = keys["carol"]
-    assert call(served, "POST", "/api/ask", {"question": QUESTION}, key=carol).status == 200
+    assert call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=carol).status == 201
     (answered,) = mcp_calls(served, carol, [("ask", {"question": VIA_MCP})])
     assert not answered.is_error, _text(answered)
-    assert call(served, "GET", "/api/me", key=carol).body["asks_remaining"] == 1
+    assert call(served, "GET", "/api/v1/me", key=carol).body["asks_remaining"] == 1
     assert answered.structured_content["mode"] in ("DIRECT", "QUALIFIED", "ABSTAIN")
-    assert call(served, "POST", "/api/ask", {"question": QUESTION}, key=carol).status == 200
+    assert call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=carol).status == 201
 
     # The allowance is spent whichever door asks next.
     (over,) = mcp_calls(served, carol, [("ask", {"question": VIA_MCP})])
     assert over.is_error and "over 3 asks an hour" in _text(over)
-    refused = call(served, "POST", "/api/ask", {"question": QUESTION}, key=carol)
+    refused = call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=carol)
     assert refused.status == 429 and int(refused.headers["retry-after"]) > 0
-    assert call(served, "GET", "/api/me", key=carol).body["asks_remaining"] == 0
+    assert call(served, "GET", "/api/v1/me", key=carol).body["asks_remaining"] == 0
 
     # The MCP ask is recorded under carol's key, with its trace, like the API's.
-    traces = call(served, "GET", "/api/admin/answers", key=keys["admin"]).body
+    traces = call(served, "GET", "/api/v1/admin/answers", key=keys["admin"]).body["items"]
     mine = [t for t in traces if t["question"] in (QUESTION, VIA_MCP)]
     assert [t["question"] for t in mine].count(VIA_MCP) == 1 and len(mine) == 3
     assert len({t["owner"] for t in mine}) == 1
@@ -97,31 +97,32 @@ def test_mcp_asks_count_against_the_keys_allowance_and_are_recorded(served, keys
     assert trace["answer"] == answered.structured_content
     # ... and its answer takes feedback from that key alone.
     feedback = {"answer_id": trace["answer_id"], "rating": "positive"}
-    assert call(served, "POST", "/api/feedback", feedback, key=carol).status == 200
-    assert call(served, "POST", "/api/feedback", feedback, key=keys["dave"]).status == 404
+    assert call(served, "POST", "/api/v1/feedback", feedback, key=carol).status == 201
+    assert call(served, "POST", "/api/v1/feedback", feedback, key=keys["dave"]).status == 404
 
 
 def test_an_ask_refused_for_a_bad_filter_costs_nothing(served, keys):
     dave = keys["dave"]
     bad = {"question": QUESTION, "filters": {"document": "no-such-document"}}
     for _ in range(4):
-        refused = call(served, "POST", "/api/ask", bad, key=dave)
+        refused = call(served, "POST", "/api/v1/ask", bad, key=dave)
         assert refused.status == 400 and "no-such-document" in refused.error
     (tool,) = mcp_calls(served, dave, [("ask", bad)])
     assert tool.is_error and "no-such-document" in _text(tool)
-    assert call(served, "GET", "/api/me", key=dave).body["asks_remaining"] == 3
+    assert call(served, "GET", "/api/v1/me", key=dave).body["asks_remaining"] == 3
     statuses = [
-        call(served, "POST", "/api/ask", {"question": QUESTION}, key=dave).status for _ in range(4)
+        call(served, "POST", "/api/v1/ask", {"question": QUESTION}, key=dave).status
+        for _ in range(4)
     ]
-    assert statuses == [200, 200, 200, 429]
+    assert statuses == [201, 201, 201, 429]
 
 
 def test_the_answer_cache_tells_no_key_what_another_asked(served, keys):
     frank, grace = keys["frank"], keys["grace"]
     question = {"question": "Who may inspect client money reconciliation records?"}
-    first = call(served, "POST", "/api/ask", question, key=frank)
-    again = call(served, "POST", "/api/ask", question, key=frank)
-    assert first.status == again.status == 200, (first.body, again.body)
+    first = call(served, "POST", "/api/v1/ask", question, key=frank)
+    again = call(served, "POST", "/api/v1/ask", question, key=frank)
+    assert first.status == again.status == 201, (first.body, again.body)
     assert (first.body["answer"]["from_cache"], again.body["answer"]["from_cache"]) == (
         False,
         True,
@@ -131,22 +132,24 @@ def test_the_answer_cache_tells_no_key_what_another_asked(served, keys):
     (via_mcp,) = mcp_calls(served, grace, [("ask", question)])
     assert not via_mcp.is_error, _text(via_mcp)
     assert via_mcp.structured_content["from_cache"] is False
-    via_api = call(served, "POST", "/api/ask", question, key=grace)
-    assert via_api.status == 200 and via_api.body["answer"]["from_cache"] is True
+    via_api = call(served, "POST", "/api/v1/ask", question, key=grace)
+    assert via_api.status == 201 and via_api.body["answer"]["from_cache"] is True
     assert via_api.body["answer"]["answer"] == first.body["answer"]["answer"]
 
 
 def test_the_longest_questions_and_claims_are_answered(served, keys):
     erin = keys["erin"]
     assert len(LONG_QUESTION) == 1900 and len(LONG_CLAIM) == 1998
-    asked = call(served, "POST", "/api/ask", {"question": LONG_QUESTION}, key=erin)
-    assert asked.status == 200, asked.body
+    asked = call(served, "POST", "/api/v1/ask", {"question": LONG_QUESTION}, key=erin)
+    assert asked.status == 201, asked.body
     assert asked.body["answer"]["mode"] in ("DIRECT", "QUALIFIED", "ABSTAIN")
-    found = call(served, "POST", "/api/search", {"query": LONG_QUESTION, "rerank": True}, key=erin)
+    found = call(
+        served, "POST", "/api/v1/search", {"query": LONG_QUESTION, "rerank": True}, key=erin
+    )
     assert found.status == 200, found.body
     assert found.body["hits"] and all(h["answers"] is not None for h in found.body["hits"])
     checked = call(
-        served, "POST", "/api/verify/citations",
+        served, "POST", "/api/v1/verify/citations",
         {"citations": [{"claim": LONG_CLAIM, "ref": "§ 103(b)"}]}, key=erin,
     )  # fmt: skip
     assert checked.status == 200, checked.body
@@ -163,7 +166,7 @@ def test_the_longest_questions_and_claims_are_answered(served, keys):
     )
     assert [r.is_error for r in results] == [False] * 3, [_text(r) for r in results]
     # Two asks answered: two of the three counted.
-    assert call(served, "GET", "/api/me", key=erin).body["asks_remaining"] == 1
+    assert call(served, "GET", "/api/v1/me", key=erin).body["asks_remaining"] == 1
 
 
 def test_the_allowance_is_given_back_when_the_ask_fails():

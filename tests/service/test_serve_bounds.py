@@ -80,11 +80,13 @@ def _distinct_requests(start: int, count: int, key: str) -> list[tuple[str, dict
         if kind == 0:
             requests.append((f"/{n}-{pad}", {"Host": "evil.example"}))
         elif kind == 1:
-            requests.append((f"/api/{n}-{pad}", {}))
+            requests.append((f"/api/v1/{n}-{pad}", {}))
         elif kind == 2:
             requests.append((f"/{n}-{pad}", {"Authorization": f"Bearer {key}"}))
         else:
-            requests.append((f"/api/conversations/{n}-{pad}", {"Authorization": f"Bearer {key}"}))
+            requests.append(
+                (f"/api/v1/conversations/{n}-{pad}", {"Authorization": f"Bearer {key}"})
+            )
     return requests
 
 
@@ -99,7 +101,7 @@ def test_metrics_labels_stay_a_closed_set_whatever_paths_clients_send(served, ad
 
     routes = set(re.findall(r'route="([^"]*)"', after))
     assert len(routes) <= MAX_ROUTE_LABELS, sorted(routes)[:40]
-    assert "unknown" in routes and "/api/conversations/{conversation_id}" in routes
+    assert "unknown" in routes and "/api/v1/conversations/{conversation_id}" in routes
     assert not any("AAAA" in route for route in routes)
     assert 'lexkb_requests_total{route="unknown",status="421"}' in after
     # 2,000 more distinct paths add no series: only the counts' digits change.
@@ -166,7 +168,7 @@ def test_a_head_under_the_bound_and_a_large_body_are_still_read(served, admin):
     body = b'{"query": "' + b"x" * 600_000 + b'"}'
     _, reply = _exchange(
         served.port,
-        b"POST /api/search HTTP/1.1\r\n" + host + f"Authorization: Bearer {admin}\r\n".encode()
+        b"POST /api/v1/search HTTP/1.1\r\n" + host + f"Authorization: Bearer {admin}\r\n".encode()
         + b"Content-Type: application/json\r\nConnection: close\r\n"
         + f"Content-Length: {len(body)}\r\n\r\n".encode() + body,
     )  # fmt: skip

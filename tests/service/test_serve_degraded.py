@@ -3,9 +3,9 @@ then every tool that reads it degrades with a warning instead of failing or stay
 The real CLI process over real HTTP, MCP with the SDK's client; the process reads its models
 from a folder where relevance.onnx has one byte changed (a sitecustomize points it there).
 
-- /api/search with rerank: 200 with the search's own hits and a warning that says the
+- /api/v1/search with rerank: 200 with the search's own hits and a warning that says the
   relevance model could not be used and why (it was a plain-text 500).
-- /api/ask, and MCP's ask, evidence and check_question: a warning that the check that a
+- /api/v1/ask, and MCP's ask, evidence and check_question: a warning that the check that a
   source answers the question was skipped (it was skipped silently).
 - MCP's extract: its answers, unreranked, with the warning (the call failed).
 """
@@ -58,8 +58,8 @@ def _warned(warnings: list[str], consequence: str) -> None:
 
 
 def test_a_reranked_search_answers_unreranked_with_a_warning(served: Served):
-    plain = call(served, "POST", "/api/search", {"query": QUESTION})
-    found = call(served, "POST", "/api/search", {"query": QUESTION, "rerank": True})
+    plain = call(served, "POST", "/api/v1/search", {"query": QUESTION})
+    found = call(served, "POST", "/api/v1/search", {"query": QUESTION, "rerank": True})
     assert found.status == 200, found.body
     assert found.headers["content-type"] == "application/json"
     assert [h["chunk_id"] for h in found.body["hits"]] == [
@@ -71,10 +71,10 @@ def test_a_reranked_search_answers_unreranked_with_a_warning(served: Served):
 
 
 def test_asks_say_the_answered_check_was_skipped(served: Served):
-    asked = call(served, "POST", "/api/ask", {"question": QUESTION})
-    assert asked.status == 200, asked.body
+    asked = call(served, "POST", "/api/v1/ask", {"question": QUESTION})
+    assert asked.status == 201, asked.body
     _warned(asked.body["answer"]["warnings"], "was skipped")
-    again = call(served, "POST", "/api/ask", {"question": QUESTION})  # from the cache: once
+    again = call(served, "POST", "/api/v1/ask", {"question": QUESTION})  # from the cache: once
     assert again.body["answer"]["warnings"] == asked.body["answer"]["warnings"]
 
 

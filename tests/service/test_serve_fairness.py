@@ -2,7 +2,7 @@
 in a pool of its own, MCP sessions and stored conversations are bounded per key, and the
 conversation listing comes a page at a time. The real CLI process over real HTTP.
 
-- Costly requests (here /api/verify/citations, 20 claims each: 4 cost units) past the key's
+- Costly requests (here /api/v1/verify/citations, 20 claims each: 4 cost units) past the key's
   `--cost-per-key 8` units in progress are refused at once with 429, JSON and Retry-After;
   another key's costly request is answered meanwhile, and /healthz, the page and plain
   searches are answered promptly throughout (they queued behind the flood before).
@@ -11,7 +11,7 @@ conversation listing comes a page at a time. The real CLI process over real HTTP
 - `--sessions-per-key 2`: a third MCP `initialize` from one key is 429 (another key's is not),
   and ending a session (DELETE) makes room; another key naming the session's id finds nothing.
 - `--conversations-per-key 3`: a fourth conversation is refused with 409 until one is deleted;
-  GET /api/conversations takes limit and offset, with X-Total-Count and a next-page Link.
+  GET /api/v1/conversations is a page at a time (`limit`, `next_cursor`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_one_key_flooding_costly_requests_is_refused_not_queued(served, keys):
     replies: list = []
 
     def costly() -> None:
-        replies.append(call(served, "POST", "/api/verify/citations", CLAIMS, key=flood))
+        replies.append(call(served, "POST", "/api/v1/verify/citations", CLAIMS, key=flood))
 
     senders = [threading.Thread(target=costly) for _ in range(24)]
     for sender in senders:
@@ -73,13 +73,13 @@ def test_one_key_flooding_costly_requests_is_refused_not_queued(served, keys):
         for method, path, body, key in (
             ("GET", "/healthz", None, None),
             ("GET", "/", None, None),
-            ("POST", "/api/search", {"query": QUESTION}, other),
+            ("POST", "/api/v1/search", {"query": QUESTION}, other),
         ):
             asked = time.monotonic()
             reply = call(served, method, path, body, key=key)
             slowest = max(slowest, time.monotonic() - asked)
             assert reply.status == 200, reply.body
-        others.append(call(served, "POST", "/api/verify/citations", CLAIMS, key=other))
+        others.append(call(served, "POST", "/api/v1/verify/citations", CLAIMS, key=other))
     for sender in senders:
         sender.join()
     statuses = sorted(r.status for r in replies)
@@ -100,7 +100,9 @@ def test_mcp_calls_count_against_the_same_keys_units(served, keys):
     many = {"citations": CLAIMS["citations"] * 10}  # 200 claims: 40 units, admitted alone
     running: list = []
     worker = threading.Thread(
-        target=lambda: running.append(call(served, "POST", "/api/verify/citations", many, key=key))
+        target=lambda: running.append(
+            call(served, "POST", "/api/v1/verify/citations", many, key=key)
+        )
     )
     worker.start()
     time.sleep(0.5)
@@ -168,26 +170,21 @@ def test_mcp_sessions_are_bounded_per_key(served, keys):
 def test_conversations_are_bounded_per_key_and_listed_in_pages(served, keys):
     key = keys["pages"]
     made = [
-        call(served, "POST", "/api/conversations", {"title": f"c{n}"}, key=key) for n in range(3)
+        call(served, "POST", "/api/v1/conversations", {"title": f"c{n}"}, key=key) for n in range(3)
     ]
-    assert [m.status for m in made] == [200] * 3
-    over = call(served, "POST", "/api/conversations", {"title": "c3"}, key=key)
+    assert [m.status for m in made] == [201] * 3
+    over = call(served, "POST", "/api/v1/conversations", {"title": "c3"}, key=key)
     assert over.status == 409 and "3 conversations" in over.error
-    first = call(served, "GET", "/api/conversations?limit=2", key=key)
-    assert first.status == 200 and len(first.body) == 2
-    assert first.headers["x-total-count"] == "3"
-    # the legacy path names its successor beside the next page, in one Link field
-    assert first.headers["link"] == (
-        '</api/conversations?limit=2&offset=2>; rel="next", '
-        '</api/v1/conversations>; rel="successor-version"'
-    )
-    rest = call(served, "GET", "/api/conversations?limit=2&offset=2", key=key)
-    assert len(rest.body) == 1 and 'rel="next"' not in rest.headers["link"]
-    listed = {c["id"] for c in first.body + rest.body}
+    first = call(served, "GET", "/api/v1/conversations?limit=2", key=key)
+    assert first.status == 200 and len(first.body["items"]) == 2 and first.body["next_cursor"]
+    cursor = first.body["next_cursor"]
+    rest = call(served, "GET", f"/api/v1/conversations?limit=2&cursor={cursor}", key=key)
+    assert len(rest.body["items"]) == 1 and rest.body["next_cursor"] is None
+    listed = {c["id"] for c in first.body["items"] + rest.body["items"]}
     assert listed == {m.body["id"] for m in made}
-    assert call(served, "GET", "/api/conversations?limit=0", key=key).status == 422
-    assert call(served, "GET", "/api/conversations?limit=101", key=key).status == 422
+    assert call(served, "GET", "/api/v1/conversations?limit=0", key=key).status == 422
+    assert call(served, "GET", "/api/v1/conversations?limit=101", key=key).status == 422
     gone = made[0].body["id"]
-    assert call(served, "DELETE", f"/api/conversations/{gone}", key=key).status == 200
-    again = call(served, "POST", "/api/conversations", {"title": "c4"}, key=key)
-    assert again.status == 200
+    assert call(served, "DELETE", f"/api/v1/conversations/{gone}", key=key).status == 200
+    again = call(served, "POST", "/api/v1/conversations", {"title": "c4"}, key=key)
+    assert again.status == 201

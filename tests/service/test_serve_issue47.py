@@ -6,7 +6,7 @@ HTTP to a real `lexkb serve`.
   conversation and returned.
 - 13: deleting a conversation left the feedback on its turns (which copies their questions
   and answers); an ask outside a conversation could never be deleted. Now the feedback goes
-  with the conversation, and DELETE /api/answers/{id} deletes one's own answer.
+  with the conversation, and DELETE /api/v1/answers/{id} deletes one's own answer.
 - 17: one client's half-open connections took every connection slot (503 to everyone); one
   address now holds at most LEXKB_MCP_MAX_CLIENT_CONNECTIONS, and others are served.
 - 18: two Host headers were read differently by the gate and by Starlette and MCP (now 400);
@@ -35,7 +35,7 @@ def test_an_answer_outlives_its_conversation_deleted_while_it_was_asked(store: S
     assert store.delete_conversation("alice", made["id"])
     turn = store.record_answer("alice", ANSWER, made["id"])  # before: a foreign key error
     assert turn["conversation_id"] is None and turn["answer"]["answer"] == ANSWER["answer"]
-    assert [a["answer_id"] for a in store.recent_answers()] == [turn["answer_id"]]
+    assert [a["answer_id"] for a in store.trace_page(10, None)] == [turn["answer_id"]]
     assert store.delete_answer("alice", turn["answer_id"])
 
 
@@ -45,9 +45,9 @@ def test_deleting_a_conversation_deletes_the_feedback_on_its_turns(store: Store)
     inside = store.record_answer("alice", ANSWER, made["id"])
     outside = store.record_answer("alice", ANSWER)
     for turn in (inside, outside):
-        assert store.add_feedback("alice", turn["answer_id"], "positive", "thanks") is not None
+        assert store.give_feedback("alice", turn["answer_id"], "positive", "thanks") is not None
     assert store.delete_conversation("alice", made["id"])
-    left = store.feedback("alice")
+    left = store.feedback_page("alice", 10, None)
     assert [item["answer_id"] for item in left] == [outside["answer_id"]]
 
 
@@ -71,30 +71,31 @@ def test_a_key_deletes_its_own_asks_and_no_one_elses(keyed):
         seeded.close()
     answer_id = turn["answer_id"]
     rated = {"answer_id": answer_id, "rating": "negative", "comment": "my question"}
-    assert call(served, "POST", "/api/feedback", rated, key=keys["ann"]).status == 200
-    path = f"/api/answers/{answer_id}"
+    assert call(served, "POST", "/api/v1/feedback", rated, key=keys["ann"]).status == 201
+    path = f"/api/v1/answers/{answer_id}"
     assert call(served, "DELETE", path, key=keys["bob"]).status == 404  # another key's
     done = call(served, "DELETE", path, key=keys["ann"])
     assert done.status == 200 and done.body == {"deleted": answer_id}
     assert call(served, "DELETE", path, key=keys["ann"]).status == 404
-    everyone = call(served, "GET", "/api/admin/feedback", key=keys["admin"]).body
+    everyone = call(served, "GET", "/api/v1/admin/feedback", key=keys["admin"]).body["items"]
     assert all(item["answer_id"] != answer_id for item in everyone)
-    answers = call(served, "GET", "/api/admin/answers", key=keys["admin"]).body
+    answers = call(served, "GET", "/api/v1/admin/answers", key=keys["admin"]).body["items"]
     assert all(item["answer_id"] != answer_id for item in answers)
 
 
 def test_a_boolean_is_not_a_number(keyed):
     served, key = keyed["served"], keyed["keys"]["ann"]
     for path, body in (
-        ("/api/search", {"query": "records", "limit": True}),
-        ("/api/hop", {"start": "Article 6", "max_hops": True}),
-        ("/api/search", {"query": "records", "filters": {"cluster_id": True}}),
-        ("/api/verify/entities", {"entities": ["x"], "source_ids": ["y"], "threshold": False}),
+        ("/api/v1/search", {"query": "records", "limit": True}),
+        ("/api/v1/hop", {"start": "Article 6", "max_hops": True}),
+        ("/api/v1/search", {"query": "records", "filters": {"cluster_id": True}}),
+        ("/api/v1/verify/entities", {"entities": ["x"], "source_ids": ["y"], "threshold": False}),
     ):
         refused = call(served, "POST", path, body, key=key)
         assert refused.status == 422, (path, body, refused)
-    assert call(served, "POST", "/api/search", {"query": "records", "limit": 2}, key=key).status
-    assert call(served, "GET", "/api/conversations?limit=2", key=key).status == 200
+    found = call(served, "POST", "/api/v1/search", {"query": "records", "limit": 2}, key=key)
+    assert found.status == 200
+    assert call(served, "GET", "/api/v1/conversations?limit=2", key=key).status == 200
 
 
 def _raw(port: int, request: bytes, source: str = "127.0.0.1") -> bytes:
@@ -120,7 +121,7 @@ def test_a_request_with_two_host_headers_is_refused(keyed):
 def test_a_refusal_carries_each_security_header_once(keyed, headers):
     connection = http.client.HTTPConnection("127.0.0.1", keyed["served"].port, timeout=30)
     try:
-        connection.request("GET", "/api/me", headers=headers)
+        connection.request("GET", "/api/v1/me", headers=headers)
         response = connection.getresponse()
         response.read()
         assert response.status in (421, 401)

@@ -30,14 +30,14 @@ def served(realdocs_built, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def get(served: Served, reference: str):
-    return call(served, "GET", f"/api/get?reference={quote(reference)}")
+    return call(served, "GET", f"/api/v1/get?reference={quote(reference)}")
 
 
 def test_a_reference_that_fits_several_documents_is_ambiguous(served):
-    spec = call(served, "GET", "/api/openapi.json").body
+    spec = call(served, "GET", "/api/v1/openapi.json").body
     found = get(served, "section 7")
-    assert found.status == 200
-    conforms(spec, "get", "/api/get", found)
+    assert found.status == 404
+    conforms(spec, "get", "/api/v1/get", found)
     body = found.body
     assert (body["match"], body["found"], body["hit"]) == ("ambiguous", False, None)
     assert {h["citation"] for h in body["alternatives"]} == CANDIDATES
@@ -61,7 +61,7 @@ def test_a_claim_check_names_each_candidate_of_an_ambiguous_reference(served):
     checked = call(
         served,
         "POST",
-        "/api/verify/citations",
+        "/api/v1/verify/citations",
         {"citations": [{"ref": "section 7", "claim": CLAIM}]},
     ).body["citations"][0]
     assert (checked["verdict"], checked["lookup_match"]) == ("not_found", "ambiguous")
@@ -69,7 +69,7 @@ def test_a_claim_check_names_each_candidate_of_an_ambiguous_reference(served):
 
 
 def test_documents_by_readable_and_file_name_keys(served):
-    listed = call(served, "GET", "/api/documents").body["documents"]
+    listed = call(served, "GET", "/api/v1/documents").body["items"]
     types = {d["document_key"]: d["document_type"] for d in listed}
     assert types == {
         "dora": "regulation",
@@ -79,11 +79,11 @@ def test_documents_by_readable_and_file_name_keys(served):
         "nda": "contract",
         "compto-aml-policy": "policy",
     }
-    tree = call(served, "GET", "/api/documents/asset_00100_ukpga_20100023_en/tree").body
+    tree = call(served, "GET", "/api/v1/documents/asset_00100_ukpga_20100023_en/tree").body
     assert tree["document"]["document_key"] == "bribery-act-2010"
     labels = [p["label"] for s in tree["sections"] for p in _paragraphs(s)]
     assert "section 7(1)" in labels
-    front = call(served, "GET", "/api/documents/dora/tree").body["paragraphs"]
+    front = call(served, "GET", "/api/v1/documents/dora/tree").body["paragraphs"]
     # A paragraph placed only by its position ("p. 1 ¶ 8") has no label: its words name it.
     assert front and all(p["label"] is None for p in front if p["ref"].startswith("p. "))
 
@@ -94,12 +94,12 @@ def _paragraphs(section: dict) -> list[dict]:
 
 def test_search_filters_on_dates_and_types_read_from_the_documents(served):
     since = call(
-        served, "POST", "/api/search", {"query": "requirements", "limit": 50,
+        served, "POST", "/api/v1/search", {"query": "requirements", "limit": 50,
                                         "filters": {"date_range": {"start": "2024-06-01"}}},
     ).body  # fmt: skip
     assert {h["document_key"] for h in since["hits"]} == {"dora", "compto-aml-policy"}
     acts = call(
-        served, "POST", "/api/search", {"query": "bribery", "filters": {"document_type": "act"}}
+        served, "POST", "/api/v1/search", {"query": "bribery", "filters": {"document_type": "act"}}
     ).body
     assert acts["hits"] and {h["document_key"] for h in acts["hits"]} == {"bribery-act-2010"}
 
@@ -141,7 +141,7 @@ def test_the_clause_type_filter_finds_a_contracts_governing_law(contract: Served
     # The page's own example: "construed in accordance with the Laws of Greece ... jurisdiction
     # ... Athens", a clause that never says "governing".
     found = call(
-        contract, "POST", "/api/search",
+        contract, "POST", "/api/v1/search",
         {"query": "applicable law", "limit": 10, "filters": {"clause_type": "governing law"}},
     ).body  # fmt: skip
     assert [h["citation"] for h in found["hits"]] == ["NDA, clause 4.10"]

@@ -37,7 +37,7 @@ def _until_answered(served: Served, key: str, seconds: float) -> tuple[float, li
     status seen; each refusal meanwhile must be JSON."""
     started, statuses = time.monotonic(), []
     while time.monotonic() - started < seconds:
-        reply = call(served, "GET", "/api/conversations", key=key)
+        reply = call(served, "GET", "/api/v1/conversations", key=key)
         statuses.append(reply.status)
         if reply.status == 200:
             break
@@ -47,8 +47,8 @@ def _until_answered(served: Served, key: str, seconds: float) -> tuple[float, li
 
 
 def test_keyed_requests_work_again_after_postgresql_restarts(served, postgres_url, key):
-    made = call(served, "POST", "/api/conversations", {"title": "before"}, key=key)
-    assert made.status == 200
+    made = call(served, "POST", "/api/v1/conversations", {"title": "before"}, key=key)
+    assert made.status == 201
     for _ in range(2):
         pg_ctl(data_directory(postgres_url), "restart")
         took, statuses = _until_answered(served, key, RECOVERY_SECONDS)
@@ -57,12 +57,12 @@ def test_keyed_requests_work_again_after_postgresql_restarts(served, postgres_ur
     # The very first request after a restart: the key's lookup (a read) is retried on a new
     # connection, so nothing is refused at all.
     assert statuses == [200]
-    listed = call(served, "GET", "/api/conversations", key=key).body
+    listed = call(served, "GET", "/api/v1/conversations", key=key).body["items"]
     assert [c["title"] for c in listed] == ["before"]
     # A write after a restart goes out on a checked connection.
     pg_ctl(data_directory(postgres_url), "restart")
-    after = call(served, "POST", "/api/conversations", {"title": "after"}, key=key)
-    assert after.status == 200, after.body
+    after = call(served, "POST", "/api/v1/conversations", {"title": "after"}, key=key)
+    assert after.status == 201, after.body
     ready = call(served, "GET", "/readyz")
     assert ready.status == 200 and ready.body["store"] == "postgresql"
 
@@ -72,7 +72,7 @@ def test_a_stopped_postgresql_is_a_503_with_retry_after_until_it_is_back(served,
     options = server_options(data)
     pg_ctl(data, "stop")
     try:
-        refused = call(served, "GET", "/api/me", key=key)
+        refused = call(served, "GET", "/api/v1/me", key=key)
         assert refused.status == 503, refused.body
         assert refused.headers["content-type"] == "application/json"
         assert "store" in refused.error and int(refused.headers["retry-after"]) > 0
@@ -83,5 +83,5 @@ def test_a_stopped_postgresql_is_a_503_with_retry_after_until_it_is_back(served,
         pg_ctl(data, "start", "-o", options)
     took, statuses = _until_answered(served, key, RECOVERY_SECONDS)
     assert statuses[-1] == 200 and took < RECOVERY_SECONDS, statuses
-    assert call(served, "GET", "/api/me", key=key).status == 200
+    assert call(served, "GET", "/api/v1/me", key=key).status == 200
     assert call(served, "GET", "/readyz").status == 200

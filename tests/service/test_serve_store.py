@@ -39,21 +39,21 @@ def test_conversations_and_feedback_stay_with_their_owner(store: Store):
     assert [t["question"] for t in store.turns("alice", mine["id"])] == [
         ANSWER["question"], "and for client money?",
     ]  # fmt: skip
-    assert store.conversation("bob", mine["id"]) is None
+    assert store.conversation_summary("bob", mine["id"]) is None
     assert store.turns("bob", mine["id"]) == []
-    assert store.add_feedback("bob", first, "positive", "") is None
-    given = store.add_feedback("alice", first, "negative", "wrong period")
-    assert (given["question"], given["confidence"], given["source_count"]) == (
+    assert store.give_feedback("bob", first, "positive", "") is None
+    given, created = store.give_feedback("alice", first, "negative", "wrong period") or ({}, None)
+    assert created and (given["question"], given["confidence"], given["source_count"]) == (
         ANSWER["question"],
         0.8,
         1,
     )
-    assert [f["comment"] for f in store.feedback("alice")] == ["wrong period"]
-    assert store.feedback("bob") == []
-    assert store.recent_answers(1)[0]["answer"]["question"] == "and for client money?"
+    assert [f["comment"] for f in store.feedback_page("alice", 10, None)] == ["wrong period"]
+    assert store.feedback_page("bob", 10, None) == []
+    assert store.trace_page(1, None)[0]["answer"]["question"] == "and for client money?"
     assert not store.delete_conversation("bob", mine["id"])
     assert store.delete_conversation("alice", mine["id"])
-    assert store.conversations("alice") == []
+    assert store.conversation_page("alice", 10, None) == []
 
 
 def test_a_sqlite_store_is_private_and_stays_out_of_the_index(tmp_path: Path):
@@ -76,15 +76,16 @@ def test_the_service_on_postgresql_keeps_conversations_across_restarts(
     question = "How long must client money reconciliation records be kept?"
     first = start(built_root, postgres_url)
     try:
-        made = call(first, "POST", "/api/conversations", {"title": "on postgres"}).body
-        turn = call(first, "POST", f"/api/conversations/{made['id']}/ask", {"question": question})
-        assert turn.status == 200 and turn.body["answer"]["sources"]
+        made = call(first, "POST", "/api/v1/conversations", {"title": "on postgres"}).body
+        asked = f"/api/v1/conversations/{made['id']}/ask"
+        turn = call(first, "POST", asked, {"question": question})
+        assert turn.status == 201 and turn.body["answer"]["sources"]
         assert call(first, "GET", "/readyz").body["store"] == "postgresql"
     finally:
         first.stop()
     second = start(built_root, postgres_url)
     try:
-        kept = call(second, "GET", f"/api/conversations/{made['id']}").body
-        assert [t["question"] for t in kept["turns"]] == [question]
+        kept = call(second, "GET", f"/api/v1/conversations/{made['id']}/turns").body
+        assert [t["question"] for t in kept["items"]] == [question]
     finally:
         second.stop()

@@ -1,23 +1,28 @@
 """The page of `lexkb serve` as a person uses it, in headless Chromium (Debian's `chromium`,
 driven by Playwright; skipped where it is not installed): search with a filter, follow a
-citation, ask and continue, give feedback, check a claim, snapshots, the admin page; on a desk
-screen and a phone's, by keyboard, and without layout shifts.
+citation, ask and continue, give feedback, check a claim, snapshots, the admin page (each
+ask's text searched and its candidates with their scores), a listing longer than a page; on a
+desk screen and a phone's, by keyboard, and without layout shifts.
 
 Screenshots go to the test's folder, or to $LEXKB_SCREENSHOTS when set (docs/screenshots is
 made that way); Chromium and the page come from tests/service/conftest.py."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from lexkb.client import Client
+from lexkb.defaults import PAGE
 from tests.service.conftest import CHROMIUM
 from tests.support.serve_process import Served, call, start
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 QUESTION = "How long must client money reconciliation records be kept?"
+TRACED = "How often must client money be reconciled?"  # asked once: searched, not cached
 # Layout shifts summed as Chromium reports them (the Cumulative Layout Shift of web vitals).
 WATCH_SHIFTS = """
 window.__shift = 0;
@@ -84,7 +89,7 @@ def test_ask_continue_and_give_feedback(served, page, shots):
     turn.locator(".feedback input").fill("cites the Act")
     turn.locator(".feedback button", has_text="Not helpful").click()
     page.wait_for_selector(".feedback [role=status]:has-text('saved')")
-    stored = call(served, "GET", "/api/admin/feedback").body
+    stored = call(served, "GET", "/api/v1/admin/feedback").body["items"]
     assert stored[0]["rating"] == "negative" and stored[0]["comment"] == "cites the Act"
 
     page.fill("#ask-q", "what is the weather in Paris tomorrow?")
@@ -99,8 +104,8 @@ def test_ask_continue_and_give_feedback(served, page, shots):
     turn.locator(".answer a").first.click()
     page.wait_for_selector("#paragraph h3")
     assert page.inner_text("#paragraph h3") == "Records Retention Act, § 103(b)"
-    conversations = call(served, "GET", "/api/conversations").body
-    assert conversations[0]["turns"] == 2
+    conversations = call(served, "GET", "/api/v1/conversations").body["items"]
+    assert conversations[0]["turn_count"] == 2
     assert page.errors == []
 
 
@@ -118,7 +123,7 @@ def test_check_a_claim_shows_the_verdict_and_its_sentence(served, page, shots):
 
 
 def test_snapshots_and_admin(served, page, shots):
-    call(served, "POST", "/api/ask", {"question": QUESTION})
+    call(served, "POST", "/api/v1/ask", {"question": TRACED})
     page.goto(served.url + "/#snapshots")
     page.wait_for_selector("#snapshot-rows tr")
     assert "served" in page.inner_text("#snapshot-rows")
@@ -129,6 +134,15 @@ def test_snapshots_and_admin(served, page, shots):
     page.click("a[data-tab=admin]")
     page.wait_for_selector("#traces details")
     assert QUESTION in page.inner_text("#traces")
+    # The newest ask's trace: the text it searched, and each candidate with its scores.
+    trace = page.locator("#traces details").first
+    trace.locator("summary").click()
+    assert trace.locator(".searched").inner_text() == TRACED
+    candidates = trace.locator(".candidates tbody tr")
+    assert candidates.count() > 0
+    citation, score, relevance, _ = candidates.first.locator("td").all_inner_texts()
+    assert citation and re.fullmatch(r"-?[\d.]+(e[-+]\d+)?", score), score
+    assert re.fullmatch(r"\d\.\d\d|—", relevance), relevance
     page.screenshot(path=str(shots / "admin.png"))
     assert page.errors == []
 
@@ -166,3 +180,23 @@ def test_the_page_asks_for_a_key_when_the_service_needs_one(built_root, tmp_path
         assert page.is_hidden("#key-form")
     finally:
         server.stop()
+
+
+def test_a_listing_longer_than_a_page_has_more(served, page):
+    api = Client(served.url)
+    for n in range(PAGE + 1):
+        api.create_conversation(f"listed {n}")
+    total = len(list(api.every(api.list_conversations)))
+    assert PAGE < total <= 2 * PAGE
+    page.goto(served.url + "/#ask")
+    page.wait_for_selector("body[data-ready]")
+    page.click("summary:has-text('My conversations')")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#conversations li').length === {PAGE}"
+    )
+    page.click("#conversations-more")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#conversations li').length === {total}"
+    )
+    assert page.is_hidden("#conversations-more")
+    assert page.errors == []

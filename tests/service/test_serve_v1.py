@@ -8,15 +8,19 @@ items 9 to 12; the CLI around the service, item 13, is in test_serve_cli_store.p
   at a time.
 - 11: what is made is 201 with its Location; every listing is a page in one envelope; times
   are ISO 8601; a conversation has one shape; `get` and `hop` answer an unknown reference
-  alike; the OpenAPI document declares the key scheme; errors say what is wrong in words; the
-  first routes still answer, marked deprecated.
+  alike; the OpenAPI document declares the key scheme; errors say what is wrong in words.
 - 12: the client's methods are the OpenAPI document's operations, with their parameters and
   defaults.
+
+And issue 60, item 3: the first routes, under /api without a version, are gone (404, as any
+path that names no route), and the page calls /api/v1 alone.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import re
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -25,9 +29,10 @@ from pathlib import Path
 import pytest
 
 from lexkb.client import ROUTES, ApiError, Client
+from lexkb.serve.app import STATIC
 from lexkb.serve.store import MIGRATIONS, Store
-from lexkb.serve.versions import successor
 from tests.conftest import CORPUS
+from tests.service.conftest import CHROMIUM
 from tests.support.next_snapshot import NOTICE
 from tests.support.serve_process import ANSWER, Served, add_key, call, start
 
@@ -47,8 +52,11 @@ def keyed(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @pytest.fixture(scope="module")
-def changed(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """A root whose second snapshot drops the FAQ, changes § 103(b) and adds a notice."""
+def changed(
+    built_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Served, Path]]:
+    """A root whose second snapshot drops the FAQ, changes § 103(b) and adds a notice: the
+    server, and the root."""
     from pipelines.build import run_build
 
     work = tmp_path_factory.mktemp("v1-diff")
@@ -62,7 +70,7 @@ def changed(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     (corpus / "notice.md").write_text(NOTICE, encoding="utf-8")
     run_build([corpus], root, embedder="none")
     server = start(root, work / "serve.db")
-    yield server
+    yield server, root
     server.stop()
 
 
@@ -74,7 +82,10 @@ def refused(call, status: int) -> ApiError:
 
 
 def test_a_diff_names_its_documents_and_pages_the_rest(changed):
-    api = Client(changed.url)
+    from lexkb.core.store.diff import diff
+
+    served, root = changed
+    api = Client(served.url)
     overview = api.snapshot_diff()  # previous -> CURRENT
     assert overview["documents_added"] == [{"document_key": "notice", "title": "Zephyrine Notice"}]
     assert overview["documents_removed"] == [
@@ -84,7 +95,7 @@ def test_a_diff_names_its_documents_and_pages_the_rest(changed):
         {"document_key": "records-retention-act", "title": "Records Retention Act"}
     ]
     assert "chunks_removed" not in overview and "edges_removed" not in overview
-    whole = api.request("GET", "/api/snapshots/diff").body  # the first version: all of it
+    whole = json.loads(json.dumps(diff(root, overview["old"], overview["new"]).to_dict()))
     assert overview["summary"] == whole["summary"]
     for part in (
         "chunks_added",
@@ -111,6 +122,29 @@ def test_a_diff_names_its_documents_and_pages_the_rest(changed):
     assert unknown.status == 422 and "part in the path" in unknown.body["error"]
 
 
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_the_page_lists_the_documents_a_diff_names(changed, page):
+    served, _ = changed
+    page.goto(served.url + "/#snapshots")
+    page.wait_for_selector("#snapshot-rows tr:nth-child(2)")
+    page.click("#diff-form button")  # previous -> the newest, as the page offers them
+    page.wait_for_selector("#diff-result h4")
+    shown = {
+        heading: items
+        for heading, items in page.evaluate(
+            """() => [...document.querySelectorAll('#diff-result h4')].map((h) =>
+            [h.textContent, [...h.nextElementSibling.children].map((li) => li.textContent)])"""
+        )
+    }
+    assert shown == {
+        "Documents added (1)": ["Zephyrine Notice · notice"],
+        "Documents removed (1)": ["Lexkb Authority Client Assets FAQ · LKB-FAQ"],
+        "Documents changed (1)": ["Records Retention Act · records-retention-act"],
+    }
+    assert "chunks removed: 3" in page.inner_text("#diff-result")
+    assert page.errors == []
+
+
 def test_feedback_is_one_per_answer_and_key_and_changes_in_place(keyed):
     ann, bob, admin = (keyed["clients"][n] for n in ("ann", "bob", "admin"))
     turn = ann.ask(QUESTION)
@@ -129,11 +163,9 @@ def test_feedback_is_one_per_answer_and_key_and_changes_in_place(keyed):
     assert (again.body["rating"], again.body["comment"]) == ("negative", "wrong period")
     assert again.body["created_at"] == first.body["created_at"]
     assert again.body["updated_at"] >= first.body["updated_at"]
-    # The first version's route changes the same one.
-    legacy = ann.request(
-        "POST", "/api/feedback", {"answer_id": turn["answer_id"], "rating": "positive"}
-    )
-    assert legacy.status == 200 and legacy.body["id"] == first.body["id"]
+    # Given a third time, through the client's method, it changes the same one.
+    third = ann.give_feedback(turn["answer_id"], "positive")
+    assert third["id"] == first.body["id"]
     mine = [f for f in ann.every(ann.list_feedback) if f["answer_id"] == turn["answer_id"]]
     assert [(f["id"], f["rating"]) for f in mine] == [(first.body["id"], "positive")]
     everyone = [f for f in admin.every(admin.admin_feedback) if f["answer_id"] == turn["answer_id"]]
@@ -147,7 +179,8 @@ def test_a_store_keeps_one_feedback_per_answer_and_key(store: Store):
     made, created = store.give_feedback("ann", answer_id, "positive", "") or ({}, None)
     changed, again = store.give_feedback("ann", answer_id, "negative", "no") or ({}, None)
     assert (created, again) == (True, False) and made["id"] == changed["id"]
-    assert [(f["rating"], f["comment"]) for f in store.feedback("ann")] == [("negative", "no")]
+    kept = store.feedback_page("ann", 10, None)
+    assert [(f["rating"], f["comment"]) for f in kept] == [("negative", "no")]
     assert store.give_feedback("bob", answer_id, "positive", "") is None
 
 
@@ -172,7 +205,8 @@ def test_the_migration_keeps_the_newest_of_each_keys_feedback(target: str, monke
     moved = Store(target)
     try:
         assert moved.schema_version() == len(MIGRATIONS)
-        assert sorted((f["owner"], f["comment"]) for f in moved.feedback()) == [
+        kept = moved.feedback_page(None, 10, None)
+        assert sorted((f["owner"], f["comment"]) for f in kept) == [
             ("ann", "f1"), ("bob", "g0"),
         ]  # fmt: skip
     finally:
@@ -219,9 +253,6 @@ def test_what_is_made_is_201_with_its_location(keyed):
     kept = bob.request("GET", asked.headers["location"])
     assert kept.status == 200 and kept.body == asked.body
     assert bob.get_conversation(made.body["id"])["turn_count"] == 1
-    # The first version answers as it did: 200, no Location.
-    first = bob.request("POST", "/api/conversations", {"title": "old"})
-    assert first.status == 200 and "location" not in first.headers
 
 
 def test_every_listing_is_a_page_in_one_envelope(keyed):
@@ -270,9 +301,6 @@ def test_get_and_hop_answer_an_unknown_reference_alike(keyed):
     assert nearest["match"] == "enclosing" and nearest["hit"]["ref"] == "§ 103"
     found = ann.get_reference("§ 103(b)")
     assert found["found"] and isinstance(ann.hop(found["hit"]["chunk_id"])["results"], list)
-    # The first version's get still answers 200 with found false.
-    old = ann.request("GET", "/api/get?reference=Article%20999(9)")
-    assert old.status == 200 and old.body["found"] is False
 
 
 def test_errors_say_what_is_wrong_in_words(keyed):
@@ -285,30 +313,61 @@ def test_errors_say_what_is_wrong_in_words(keyed):
         b"{}": "question: required, and not given",
         b'{"question": "x", "colour": 1}': "colour: not a field this route takes",
     }
-    for prefix in ("/api", "/api/v1"):
-        for raw, reason in said.items():
-            reply = call(served, "POST", f"{prefix}/ask", raw=raw, key=key)
-            assert reply.status == 422 and reason in reply.error, (prefix, raw, reply.body)
+    for raw, reason in said.items():
+        reply = call(served, "POST", "/api/v1/ask", raw=raw, key=key)
+        assert reply.status == 422 and reason in reply.error, (raw, reply.body)
     limit = call(served, "GET", "/api/v1/conversations?limit=0", key=key)
     assert limit.status == 422 and limit.error.startswith("the parameter limit:")
 
 
-def test_the_document_declares_keys_and_deprecates_the_first_routes(keyed):
+def test_the_document_declares_keys_and_only_v1(keyed):
     ann = keyed["clients"]["ann"]
     spec = ann.request("GET", "/api/v1/openapi.json").body
     scheme = spec["components"]["securitySchemes"]["apiKey"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     assert spec["security"] == [{"apiKey": []}]
-    for path, operations in spec["paths"].items():
-        for operation in operations.values():
-            assert operation.get("deprecated", False) == (not path.startswith("/api/v1/"))
-            if operation.get("deprecated"):  # its successor is a route of v1
-                assert successor(path) in spec["paths"], path
-    old, new = ann.request("GET", "/api/me"), ann.request("GET", "/api/v1/me")
-    assert old.body == new.body
-    assert old.headers["deprecation"].startswith("@")
-    assert old.headers["link"] == '</api/v1/me>; rel="successor-version"'
-    assert "deprecation" not in new.headers
+    assert all(path.startswith("/api/v1/") for path in spec["paths"])
+    assert not any(o.get("deprecated") for ops in spec["paths"].values() for o in ops.values())
+    assert "deprecation" not in ann.request("GET", "/api/v1/me").headers
+
+
+# Routes of the first version, each with a body it took.
+FIRST_ROUTES = [
+    ("GET", "/api/openapi.json", None),
+    ("GET", "/api/me", None),
+    ("GET", "/api/documents", None),
+    ("GET", "/api/get?reference=%C2%A7%20103(b)", None),
+    ("GET", "/api/snapshots/diff", None),
+    ("GET", "/api/conversations", None),
+    ("GET", "/api/admin/answers", None),
+    ("POST", "/api/search", {"query": "records"}),
+    ("POST", "/api/ask", {"question": QUESTION}),
+    ("POST", "/api/conversations", {"title": "old"}),
+    ("POST", "/api/feedback", {"answer_id": "x", "rating": "positive"}),
+    ("POST", "/api/verify/citations", {"citations": [{"claim": "x", "ref": "§ 103(b)"}]}),
+]
+
+
+def test_the_first_routes_are_gone(keyed):
+    served, admin = keyed["served"], keyed["keys"]["admin"]
+    before = call(served, "GET", "/api/v1/me", key=admin).body["asks_remaining"]
+    for method, path, body in FIRST_ROUTES:
+        reply = call(served, method, path, body, key=admin)
+        assert reply.status == 404, (method, path, reply.status, reply.body)
+        assert "deprecation" not in reply.headers and "link" not in reply.headers
+    # Nothing was asked or made on the way.
+    assert call(served, "GET", "/api/v1/me", key=admin).body["asks_remaining"] == before
+    assert Client(served.url, key=admin).list_conversations()["items"] == []
+
+
+def test_the_page_calls_v1_alone():
+    scripts = {path.name: path.read_text(encoding="utf-8") for path in STATIC.glob("*.js")}
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert {"app.js", "viewer.js"} <= scripts.keys()
+    for name, text in [*scripts.items(), ("index.html", page)]:
+        others = re.findall(r"/api/(?!v1\b)[^\s\"'`]*", text)
+        assert others == [], (name, others)
+    assert '"/api/v1"' in scripts["app.js"]
 
 
 def test_the_client_is_the_documents_operations(keyed):

@@ -1,9 +1,10 @@
-// lexkb's page: a thin client of the JSON API at /api. Text from documents and answers is only
-// ever set with textContent (never parsed as HTML), so a paragraph cannot inject markup.
+// lexkb's page: a thin client of the JSON API at /api/v1. Text from documents and answers is
+// only ever set with textContent (never parsed as HTML), so a paragraph cannot inject markup.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "lexkb.key";
+const API = "/api/v1";
 const state = { conversation: null, documents: [], tree: null, me: null };
 
 function el(tag, attrs = {}, ...children) {
@@ -18,8 +19,10 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// A refusal: its status, its reason as the message, and the body it came with (a lookup that
+// names nothing is a 404 whose body is the lookup).
 class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, payload) { super(message); this.status = status; this.payload = payload; }
 }
 
 async function api(path, body, method) {
@@ -41,9 +44,60 @@ async function api(path, body, method) {
   if (!response.ok) {
     const reason = (payload && payload.error) || `HTTP ${response.status}`;
     const wait = response.headers.get("Retry-After");
-    throw new ApiError(response.status, wait ? `${reason}` : reason);
+    throw new ApiError(response.status, wait ? `${reason}` : reason, payload);
   }
   return payload;
+}
+
+function withCursor(path, cursor) {
+  return cursor ? `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}` : path;
+}
+
+// Every item of a listing, page after page: what the page needs whole (the documents its
+// filters offer, the snapshots to compare, a conversation's turns).
+async function every(path) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await api(withCursor(path, cursor));
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+// Listings too long to read whole (conversations, feedback, traces) are shown a page at a time:
+// list id -> its path, how an item is shown, what a failure shows, and the next page's cursor.
+// Its "More" button (id LIST-more) asks for the next page while there is one.
+const listings = {};
+
+async function firstPage(id, path, row, failed) {
+  listings[id] = { path, row, failed, cursor: null };
+  await nextPage(id, true);
+}
+
+async function nextPage(id, first = false) {
+  const listing = listings[id];
+  try {
+    const page = await api(withCursor(listing.path, first ? null : listing.cursor));
+    const rows = page.items.map(listing.row);
+    if (first) $(id).replaceChildren(...rows);
+    else $(id).append(...rows);
+    listing.cursor = page.next_cursor;
+    $(`${id}-more`).hidden = !page.next_cursor;
+  } catch (error) {
+    listing.failed(error);
+  }
+}
+
+// What `get` found for a reference: a unit, or (a 404) the lookup that says why not.
+async function lookup(reference) {
+  try {
+    return await api(`${API}/get?reference=${encodeURIComponent(reference)}`);
+  } catch (error) {
+    if (error.status === 404 && error.payload && error.payload.match) return error.payload;
+    throw error;
+  }
 }
 
 function say(id, text, isError = false) {
@@ -84,7 +138,7 @@ function route() {
 
 async function loadMe() {
   try {
-    state.me = await api("/api/me");
+    state.me = await api(`${API}/me`);
     $("served").textContent = `Snapshot ${state.me.snapshot_version} · ${state.me.key_name}` +
       ` · ${state.me.asks_remaining}/${state.me.asks_per_hour} asks left this hour`;
     $("admin-tab").hidden = !state.me.admin;
@@ -97,13 +151,12 @@ async function loadMe() {
 }
 
 async function loadDocuments() {
-  const found = await api("/api/documents");
-  state.documents = found.documents;
+  state.documents = await every(`${API}/documents`);
   const types = new Set(), authorities = new Set(), parties = new Set();
   for (const select of [$("f-document"), $("doc-select"), $("ask-document")]) {
     select.replaceChildren(select.id === "doc-select" ? el("option", { value: "", text: "Choose a document" }) : el("option", { value: "", text: "any" }));
   }
-  for (const d of found.documents) {
+  for (const d of state.documents) {
     const label = d.number && d.number !== d.document_key ? `${d.number}: ${d.title}` : d.title;
     for (const id of ["f-document", "doc-select", "ask-document"]) $(id).append(el("option", { value: d.document_key, text: label }));
     if (d.document_type) types.add(d.document_type);
@@ -114,7 +167,7 @@ async function loadDocuments() {
   $("f-type").replaceChildren(...options(types));
   $("f-authority").replaceChildren(...options(authorities));
   $("parties").replaceChildren(...[...parties].sort().map((party) => el("option", { value: party })));
-  placeholders(found.documents);
+  placeholders(state.documents);
 }
 
 // Examples in the empty fields taken from the index served, never from another corpus: a
@@ -127,7 +180,7 @@ async function placeholders(documents) {
   $("search-q").placeholder = `Words or a question, e.g. ${subject}`;
   $("ask-q").placeholder = `e.g. What does ${name} say about ${subject}?`;
   try {
-    const found = await api("/api/search", { query: subject, limit: 1, mode: "keyword", filters: { document: d.document_key } });
+    const found = await api(`${API}/search`, { query: subject, limit: 1, mode: "keyword", filters: { document: d.document_key } });
     const hit = found.hits[0];
     if (!hit) return;
     const heading = (hit.section_path || []).slice(-1)[0];
@@ -201,7 +254,7 @@ async function search() {
   const body = { query, limit: state.searchLimit, filters: searchFilters() };
   if ($("search-mode").value) body.mode = $("search-mode").value;
   try {
-    const found = await api("/api/search", body);
+    const found = await api(`${API}/search`, body);
     const terms = queryTerms(query);
     $("search-results").replaceChildren(...found.hits.map((hit) => hitItem(hit, terms)));
     $("search-more").hidden = found.hits.length < state.searchLimit || state.searchLimit >= MAX_RESULTS;
@@ -275,7 +328,7 @@ function feedbackForm(answerId) {
   const status = el("span", { class: "muted", role: "status" });
   const send = async (rating) => {
     try {
-      await api("/api/feedback", { answer_id: answerId, rating, comment: comment.value });
+      await api(`${API}/feedback`, { answer_id: answerId, rating, comment: comment.value });
       status.textContent = "Thank you: feedback saved.";
     } catch (error) { status.textContent = error.message; }
   };
@@ -296,11 +349,11 @@ async function runAsk(event) {
   say("ask-status", "Answering…");
   try {
     if (!state.conversation) {
-      state.conversation = (await api("/api/conversations", { title: question.slice(0, 200) })).id;
+      state.conversation = (await api(`${API}/conversations`, { title: question.slice(0, 200) })).id;
       keepConversation();
     }
     const only = $("ask-document").value;
-    const turn = await api(`/api/conversations/${state.conversation}/ask`, { question, filters: only ? { document: only } : null });
+    const turn = await api(`${API}/conversations/${encodeURIComponent(state.conversation)}/ask`, { question, filters: only ? { document: only } : null });
     showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
     $("ask-q").value = "";
     say("ask-status", "");
@@ -311,12 +364,10 @@ async function runAsk(event) {
 }
 
 async function loadConversations() {
-  try {
-    const listed = await api("/api/conversations");
-    $("conversations").replaceChildren(...listed.map((c) => el("li", {},
-      el("button", { type: "button", class: "link", text: `${c.title} (${c.turns})`, onclick: () => openConversation(c.id) }), " ",
-      el("button", { type: "button", class: "link", text: "delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c.id) }))));
-  } catch (error) { /* the key form is shown on 401 */ }
+  await firstPage("conversations", `${API}/conversations`, (c) => el("li", {},
+    el("button", { type: "button", class: "link", text: `${c.title} (${c.turn_count})`, onclick: () => openConversation(c.id) }), " ",
+    el("button", { type: "button", class: "link", text: "delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c.id) })),
+  () => { /* the key form is shown on 401 */ });
 }
 
 async function openConversation(id) {
@@ -324,8 +375,8 @@ async function openConversation(id) {
   keepConversation();
   $("conversation").replaceChildren();
   try {
-    const found = await api(`/api/conversations/${encodeURIComponent(id)}`);
-    for (const turn of found.turns) showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
+    const turns = await every(`${API}/conversations/${encodeURIComponent(id)}/turns`);
+    for (const turn of turns) showTurn(turn.question, { ...turn.answer, answer_id: turn.answer_id });
   } catch (error) {
     state.conversation = null;
     keepConversation();
@@ -341,7 +392,7 @@ function keepConversation() {
 }
 
 async function deleteConversation(id) {
-  await api(`/api/conversations/${id}`, undefined, "DELETE");
+  await api(`${API}/conversations/${encodeURIComponent(id)}`, undefined, "DELETE");
   if (state.conversation === id) newConversation();
   loadConversations();
 }
@@ -364,7 +415,7 @@ async function openDocument([key, chunk], params) {
   $("doc-select").value = key;
   if (!state.tree || state.tree.document.document_key !== key) {
     try {
-      state.tree = await api(`/api/documents/${encodeURIComponent(key)}/tree`);
+      state.tree = await api(`${API}/documents/${encodeURIComponent(key)}/tree`);
     } catch (error) {
       state.tree = null;
       $("doc-tree").replaceChildren(el("p", { class: "error", text: error.message }));
@@ -408,7 +459,7 @@ function linkList(title, hits) {
 async function showParagraph(chunk, params, key) {
   const target = $("paragraph");
   try {
-    const found = await api(`/api/get?reference=${encodeURIComponent(chunk)}`);
+    const found = await lookup(chunk);
     // The link names a unit this snapshot does not hold: said so, and offered by its reference.
     if (!found.hit) target.replaceChildren(...await goneView(found, params, key));
     else target.replaceChildren(...passageView(found, params));
@@ -427,7 +478,7 @@ async function runCheck(event) {
   const out = $("check-result");
   out.replaceChildren(el("p", { class: "status", text: "Checking…" }));
   try {
-    const found = await api("/api/verify/citations", { citations: [{ claim: $("check-claim").value, ref: $("check-ref").value }] });
+    const found = await api(`${API}/verify/citations`, { citations: [{ claim: $("check-claim").value, ref: $("check-ref").value }] });
     const r = found.citations[0];
     const parts = [el("p", {}, el("span", { class: `badge ${r.verdict}`, text: r.verdict }), ` decided by ${r.decided_by || "—"} · reference matched ${r.lookup_match}`)];
     if (r.reason) parts.push(el("p", { text: r.reason }));
@@ -448,13 +499,13 @@ async function runCheck(event) {
 
 async function loadSnapshots() {
   try {
-    const found = await api("/api/snapshots");
-    const rows = found.snapshots.map((s) => el("tr", {},
+    const [snapshots, me] = await Promise.all([every(`${API}/snapshots`), api(`${API}/me`)]);
+    const rows = snapshots.map((s) => el("tr", {},
       el("td", { text: s.version }), el("td", { text: s.created_at || "" }),
-      el("td", { text: s.version === found.served ? "served" : "" })));
+      el("td", { text: s.version === me.snapshot_version ? "served" : "" })));
     $("snapshot-rows").replaceChildren(...rows);
     for (const [id, pick] of [["diff-old", 1], ["diff-new", 0]]) {
-      const versions = found.snapshots.map((s) => s.version).reverse();
+      const versions = snapshots.map((s) => s.version).reverse();
       $(id).replaceChildren(...versions.map((v) => el("option", { value: v, text: v })));
       if (versions.length) $(id).value = versions[Math.min(pick, versions.length - 1)];
     }
@@ -463,14 +514,25 @@ async function loadSnapshots() {
   }
 }
 
+// The documents a diff names, by title (and key), under `label`; nothing when there are none.
+function diffDocuments(label, documents) {
+  if (!documents.length) return [];
+  return [el("h4", { text: `${label} (${documents.length})` }),
+    el("ul", {}, ...documents.map((d) => el("li", {}, d.title || d.document_key,
+      el("span", { class: "muted", text: ` · ${d.document_key}` }))))];
+}
+
 async function runDiff(event) {
   event.preventDefault();
   const out = $("diff-result");
   try {
-    const change = await api(`/api/snapshots/diff?old=${encodeURIComponent($("diff-old").value)}&new=${encodeURIComponent($("diff-new").value)}`);
+    const change = await api(`${API}/snapshots/diff?old=${encodeURIComponent($("diff-old").value)}&new=${encodeURIComponent($("diff-new").value)}`);
     const summary = change.summary || {};
     out.replaceChildren(el("p", { text: `${change.old} → ${change.new}` }),
-      el("ul", {}, ...Object.entries(summary).map(([k, v]) => el("li", { text: `${k.replaceAll("_", " ")}: ${v}` }))));
+      el("ul", {}, ...Object.entries(summary).map(([k, v]) => el("li", { text: `${k.replaceAll("_", " ")}: ${v}` }))),
+      ...diffDocuments("Documents added", change.documents_added),
+      ...diffDocuments("Documents removed", change.documents_removed),
+      ...diffDocuments("Documents changed", change.documents_changed));
   } catch (error) {
     out.replaceChildren(el("p", { class: "error", text: error.message }));
   }
@@ -478,22 +540,51 @@ async function runDiff(event) {
 
 // ---- admin ---------------------------------------------------------------------------
 
+const TRACES = 50;  // traces a page of the admin's shows: each holds its candidates
+
+function figure(value) {
+  return value == null ? "—" : Number(value).toFixed(2);
+}
+
+function feedbackRow(f) {
+  return el("tr", {},
+    el("td", { text: f.updated_at.slice(0, 19) }),
+    el("td", { class: f.rating === "positive" ? "supported" : "contradicted", text: f.rating }),
+    el("td", { text: f.question }), el("td", { text: f.comment }),
+    el("td", { text: figure(f.confidence) }), el("td", { text: String(f.source_count) }));
+}
+
+// How an ask was answered: who asked and when, the text searched (a follow-up's includes the
+// question before it), each candidate retrieved with its scores, then the answer's evidence.
+function traceView(t) {
+  const a = t.answer;
+  const took = t.seconds != null ? ` · ${figure(t.seconds)} s` : "";
+  const searched = t.searched
+    ? el("p", {}, "Searched: ", el("q", { class: "searched", text: t.searched }))
+    : el("p", { class: "muted", text: "Nothing searched (answered from the cache, or refused first)." });
+  const heads = ["Candidate", "Score", "Relevance", "Answers"].map((h) => el("th", { scope: "col", text: h }));
+  const candidates = t.candidates.length
+    ? el("table", { class: "table candidates" }, el("thead", {}, el("tr", {}, ...heads)),
+      el("tbody", {}, ...t.candidates.map((c) => el("tr", {},
+        el("td", {}, el("a", { href: passageLink({ chunk: c.chunk_id, reference: c.citation }), text: c.citation || c.chunk_id })),
+        el("td", { class: "number", text: Number(c.score).toPrecision(3) }),
+        el("td", { class: "number", text: figure(c.relevance) }), el("td", { class: "number", text: figure(c.answers) })))))
+    : null;
+  return el("details", { class: "turn" },
+    el("summary", { text: `${a.mode} · ${t.question}` }),
+    el("p", { class: "muted", text: `${t.at.slice(0, 19)} · ${t.owner_name}${took}` }),
+    searched, candidates,
+    el("p", { class: "muted", text: `evidence: ${a.mode}${a.abstention_reason ? ` (${a.abstention_reason})` : ""} · ${a.explanation}` }),
+    el("ol", {}, ...a.sources.map((s) => el("li", { text: `${s.citation} · relevance ${figure(s.relevance)}` }))),
+    el("ul", { class: "verify" }, ...(a.sentences || []).map((s) => el("li", {}, el("span", { class: `badge ${s.verdict}`, text: s.verdict }), ` ${s.text}`))));
+}
+
 async function loadAdmin() {
-  try {
-    const [feedback, answers] = await Promise.all([api("/api/admin/feedback"), api("/api/admin/answers")]);
-    $("feedback-rows").replaceChildren(...feedback.map((f) => el("tr", {},
-      el("td", { text: new Date(f.created_at * 1000).toISOString().slice(0, 19) }),
-      el("td", { class: f.rating === "positive" ? "supported" : "contradicted", text: f.rating }),
-      el("td", { text: f.question }), el("td", { text: f.comment }),
-      el("td", { text: Number(f.confidence).toFixed(2) }), el("td", { text: String(f.source_count) }))));
-    $("traces").replaceChildren(...answers.map((a) => el("details", { class: "turn" },
-      el("summary", { text: `${a.answer.mode} · ${a.answer.question}` }),
-      el("p", { class: "muted", text: `evidence: ${a.answer.mode}${a.answer.abstention_reason ? ` (${a.answer.abstention_reason})` : ""} · ${a.answer.explanation}` }),
-      el("ol", {}, ...a.answer.sources.map((s) => el("li", { text: `${s.citation} · relevance ${s.relevance != null ? s.relevance.toFixed(2) : "—"}` }))),
-      el("ul", { class: "verify" }, ...(a.answer.sentences || []).map((s) => el("li", {}, el("span", { class: `badge ${s.verdict}`, text: s.verdict }), ` ${s.text}`))))));
-  } catch (error) {
-    $("traces").replaceChildren(el("p", { class: "error", text: error.message }));
-  }
+  const failed = (error) => $("traces").replaceChildren(el("p", { class: "error", text: error.message }));
+  await Promise.all([
+    firstPage("feedback-rows", `${API}/admin/feedback`, feedbackRow, failed),
+    firstPage("traces", `${API}/admin/answers?limit=${TRACES}`, traceView, failed),
+  ]);
 }
 
 // ---- start ---------------------------------------------------------------------------
@@ -513,6 +604,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("ask-new").addEventListener("click", newConversation);
   $("check-form").addEventListener("submit", runCheck);
   $("diff-form").addEventListener("submit", runDiff);
+  for (const id of ["conversations", "feedback-rows", "traces"]) $(`${id}-more`).addEventListener("click", () => nextPage(id));
   $("doc-select").addEventListener("change", () => { if ($("doc-select").value) location.hash = `documents/${encodeURIComponent($("doc-select").value)}`; });
   $("key-form").addEventListener("submit", (event) => {
     event.preventDefault();

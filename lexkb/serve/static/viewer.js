@@ -1,7 +1,7 @@
 // lexkb's document viewer (the Documents tab): a paragraph opened at the passage a link cites,
 // the words it quoted marked, its neighbours and the unit around it one click away, a PDF's page
 // as printed, and a link the served snapshot no longer matches said so. It uses app.js's helpers
-// ($, el, api, state); text is only ever set with textContent, as there.
+// ($, el, api, lookup, API, state); text is only ever set with textContent, as there.
 "use strict";
 
 const HASH_CHARS = 12;  // the first characters of a content hash that a link carries
@@ -129,7 +129,7 @@ function sourcePage(hit) {
       const headers = {};
       const key = sessionStorage.getItem(KEY);
       if (key) headers.Authorization = `Bearer ${key}`;
-      const response = await fetch(`/api/v1/documents/${encodeURIComponent(hit.document_key)}/pages/${hit.page}`, { headers });
+      const response = await fetch(`${API}/documents/${encodeURIComponent(hit.document_key)}/pages/${hit.page}`, { headers });
       if (!response.ok) throw new Error((await response.json()).error || `HTTP ${response.status}`);
       const url = await new Promise((resolve, reject) => {
         const reader = new FileReader();
@@ -162,7 +162,7 @@ async function goneView(found, params, key) {
     el("p", { text: `This link names a unit (${found.asked}) that the served snapshot does not hold: ${found.reason}.` }))];
   const reference = params.get("ref");
   if (reference) {
-    const again = await api(`/api/get?reference=${encodeURIComponent(reference)}`);
+    const again = await lookup(reference);
     if (again.hit && (!key || again.hit.document_key === key)) {
       parts.push(el("p", {}, `The unit it cited, ${reference}, is in this snapshot: `,
         el("a", { href: hitLink(again.hit), text: `open ${citationOf(again.hit)}` })));
@@ -188,7 +188,7 @@ function peekable(link, source, quote) {
     if (tip.childNodes.length) return;
     tip.textContent = `${source.citation} …`;
     try {
-      if (!passages.has(source.chunk_id)) passages.set(source.chunk_id, api(`/api/get?reference=${encodeURIComponent(source.chunk_id)}`));
+      if (!passages.has(source.chunk_id)) passages.set(source.chunk_id, lookup(source.chunk_id));
       const hit = (await passages.get(source.chunk_id)).hit;
       const range = hit && quoteRange(hit.text, new URLSearchParams({ quote }));
       tip.replaceChildren(el("strong", { text: source.citation }), " ",
