@@ -62,6 +62,7 @@ def search_tables(
     staging.stage(settings.tables, tables, table_settings)
     paragraphs = tables["chunks"].filter(pl.col("chunk_level") == "paragraph")
     lengths = paragraphs["content"].str.len_chars()
+    median = lengths.median()
     context.log.info(
         f"{tables['chunks'].height} chunks from {len(parts)} sources, "
         f"{len(quarantined)} quarantined"
@@ -73,7 +74,7 @@ def search_tables(
             "terms": tables["bm25_terms"].height,
             "texts_tokenized": tokenized,
             "postings": tables["bm25_postings"].height,
-            "median_paragraph_chars": int(lengths.median() or 0),
+            "median_paragraph_chars": int(median) if isinstance(median, int | float) else 0,
             "paragraph_length_chart": dg.MetadataValue.md(length_chart(lengths.to_list())),
             "by_chunk_level": dg.MetadataValue.json(
                 dict(tables["chunks"].group_by("chunk_level").len().sort("chunk_level").rows())

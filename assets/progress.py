@@ -109,7 +109,9 @@ class _ProgressLogger(logging.Logger):
         reporter.message(str(meta.get("orig_message") or record.getMessage()))
 
 
-@dg.logger(description="Build progress on stderr for `lexkb build` (stages, files, embedding).")
+@dg.logger(
+    None, description="Build progress on stderr for `lexkb build` (stages, files, embedding)."
+)
 def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     del init_context
     return _ProgressLogger("lexkb.progress", logging.DEBUG)

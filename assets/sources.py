@@ -4,7 +4,7 @@ import json
 
 import dagster as dg
 
-from assets.partitions import documents_partitions
+from assets.partitions import DOCUMENTS
 from assets.resources import LexkbSettings
 from transforms import source_files as src
 
@@ -28,13 +28,13 @@ def source_files(
     }
     work.scan_report.write_text(json.dumps(report, indent=1), encoding="utf-8")
     keys = [s.key for s in found]
-    existing = set(context.instance.get_dynamic_partitions(documents_partitions.name))
+    existing = set(context.instance.get_dynamic_partitions(DOCUMENTS))
     added = [k for k in keys if k not in existing]
     removed = sorted(existing - set(keys))
     if added:
-        context.instance.add_dynamic_partitions(documents_partitions.name, added)
+        context.instance.add_dynamic_partitions(DOCUMENTS, added)
     for key in removed:
-        context.instance.delete_dynamic_partition(documents_partitions.name, key)
+        context.instance.delete_dynamic_partition(DOCUMENTS, key)
     formats: dict[str, int] = {}
     for s in found:
         formats[s.format] = formats.get(s.format, 0) + 1

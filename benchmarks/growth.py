@@ -47,7 +47,7 @@ questions = [q["Question"] for q in obliqa.load_questions(__import__("pathlib").
 result = {"open_s": opened, "rss_after_open_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 def timed(label, mode):
-    index._dense.forget_queries()  # every hybrid run embeds its questions anew
+    index.dense.forget_queries()  # every hybrid run embeds its questions anew
     for q in questions[:20]:
         index.search(q, k=10, mode=mode)
     times = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
+from typing import Any
 
 import polars as pl
 
@@ -15,7 +16,7 @@ from lexkb.core.clauses.heads import clause_heads
 from lexkb.core.store import snapshot as snap
 from lexkb.filters import defined_term_asked
 
-_EMPTY = {
+_EMPTY: dict[str, dict[str, type[pl.DataType]]] = {
     "clauses": {"chunk_id": pl.String, "clause_type": pl.String},
     "definitions": {"term_key": pl.String, "chunk_id": pl.String},
     "topics": {"chunk_id": pl.String, "cluster_id": pl.Int32, "label": pl.String},
@@ -35,7 +36,7 @@ class Annotations:
         self.definitions = _table(snapshot, "definitions")
         self.topics = _table(snapshot, "topics")
 
-    def filter(self, filters: Mapping[str, object]) -> pl.Expr:
+    def filter(self, filters: Mapping[str, Any]) -> pl.Expr:
         """The chunks the `clause_type`, `cards_only` and `cluster_id` filters keep."""
         expr = pl.lit(True)
         if (cluster := filters.get("cluster_id")) is not None:
@@ -50,13 +51,13 @@ class Annotations:
         if filters.get("cards_only"):
             expr &= pl.col("chunk_id").is_in(self.definitions["chunk_id"].implode())
         if (clause := filters.get("clause_type")) is not None:
-            wanted = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
+            asked = [v.casefold() for v in ([clause] if isinstance(clause, str) else clause)]
             types = self.clauses["clause_type"].str.to_lowercase()
             named = set(DEFAULT_TYPES) | {n.casefold() for n in clause_heads().names}
-            if unknown := sorted(set(wanted) - named - set(types)):
+            if unnamed := sorted(set(asked) - named - set(types)):
                 known = sorted(named | set(types))
-                raise check.QueryError(f"unknown clause_type {unknown}; types are {known}")
-            labelled = self.clauses.filter(types.is_in(wanted))["chunk_id"]
+                raise check.QueryError(f"unknown clause_type {unnamed}; types are {known}")
+            labelled = self.clauses.filter(types.is_in(asked))["chunk_id"]
             expr &= pl.col("chunk_id").is_in(labelled.implode())
         return expr
 
@@ -96,7 +97,7 @@ class Annotations:
         asked = defined_term_asked(query)
         return self.defining(asked) if asked and not self.definitions.is_empty() else []
 
-    def clusters(self, chunks: pl.DataFrame) -> list[dict]:
+    def clusters(self, chunks: pl.DataFrame) -> list[dict[str, Any]]:
         """Topic clusters, largest first: id, label, paragraphs, the three main documents."""
         joined = self.topics.join(
             chunks.select("chunk_id", "document_key"), on="chunk_id", how="left"

@@ -8,6 +8,7 @@ aliases (lexkb.tables.document_aliases), and an unknown name is an error listing
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import polars as pl
 
@@ -22,7 +23,7 @@ class Catalog:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
 
-    def documents(self) -> list[dict]:
+    def documents(self) -> list[dict[str, Any]]:
         """Every indexed document with its catalog entry from the dbt model `standards`: number
         ("LSA 230", a short name, or the key), title, version, paragraph count."""
         rows = (
@@ -47,7 +48,7 @@ class Catalog:
 
     def paragraphs(
         self, name: str, levels: tuple[str, ...] = (ChunkLevel.PARAGRAPH,)
-    ) -> tuple[dict, pl.DataFrame]:
+    ) -> tuple[dict[str, Any], pl.DataFrame]:
         """A document (by key, title or code) and its chunks of `levels` in reading order, each
         with its ref as cited (`cited_ref`: "section 7(1)"; lexkb.core.text.citing)."""
         doc_id = self.document_id(name)

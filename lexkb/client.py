@@ -11,7 +11,7 @@ service over HTTP rather than open an index (`lexkb.Index`).
 
 One method per operation of the OpenAPI document (/api/v1/openapi.json), named by its
 operation id, taking its path parameters, query parameters and body fields by their names and
-with their defaults; tests/service/test_serve_client.py holds the methods to the served
+with their defaults; tests/service/test_serve_v1.py holds the methods to the served
 document, so the two cannot drift. Replies are the documented JSON (TypedDicts where the shape
 is the service's own); a refusal raises ApiError with the status and the service's reason.
 Only the standard library is used (and lexkb.defaults, the tools' defaults, which imports

@@ -80,7 +80,9 @@ class Dense:
         sorted by the row that owns them (`line_owners`, each from `line_starts`). Mapped from
         the snapshot's raw arrays (lexkb.core.store.vector_files), or decoded from its Parquet
         tables when it predates them."""
-        self.line_owners = self.line_starts = np.zeros(0, dtype=np.int64)
+        self.line_owners: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.line_starts: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.line_vectors: Vectors = np.zeros((0, 0), dtype=np.float32)
         self.ann: ann.Candidates | None = None
         info = snapshot.manifest.get("embedder")
         if not info:
@@ -95,10 +97,10 @@ class Dense:
             self.line_vectors = StackedRows(
                 [np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.LINE_VECTORS)]
             )
-            vectors = [
+            shards = [
                 np.load(p, mmap_mode="r") for p in snapshot.shard_paths(vector_files.CHUNK_VECTORS)
             ]
-            return info["name"], StackedRows(vectors)
+            return info["name"], StackedRows(shards)
         if vector_files.CHUNK_VECTORS in snapshot.manifest["files"]:
             vectors, self.line_vectors = vector_files.read(snapshot.path)
             if ann.FILE in snapshot.manifest["files"]:
@@ -158,7 +160,7 @@ class Dense:
 
     def vector_scores(self, vector: np.ndarray) -> np.ndarray:
         """`scores` for a query's embedding."""
-        scores = products(self.vectors, vector)
+        scores = products(self._embedded(), vector)
         if self.line_owners.size:
             best = np.maximum.reduceat(products(self.line_vectors, vector), self.line_starts)
             scores[self.line_owners] = np.maximum(scores[self.line_owners], best)
@@ -175,7 +177,7 @@ class Dense:
         whether the graph nominates them (`_graph_serves`)."""
         if self.exact:
             return Nominated(vector, None, None, None)
-        if graph:
+        if graph and self.ann is not None:  # `graph`: the snapshot has one (`_graph_serves`)
             rows = self.ann.rows(vector)
             return Nominated(vector, rows, self.cosine_rows(vector, rows), None)
         scan = self.int8_scan()
@@ -206,7 +208,7 @@ class Dense:
         scan nominates)."""
         if self.ann is None:
             return False
-        return np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows
+        return bool(np.count_nonzero(keep) >= ann.MIN_KEPT_SHARE * self.n_rows)
 
     def search_cosine(
         self, nominated: Nominated, keyword_best: np.ndarray | None
@@ -214,7 +216,7 @@ class Dense:
         """The rows a search scores (sorted; None for all) and their exact cosines: those
         nominated and the keyword side's best (`keyword_best`). A row's cosine is its own
         products whatever rows it is scored with, so the nominated rows keep theirs."""
-        if nominated.rows is None:
+        if nominated.rows is None or nominated.cosines is None:  # none nominated, or all
             return None, self.vector_scores(nominated.vector)
         if keyword_best is None:
             return nominated.rows, nominated.cosines
@@ -247,25 +249,34 @@ class Dense:
         """The snapshot's int8 scan, made on first use; None below its crossover."""
         if self.scan is not None:
             return self.scan
-        if len(self.vectors) + len(self.line_vectors) < dense_scan.MIN_VECTORS:
+        if len(self._embedded()) + len(self.line_vectors) < dense_scan.MIN_VECTORS:
             return None
         with self.scan_lock:
             if self.scan is None:
+                vectors = self._embedded()
                 # Candidates are read row by row: a column-major snapshot (written before the
                 # scan) is copied to row-major once; shards' files are row-major already.
-                if not isinstance(self.vectors, StackedRows):
-                    self.vectors = np.ascontiguousarray(self.vectors)
+                if not isinstance(vectors, StackedRows):
+                    self.vectors = vectors = np.ascontiguousarray(vectors)
                     self.line_vectors = np.ascontiguousarray(self.line_vectors)
                 self.scan = dense_scan.Int8Scan(
-                    self.vectors, self.line_vectors, self.line_owners, self.line_starts
+                    vectors, self.line_vectors, self.line_owners, self.line_starts
                 )
         return self.scan
+
+    def _embedded(self) -> Vectors:
+        """The chunk vectors, which a search reads only where the snapshot has some (`mode`)."""
+        if self.vectors is None:
+            raise ValueError("this snapshot has no embeddings")
+        return self.vectors
 
     def cosine_rows(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """`scores` for some rows only: own vector, or the best line where it is higher.
         Products by einsum, on this thread: a few hundred rows are too few for OpenBLAS's
         threads to pay for waking, and once woken they spin and slow the next embedding."""
-        scores = np.einsum("ij,j->i", self.vectors[rows], vector).astype(np.float32, copy=False)
+        scores: np.ndarray = np.einsum("ij,j->i", self._embedded()[rows], vector).astype(
+            np.float32, copy=False
+        )
         owners = self.line_owners
         if not owners.size or not rows.size:
             return scores
@@ -293,6 +304,8 @@ class Dense:
         with self.query_lock:
             vector = self.query_vectors.pop(query, None)
         if vector is None:
+            if self.query_embedder is None:  # a search asks only where there is one (`mode`)
+                raise ValueError(f"no query embedder for {self.embedder_name} here")
             vector = self.query_embedder.embed_query(query)
         with self.query_lock:
             self.query_vectors[query] = vector

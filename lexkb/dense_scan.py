@@ -20,6 +20,7 @@ ObliQA), not at open.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ def spans(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return positions, offsets
 
 
-def _session(weights: np.ndarray, scales: np.ndarray):
+def _session(weights: np.ndarray, scales: np.ndarray) -> Any:  # onnxruntime ships no types
     """An onnxruntime session computing int8 products with the (uint8) query, scaled back."""
     from onnx import TensorProto, helper, numpy_helper
 
@@ -157,7 +158,9 @@ class Scanned:
         whose int8 score comes within MARGIN of the row's best are read, so a row with a long
         list costs a few products, not one per line."""
         scan = self.scan
-        scores = np.einsum("ij,j->i", scan._vectors[rows], self.query).astype(np.float32)
+        scores: np.ndarray = np.einsum("ij,j->i", scan._vectors[rows], self.query).astype(
+            np.float32
+        )
         owners = scan._line_owners
         if not owners.size or not rows.size:
             return scores

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import polars as pl
 
@@ -17,7 +18,7 @@ def _escaped(line: str) -> str:
     return _MARKDOWN_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
 
 
-def to_markdown(document: dict, paragraphs: pl.DataFrame, version: str) -> str:
+def to_markdown(document: dict[str, Any], paragraphs: pl.DataFrame, version: str) -> str:
     """Headings by level from the heading paths, each paragraph led by its ref in brackets,
     page changes as comments."""
     lines = [f"# {document['title']}", "", f"<!-- lexkb {version}: {document['document_key']} -->"]
@@ -42,10 +43,10 @@ def to_markdown(document: dict, paragraphs: pl.DataFrame, version: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_tree(document: dict, paragraphs: pl.DataFrame, version: str) -> dict:
+def to_tree(document: dict[str, Any], paragraphs: pl.DataFrame, version: str) -> dict[str, Any]:
     """{document, snapshot_version, sections: [{heading, paragraphs, sections}], paragraphs}:
     the paragraphs outside any section sit at the top level."""
-    root: dict = {"paragraphs": [], "sections": []}
+    root: dict[str, Any] = {"paragraphs": [], "sections": []}
     for row in paragraphs.iter_rows(named=True):
         node = root
         for heading in row["section_path"] or []:

@@ -10,8 +10,9 @@ build's annotations), as one boolean per chunk row.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -54,7 +55,12 @@ MAX_FILTER_VALUES = 200
 
 
 def _values(value: object) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+    """A text filter's values (as `validate` checked them): its one text, or its list."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise TypeError(f"a text filter takes text or a list of text, not {value!r}")
 
 
 def _known(present: list[str], wanted: list[str], what: str) -> None:
@@ -67,7 +73,7 @@ def _known(present: list[str], wanted: list[str], what: str) -> None:
             raise ValueError(f"unknown {what} {value!r}; known: {listed}")
 
 
-def validate(filters: object) -> dict:
+def validate(filters: object) -> dict[str, Any]:
     """The filters as a dict of checked values: a mapping of known keys; text filters take text
     or a list of text; `deprecated` a bool; `period` one of PERIODS; dates a date or ISO text.
     Anything else is a ValueError that says what is wanted ("false" is not a bool)."""
@@ -76,7 +82,7 @@ def validate(filters: object) -> dict:
     unknown = set(filters) - set(FILTER_KEYS)
     if unknown:
         raise ValueError(f"unknown filter(s) {sorted(map(str, unknown))}; known: {FILTER_KEYS}")
-    checked: dict = {}
+    checked: dict[str, Any] = {}
     for key, value in filters.items():
         if value is None:
             continue
@@ -93,7 +99,9 @@ def validate(filters: object) -> dict:
             continue
         if key in TEXT_FILTERS or key == "cluster_id":
             if key == "cluster_id":
-                values = list(value) if isinstance(value, list | tuple) else [value]
+                values: Sequence[object] | None = (
+                    list(value) if isinstance(value, list | tuple) else [value]
+                )
                 if not values or not all(
                     isinstance(v, int) and not isinstance(v, bool) for v in values
                 ):
@@ -233,7 +241,7 @@ def chunk_mask(
         ids = document_ids(documents, filters, resolve_document, today or date.today())
         expr &= pl.col("document_id").is_in(ids)
     if (level := filters.get("chunk_level")) is not None:
-        levels = [level] if isinstance(level, str) else list(level)
+        levels = _values(level)
         unknown = set(levels) - set(CHUNK_LEVELS)
         if unknown:
             raise check.QueryError(

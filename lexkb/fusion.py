@@ -36,7 +36,8 @@ def union(*rows: np.ndarray) -> np.ndarray:
     joined = np.sort(np.concatenate(rows))
     if joined.size < 2:
         return joined
-    return joined[np.concatenate([[True], joined[1:] != joined[:-1]])]
+    distinct: np.ndarray = joined[np.concatenate([[True], joined[1:] != joined[:-1]])]
+    return distinct
 
 
 def fuse(keyword: np.ndarray, dense: np.ndarray) -> np.ndarray:
@@ -46,12 +47,14 @@ def fuse(keyword: np.ndarray, dense: np.ndarray) -> np.ndarray:
     if not keyword.size:
         return np.zeros(0, dtype=np.float64)
     combined = _standardise(keyword) + DENSE_WEIGHT * _standardise(dense)
-    return combined - combined.min() + 1.0
+    shifted: np.ndarray = combined - combined.min() + 1.0
+    return shifted
 
 
 def _standardise(values: np.ndarray) -> np.ndarray:
     values = values.astype(np.float64)
-    return (values - values.mean()) / (values.std() + 1e-9)
+    standard: np.ndarray = (values - values.mean()) / (values.std() + 1e-9)
+    return standard
 
 
 def best(scores: np.ndarray, k: int) -> np.ndarray:
@@ -68,7 +71,8 @@ def best(scores: np.ndarray, k: int) -> np.ndarray:
         low = np.partition(sample, sample.size - k)[sample.size - k]
         if low > 0:
             near = np.flatnonzero(scores >= low)
-            return near[_selected(scores[near], k)]
+            picked: np.ndarray = near[_selected(scores[near], k)]
+            return picked
     return _selected(scores, k)
 
 

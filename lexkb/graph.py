@@ -39,7 +39,7 @@ class CitationGraph:
         self._sources = np.array([row_of[c] for c in resolved["source_chunk_id"]], dtype=np.int64)
         self._targets = np.array([row_of[c] for c in resolved["target_chunk_id"]], dtype=np.int64)
         self._weights = resolved["weight"].to_numpy().astype(np.float32)
-        self._relations = resolved["relation"].to_list()
+        self._relations: list[str] = resolved["relation"].to_list()
         self._texts = resolved["reference_text"].to_list()
         self._out = _csr(self._sources, n_rows)
         self._in = _csr(self._targets, n_rows)

@@ -8,6 +8,7 @@ is kept once per row as a tuple in Hit's field order, where reading a frame row 
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import polars as pl
 
@@ -31,6 +32,14 @@ HIT_COLUMNS = (
 )
 
 
+# What a hit reads of one chunk row, in Hit's field order (score, relevance and the fields a
+# search sets aside): see Hits.rows.
+_Row = tuple[
+    str, str, str, ChunkLevel, str | None, tuple[str, ...], int | None, str,
+    str | None, dict[str, Any], str | None, str | None, str | None,
+]  # fmt: skip
+
+
 class Hits:
     """Makes the Hit of a chunk row, citing the snapshot `version`."""
 
@@ -38,7 +47,7 @@ class Hits:
         self,
         chunks: pl.DataFrame,
         source_urls: dict[str, str | None],
-        metadata: dict[str, dict],
+        metadata: dict[str, dict[str, Any]],
         version: str,
         unit_words: dict[str, str | None] | None = None,
     ) -> None:
@@ -50,7 +59,7 @@ class Hits:
         self.unit_words = unit_words or {}
 
     @cached_property
-    def rows(self) -> list[tuple]:
+    def rows(self) -> list[_Row]:
         """What a hit reads of each chunk, one tuple per row in Hit's field order (score and
         relevance aside): a hit then costs one list lookup. Built on the first hit, so opening
         stays fast. A level outside ChunkLevel breaks the snapshot's contract: ValueError."""

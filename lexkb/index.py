@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -222,7 +223,7 @@ class Index:
             rerank=rerank,
         )
 
-    def clusters(self) -> list[dict]:
+    def clusters(self) -> list[dict[str, Any]]:
         """The snapshot's topic clusters, largest first: id, label (top words), paragraph count
         and the documents holding most of them."""
         return self.annotations.clusters(self._chunks)
@@ -352,14 +353,14 @@ class Index:
         return self._finder.resolve(text)
 
     # documents ------------------------------------------------------------------------------
-    def documents(self) -> list[dict]:
+    def documents(self) -> list[dict[str, Any]]:
         """Every indexed document with its catalog entry from the dbt model `standards`: number
         ("LSA 230", a short name, or the key), title, version, paragraph count."""
         return self._catalog.documents()
 
     def document_paragraphs(
         self, name: str, levels: tuple[str, ...] = (ChunkLevel.PARAGRAPH,)
-    ) -> tuple[dict, pl.DataFrame]:
+    ) -> tuple[dict[str, Any], pl.DataFrame]:
         """A document (by key, title or code) and its chunks of `levels` in reading order."""
         name = check.text(name, "document", self.limits.max_reference_chars)
         return self._catalog.paragraphs(name, levels)

@@ -82,6 +82,11 @@ class Keyword:
         )
         self.term_ids: dict[str, int] = dict(zip(terms["term"], terms["term_id"], strict=True))
         self.idf = terms["idf"].to_numpy().astype(np.float64)
+        # The same in plain Python, and each term's place in the order a score adds the
+        # query's words (IDF descending, then term id): a query's few terms are looked up and
+        # sorted by these, where numpy's calls on a dozen values cost more than the work.
+        self._idf = self.idf.tolist()
+        self._summing_place = _summing_places(self.idf)
         if snapshot.sharded:
             term_ids, rows, weights = sharded_bm25.postings(snapshot, terms["term"], levels)
         else:
@@ -105,10 +110,9 @@ class Keyword:
     def terms(self, tokens: list[str]) -> QueryTerms:
         """The query's tokens, its known terms in the order a score adds them, and its IDF total.
         In plain Python: a query has a few tokens, where each numpy call costs a microsecond."""
-        term_ids = self.term_ids
+        term_ids, idf = self.term_ids, self._idf
         asked = [term_ids[t] for t in tokens if t in term_ids]
-        idf = dict(zip(asked, self.idf[asked].tolist(), strict=True))
-        summed = np.array(sorted(asked, key=lambda t: (-idf[t], t)), dtype=np.int64)
+        summed = np.array(sorted(asked, key=self._summing_place.__getitem__), dtype=np.int64)
         # Each distinct known term (in term order) times the number of tokens saying it, then
         # the words the index lacks.
         known = sum(idf[t] * asked.count(t) for t in sorted(set(asked)))
@@ -187,6 +191,7 @@ class Keyword:
         total = terms.idf_total
         if sums is None:
             keyword, covered = self.scores(terms, coverage=True)
+            assert covered is not None  # asked for
             sums = (keyword[rows], covered[rows])
         matrix = np.empty((rows.size, 4))
         matrix[:, 0] = np.nan if similarity is None else similarity
@@ -194,6 +199,14 @@ class Keyword:
         np.divide(sums[1], total, out=matrix[:, 2])
         matrix[:, 3] = _log_rank(rows.size)
         return matrix
+
+
+def _summing_places(idf: np.ndarray) -> list[int]:
+    """Each term's place in the order a score adds a query's words: IDF descending, then term
+    id (QueryTerms.summed)."""
+    places = np.empty(idf.size, dtype=np.int64)
+    places[np.lexsort((np.arange(idf.size), -idf))] = np.arange(idf.size)
+    return places.tolist()
 
 
 @lru_cache(maxsize=64)

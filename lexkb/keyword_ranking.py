@@ -99,7 +99,8 @@ class KeywordRanking:
 
     def best(self, k: int) -> np.ndarray:
         """Rows of the k highest positive ranked scores, in row order (as fusion.best)."""
-        return self.rows[fusion.best(self.ranked, k)]
+        best: np.ndarray = self.rows[fusion.best(self.ranked, k)]
+        return best
 
     def at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Ranked and body scores of any `rows` (sorted or not); 0 where a row is not kept."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 class QueryError(ValueError):
@@ -76,19 +77,21 @@ def fraction(
     return value
 
 
-def objects(value: object, name: str, max_items: int, fields: str) -> list[Mapping]:
+def objects(value: object, name: str, max_items: int, fields: str) -> list[Mapping[str, Any]]:
     """A non-empty list of at most `max_items` objects (mappings); `fields` names what each
     holds, for the error."""
     values = items(value, name, max_items)
     if not values:
         raise QueryError(f"{name} is empty")
+    found: list[Mapping[str, Any]] = []
     for position, item in enumerate(values):
         if not isinstance(item, Mapping):
             raise QueryError(f"{name}[{position}] must be an object with {fields}")
-    return values
+        found.append(item)
+    return found
 
 
-def items(value: object, name: str, max_items: int) -> list:
+def items(value: object, name: str, max_items: int) -> list[Any]:
     """One value or a list of them, at most `max_items`."""
     values = value if isinstance(value, list | tuple | set | frozenset) else [value]
     if len(values) > max_items:

@@ -23,13 +23,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import polars as pl
 
-from lexkb.core.text.citations import CitationParser
+from lexkb.core.text.citations import Citation, CitationParser
 from lexkb.core.text.citing import asked_kind, citation, cited_ref, fits
 from lexkb.core.text.refs import (
     US_CODE,
@@ -97,7 +97,7 @@ class Resolver:
         aliases: dict[str, str],
         names: dict[str, list[str]],
         display: dict[str, str],
-        alias_key,
+        alias_key: Callable[[str], str],
         whole: dict[int, tuple[int, int]],
         words: dict[str, str | None] | None = None,
         types: dict[str, str | None] | None = None,
@@ -141,8 +141,8 @@ class Resolver:
                 continue
             self._by_ref.setdefault(normalize_ref(ref), []).append(row)
             address = ref_address(ref)
-            for key in dict.fromkeys([address, core_address(address)]):
-                self._by_address.setdefault(key, []).append(row)
+            for form in dict.fromkeys([address, core_address(address)]):
+                self._by_address.setdefault(form, []).append(row)
             self._doc_refs.setdefault(document_ids[row], []).append((ref, row))
 
     # readings -----------------------------------------------------------------------------
@@ -150,12 +150,12 @@ class Resolver:
         """(document id or None, document name as written, address) readings of `text`, the
         most specific first. A name lexkb does not know comes back with id None."""
         text = _RULE_ABBREVIATION.sub("Rule ", text)
-        readings = []
+        readings: list[tuple[str | None, str | None, tuple[str, ...]]] = []
         parsed = self._parser.parse(text)
         if parsed.citations:
             first = parsed.citations[0]
             if first.document is not None:
-                for doc in self._named(first.document) or [None]:
+                for doc in _or_unnamed(self._named(first.document)):
                     readings.append((doc, first.document, first.address))
             elif first.outside:
                 readings.append((None, first.text, ()))
@@ -167,7 +167,7 @@ class Resolver:
                 unexplained = None if docs else _leftover(text, first, parsed.documents)
                 if unexplained:
                     docs = self._named(unexplained)
-                for doc in docs or [None]:
+                for doc in _or_unnamed(docs):
                     readings.append((doc, unexplained, first.address))
         # "LSA 230 paragraph 8", "Article 6(2) DHR": a known name before or after the rest.
         # A standard's number before a dot counts too: "230.A2", "ISA 315.A2".
@@ -442,7 +442,8 @@ class Finder:
 
         # A whole unit's citations land on its section chunk or its paragraph; both are its own.
         unit = self.unit_rows(row)
-        cites, cited_by = [], []
+        cites: list[Hit] = []
+        cited_by: list[Hit] = []
         for other, direction, _ in (n for r in unit for n in self.graph.neighbours(r)):
             group = cites if direction == CITES else cited_by
             if other not in unit and all(h.chunk_id != chunks["chunk_id"][other] for h in group):
@@ -497,7 +498,13 @@ class Finder:
         return [self.graph.step(d, e, ids[r], refs[r]) for r, d, e in path]
 
 
-def _leftover(text: str, citation, documents: list[tuple[int, str]]) -> str | None:
+def _or_unnamed(documents: list[str]) -> list[str | None]:
+    """The documents a reading may be of: those named, else one reading of no document."""
+    named: list[str | None] = list(documents)
+    return named or [None]
+
+
+def _leftover(text: str, citation: Citation, documents: list[tuple[int, str]]) -> str | None:
     """The words of `text` outside the citation and the names it holds, fillers aside."""
     spans = [(citation.start, citation.end), *((at, at + len(name)) for at, name in documents)]
     rest = "".join(
@@ -524,7 +531,7 @@ def _holds_points(text: str, labels: Sequence[str]) -> bool:
     start = r"(?:^|\n|[:;—–-]|[;,]\s*(?:and|or))\s*"
     text = _QUOTED.sub(lambda quoted: " " * len(quoted.group(0)), text)
 
-    def find(label: str, at: int) -> re.Match | None:
+    def find(label: str, at: int) -> re.Match[str] | None:
         return re.compile(rf"{start}\({re.escape(label)}\)\s", re.IGNORECASE).search(text, at)
 
     at, end = 0, len(text)

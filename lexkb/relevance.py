@@ -43,7 +43,8 @@ class Calibration:
         """The model's probability for each row of `matrix`, whose columns are `names`."""
         logits = matrix[:, _columns(self.features, names)].astype(np.float64, copy=False)
         logits = logits @ self._weights + self.bias
-        return 1.0 / (1.0 + np.exp(-logits))
+        chances: np.ndarray = 1.0 / (1.0 + np.exp(-logits))
+        return chances
 
     @cached_property
     def _weights(self) -> np.ndarray:

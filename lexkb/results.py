@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb.core.text.citing import citation
 from lexkb.core.vocabulary import ChunkLevel, MatchKind
@@ -34,7 +35,7 @@ class Hit:
     text: str
     expanded_from: str | None = None
     source_url: str | None = None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     content_hash: str | None = None
     snapshot_version: str | None = None
     relevance: float | None = None
@@ -51,7 +52,7 @@ class Hit:
             self.document_title or self.document_key, self.cited_ref or self.ref, self.page
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "citation": self.citation}
 
 
@@ -74,7 +75,7 @@ class Lookup:
     next: Hit | None = None
     cites: list[Hit] = field(default_factory=list)
     cited_by: list[Hit] = field(default_factory=list)
-    unresolved: list[dict] = field(default_factory=list)
+    unresolved: list[dict[str, Any]] = field(default_factory=list)
     closest: list[str] = field(default_factory=list)
     alternatives: list[Hit] = field(default_factory=list)
 
@@ -83,8 +84,8 @@ class Lookup:
         """The asked unit exists: exactly, or as a point inside the paragraph returned."""
         return self.match in (MatchKind.EXACT, MatchKind.CONTAINS)
 
-    def to_dict(self) -> dict:
-        def one(hit: Hit | None) -> dict | None:
+    def to_dict(self) -> dict[str, Any]:
+        def one(hit: Hit | None) -> dict[str, Any] | None:
             return hit.to_dict() if hit else None
 
         return {
@@ -118,7 +119,7 @@ class GraphHit:
     def hops(self) -> int:
         return len(self.path)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "hit": self.hit.to_dict(),
             "score": self.score,
@@ -135,7 +136,7 @@ class SearchResults:
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "mode": self.mode,

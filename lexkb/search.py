@@ -47,7 +47,8 @@ def _scores_of(
     found, values = fusion.held(rows, scores, order)
     if ranking is not None and not found.all():
         values[~found] = ranking.at(order[~found])[0]
-    return values.tolist()
+    listed: list[float] = values.tolist()
+    return listed
 
 
 class Searcher:
@@ -140,8 +141,10 @@ class Searcher:
             ranking = keyword_ranking.rank(query_side, depth)
         cosines = None
         if used == SearchMode.KEYWORD:
+            assert ranking is not None  # ranked above in every mode but vector
             rows, scores = ranking.rows, ranking.ranked
         else:
+            assert nominated is not None  # nominated above in every mode but keyword
             keyword_best = None if ranking is None else ranking.best(fusion.FUSION_DEPTH)
             scored, cosine = self.dense.search_cosine(nominated.result(), keyword_best)
             if scored is None:
@@ -150,7 +153,7 @@ class Searcher:
             # Shifted by 2: positive wherever kept, as `fusion.top` expects.
             dense = np.where(keep[scored], cosine + 2.0, 0.0)
             rows, scores = scored, dense
-            if used == SearchMode.HYBRID:
+            if used == SearchMode.HYBRID and ranking is not None:  # hybrid ranks both sides
                 rows = fusion.candidates(keyword_best, scored, dense)
                 scores = fusion.fuse(ranking.at(rows)[0], dense[np.searchsorted(scored, rows)])
         keyword_side = ranking

@@ -13,6 +13,8 @@ order, so each shard's postings of a term go after the earlier shards' ones.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 
@@ -89,7 +91,7 @@ def postings(
 
 
 def _group_statistics(
-    snapshot: snap.Snapshot, groups: dict, n_terms: int
+    snapshot: snap.Snapshot, groups: dict[str, Any], n_terms: int
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Each group's IDF of every global term, and its average row length."""
     table = snapshot.read_table("bm25_groups")
@@ -109,10 +111,10 @@ def _term_map(vocabulary: pl.DataFrame, global_id: pl.DataFrame, shard: str) -> 
     vocabulary = vocabulary.sort("term_id")
     if not vocabulary["term_id"].equals(pl.Series(range(vocabulary.height), dtype=pl.Int32)):
         raise snap.SnapshotError(f"shard {shard}'s bm25_vocabulary is not numbered 0..n-1")
-    mapped = vocabulary.join(global_id, on="term", how="left", maintain_order="left")["global"]
-    if mapped.null_count():
+    joined = vocabulary.join(global_id, on="term", how="left", maintain_order="left")["global"]
+    if joined.null_count():
         raise snap.SnapshotError(f"shard {shard} has terms the global bm25_terms lacks")
-    mapped = mapped.to_numpy()
+    mapped = joined.to_numpy()
     if np.any(np.diff(mapped) <= 0):
         raise snap.SnapshotError(f"shard {shard}'s bm25_vocabulary is not in sorted order")
     return mapped

@@ -20,7 +20,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from assets.partitions import WRITER_TAGS, documents_partitions
+from assets.partitions import DOCUMENTS, WRITER_TAGS, documents_partitions
 from assets.resources import LexkbSettings
 from transforms import source_files as src
 
@@ -60,11 +60,17 @@ def _first_seen(cursor: str | None, pending: dict[str, str], now: int) -> dict[s
         last = {}
     if not isinstance(last, dict):
         last = {}
-    seen = {}
+    seen: dict[str, list] = {}
     for key, state in pending.items():
         entry = last.get(key)
-        same = isinstance(entry, list) and len(entry) == 2 and entry[0] == state
-        seen[key] = entry if same and isinstance(entry[1], int) else [state, now]
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and entry[0] == state
+            and isinstance(entry[1], int)
+        ):
+            entry = [state, now]  # new, or not as the last tick saw it
+        seen[key] = entry
     return seen
 
 
@@ -80,7 +86,7 @@ def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings)
         found = {s.key: s.sha256 for s in src.discover(settings.sources)}
     except ValueError as exc:
         return dg.SensorResult(skip_reason=str(exc))
-    known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
+    known = set(context.instance.get_dynamic_partitions(DOCUMENTS))
     scanned = _last_scan(settings)
     added = sorted(found.keys() - known)
     changed = sorted(k for k in found.keys() & known if scanned.get(k) != found[k])
@@ -103,7 +109,9 @@ def source_changes(context: dg.SensorEvaluationContext, settings: LexkbSettings)
                 job_name=reindex_job.name, run_key=f"{REMOVED}:{','.join(removed)}#{latest}"
             )
         )
-    partition_requests = []
+    partition_requests: list[
+        dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest
+    ] = []
     if added:
         partition_requests.append(documents_partitions.build_add_request(added))
     if removed:
@@ -128,7 +136,7 @@ def daily_rebuild(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.S
     # In the instance's order, not by name: Dagster resolves a range of dynamic partitions
     # between the two keys' places in the order they were added, so a range by name from
     # partitions added out of name order (manual, rules, annex) selects nothing.
-    keys = context.instance.get_dynamic_partitions(documents_partitions.name)
+    keys = context.instance.get_dynamic_partitions(DOCUMENTS)
     if not keys:
         return dg.SkipReason("no documents yet: let the sensor or `lexkb build` scan the sources")
     return dg.RunRequest(

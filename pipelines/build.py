@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import polars as pl
 
 from assets import tags as run_tags
-from assets.partitions import documents_partitions
+from assets.partitions import DOCUMENTS
 from assets.progress import report_to, stderr_reporter
 from assets.resources import EmbedderSettings, LexkbSettings
 from lexkb.core import environment
@@ -60,7 +61,7 @@ def step_seconds(result: dg.ExecuteInProcessResult) -> dict[str, float]:
     """Seconds each step of the build run took, in the order they finished: where a slow
     build spends its time (`lexkb build --timings`)."""
     return {
-        event.step_key: round(event.event_specific_data.duration_ms / 1000, 2)
+        event.step_key: round(event.step_success_data.duration_ms / 1000, 2)
         for event in result.all_events
         if event.event_type_value == "STEP_SUCCESS" and event.step_key
     }
@@ -72,10 +73,11 @@ def failed_checks(result: dg.ExecuteInProcessResult) -> dict[str, str]:
     for event in result.all_events:
         if event.event_type_value != "ASSET_CHECK_EVALUATION":
             continue
-        evaluation = event.event_specific_data
+        evaluation = event.asset_check_evaluation_data
         if evaluation.passed:
             continue
-        rows = {
+        # Each failed expectation's example rows, as the check wrote them (JSON).
+        rows: dict[str, Any] = {
             key.removeprefix("failing: "): value.value
             for key, value in evaluation.metadata.items()
             if key.startswith("failing: ")
@@ -176,7 +178,7 @@ def _run(
         defs.resolve_job_def("scan_sources").execute_in_process(
             run_config=run_config, instance=instance, resources=resources
         )
-    keys = instance.get_dynamic_partitions(documents_partitions.name)
+    keys = instance.get_dynamic_partitions(DOCUMENTS)
     if not keys:
         raise ValueError(f"no supported documents under {', '.join(map(str, sources))}")
     tags = {run_tags.PARTITION_RANGE_START: keys[0], run_tags.PARTITION_RANGE_END: keys[-1]}
@@ -211,7 +213,8 @@ def build_report(
         )
     if not result.success:
         failure = next((e for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None)
-        message = failure.event_specific_data.error.message if failure else "the run failed"
+        error = failure.step_failure_data.error if failure else None
+        message = error.message if error else "the run failed"
         message = message.strip().splitlines()[-1] if message.strip() else message
         if "nothing to publish" in message:
             raise NothingPublished(message.split("Failure: ", 1)[-1])

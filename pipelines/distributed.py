@@ -14,7 +14,7 @@ import dagster as dg
 from dagster_dask import dask_executor
 
 from assets import tags
-from assets.partitions import WRITER_TAGS, documents_partitions
+from assets.partitions import DOCUMENTS, WRITER_TAGS
 from pipelines.definitions import BUILD_ASSETS, defs
 from pipelines.partitioned import PARTITIONED_ASSETS
 
@@ -64,7 +64,7 @@ def run_on_dask(
     dask_defs.resolve_job_def("scan_sources").execute_in_process(
         run_config={"resources": resources}, instance=instance
     )
-    keys = instance.get_dynamic_partitions(documents_partitions.name)
+    keys = instance.get_dynamic_partitions(DOCUMENTS)
     return dg.execute_job(
         dg.reconstructable(job),
         instance=instance,

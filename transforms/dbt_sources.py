@@ -65,7 +65,9 @@ def export_standards(database: Path, tables: Path) -> None:
     """Write the `standards` model to tables/standards.parquet."""
     with duckdb.connect(str(database), read_only=True) as con:
         table = con.sql("SELECT * FROM main.standards ORDER BY document_key").to_arrow_table()
-    pl.from_arrow(table).write_parquet(tables / "standards.parquet")
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)  # a table's frame, never a Series
+    frame.write_parquet(tables / "standards.parquet")
 
 
 if __name__ == "__main__":

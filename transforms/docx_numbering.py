@@ -247,13 +247,14 @@ class Numbering:
 
     def _advance(self, count: _Count, num_id: str, abstract: str, ilvl: int, lvl: _Level) -> None:
         starts = self.nums[num_id][2]
+        current = count.values[ilvl]
         if ilvl in starts and (num_id, ilvl) not in self.restarted:
             self.restarted.add((num_id, ilvl))
             count.values[ilvl] = starts[ilvl]
-        elif count.values[ilvl] is None:
+        elif current is None:
             count.values[ilvl] = lvl.start
         else:
-            count.values[ilvl] = min(count.values[ilvl] + 1, _MAX_NUMBER)
+            count.values[ilvl] = min(current + 1, _MAX_NUMBER)
         for deeper in range(ilvl + 1, LEVELS):
             below = self._level(num_id, abstract, deeper)
             restart = None if below is None else below.restart
@@ -295,8 +296,8 @@ class Numbering:
         if set(shown) == {ilvl}:
             parent = count.refs[ilvl - 1] if ilvl > 0 else None
             return f"{parent}({numbers[ilvl]})" if parent else numbers[ilvl]
-        first, last = _PLACEHOLDER.search(template), list(_PLACEHOLDER.finditer(template))[-1]
-        span = template[first.start() : last.end()]
+        placeholders = list(_PLACEHOLDER.finditer(template))
+        span = template[placeholders[0].start() : placeholders[-1].end()]
         return _PLACEHOLDER.sub(lambda m: numbers[int(m.group(1)) - 1], span).strip() or None
 
 
@@ -420,11 +421,11 @@ def number_texts(
                 if cut is not None:
                     found, at = (cut, keyed[index][1]), index + 1
                     break
-        if found is None or found[1].number is None:
+        number = found[1].number if found is not None else None
+        if found is None or number is None:
             out.append((text, None))
             continue
-        cut, paragraph = found
-        number = paragraph.number
+        cut = found[0]
         if _squash(number.label) != row[:cut]:
             text = _relabel(text, cut, number.label)
         out.append((text, number))

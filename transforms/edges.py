@@ -387,7 +387,7 @@ def _variants(address: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
         yield stripped
 
 
-def summary(edges: pl.DataFrame) -> dict[str, object]:
+def summary(edges: pl.DataFrame) -> dict[str, float]:
     """Counts a person checks after a build: edges by type and the share that resolved."""
     counts = dict(edges.group_by("reference_type").len().rows())
     internal_or_external = counts.get("internal", 0) + counts.get("external", 0)

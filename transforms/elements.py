@@ -51,7 +51,7 @@ def _first(obj: dict, names: tuple[str, ...]) -> object:
     return None
 
 
-def _load_passage_objects(path: Path) -> list[dict]:
+def _load_passage_objects(path: Path) -> list[object]:
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")

@@ -46,8 +46,16 @@ PROGRESS_SLICE = 512
 # The line number of a paragraph's vector read below its heading path (lines count from 1).
 HEADING_LINE = 0
 
-CHUNK_VECTORS = {"chunk_id": pl.String, "model": pl.String, "vector": pl.List(pl.Float32)}
-LINE_VECTORS = {"chunk_id": pl.String, "line": pl.Int32, "vector": pl.List(pl.Float32)}
+CHUNK_VECTORS: dict[str, pl.DataType | type[pl.DataType]] = {
+    "chunk_id": pl.String,
+    "model": pl.String,
+    "vector": pl.List(pl.Float32),
+}
+LINE_VECTORS: dict[str, pl.DataType | type[pl.DataType]] = {
+    "chunk_id": pl.String,
+    "line": pl.Int32,
+    "vector": pl.List(pl.Float32),
+}
 
 
 def paragraph_lines(text: str) -> list[str]:
@@ -84,7 +92,8 @@ def part_spans(text: str, parts: list[str]) -> list[tuple[int, int] | None]:
             flat.append(" " if space else char)
             where.append(i)
         previous_space = space
-    haystack, position, spans = "".join(flat), 0, []
+    haystack, position = "".join(flat), 0
+    spans: list[tuple[int, int] | None] = []
     for part in parts:
         needle = " ".join(part.split())
         at = haystack.find(needle, position) if needle else -1
@@ -168,6 +177,7 @@ def embed_chunks(
     pooled_digests = list(to_pool)
     for start in range(0, len(pooled_digests), PROGRESS_SLICE):
         part = pooled_digests[start : start + PROGRESS_SLICE]
+        assert pooling is not None  # paragraphs are put to pool only with it
         vectors, pooled = pooling([to_pool[d][0] for d in part], [to_pool[d][1] for d in part])
         for digest, vector, span_vectors in zip(part, vectors, pooled, strict=True):
             cached.put(digest, vector)
@@ -197,13 +207,17 @@ def embed_chunks(
         return next(k for k in keys if k in cached)
 
     own_ids = list(keys_of)
-    own = dict(zip(own_ids, cached.vectors([first(keys_of[c]) for c in own_ids]), strict=True))
-    means = section_means(chunks, own)
+    own_vectors = dict(
+        zip(own_ids, cached.vectors([first(keys_of[c]) for c in own_ids]), strict=True)
+    )
+    means = section_means(chunks, own_vectors)
     table = pl.DataFrame(
         {
             "chunk_id": chunks["chunk_id"],
             "model": [embedder.name] * chunks.height,
-            "vector": _vector_column([own.get(c, means.get(c)) for c in chunks["chunk_id"]]),
+            "vector": _vector_column(
+                [own_vectors[c] if c in own_vectors else means[c] for c in chunks["chunk_id"]]
+            ),
         },
         schema=CHUNK_VECTORS,
     )

@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from transforms.limits import ParseLimits
@@ -159,7 +160,7 @@ def main_hidden() -> Iterator[None]:
 class _Running:
     source: SourceFile
     process: multiprocessing.Process
-    conn: object
+    conn: Connection
     started: float
     peak_mb: float = 0.0
 

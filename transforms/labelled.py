@@ -89,8 +89,9 @@ def _paragraphs(
         if ref:
             while stack and not _is_ancestor(stack[-1][0], ref):
                 stack.pop()
-        extended = bool(ref) and any(
-            later and _is_ancestor(ref, later) for later in refs[index + 1 : index + 40]
+        extended = bool(
+            ref
+            and any(later and _is_ancestor(ref, later) for later in refs[index + 1 : index + 40])
         )
         if ref and extended and (not content or (is_title_like(content) and len(content) < 100)):
             parent = stack[-1][1] if stack else None

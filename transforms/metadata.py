@@ -29,9 +29,11 @@ ignored, so a typo in metadata never stops a build.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import yaml
@@ -78,7 +80,7 @@ class DocumentMetadata:
 
     def merged(self, other: DocumentMetadata) -> DocumentMetadata:
         """`other`'s fields where it has them; lists are joined."""
-        values = {}
+        values: dict[str, Any] = {}
         for name in FIELDS:
             mine, theirs = getattr(self, name), getattr(other, name)
             if name in LIST_FIELDS:
@@ -109,7 +111,7 @@ def _entry(raw: object, where: str) -> DocumentMetadata:
     unknown = set(raw) - set(FIELDS)
     if unknown:
         raise ValueError(f"{where} has unknown field(s) {sorted(unknown)}; known: {FIELDS}")
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name in LIST_FIELDS:
         items = raw.get(name) or []
         if isinstance(items, str) or not all(isinstance(v, str) for v in items):
@@ -144,7 +146,7 @@ def _catalog_file(path: Path) -> tuple[dict[str, DocumentMetadata], dict[str, st
     return documents, {str(name): str(key) for name, key in aliases.items()}
 
 
-def load(paths: list[str | Path], source_files: list[Path]) -> Catalog:
+def load(paths: Sequence[str | Path], source_files: list[Path]) -> Catalog:
     """The catalogs in the source folders, then the sidecars beside the source files."""
     documents: dict[str, DocumentMetadata] = {}
     aliases: dict[str, str] = {}

@@ -32,6 +32,7 @@ from transforms.clauses import clause_table
 from transforms.defined_terms import definition_table
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
 from transforms.parts import PartPlan, Plan, plan_dir
+from transforms.source_parts import PartMissing
 from transforms.tables import with_duplicate_sources
 from transforms.workdir import WorkDir
 
@@ -90,7 +91,11 @@ def build_part(
     cache = cache_path(work, part.name)
     cache.mkdir(parents=True, exist_ok=True)
     sources = {s.key: s for s in src.from_frame(pl.read_parquet(work.sources))}
-    frames = [work.read_part(key) for key in part.sources]
+    frames = []
+    for key in part.sources:
+        if (frame := work.read_part(key)) is None:  # planned, so structured
+            raise PartMissing(key)
+        frames.append(frame)
     sections = pl.concat([f[1] for f in frames])
     chunks = pl.concat([f[2] for f in frames])
     own = planned.filter(pl.col("document_id").is_in(part.documents))

@@ -37,30 +37,28 @@ RESOLVED, DROPPED, PENDING = "resolved", "dropped", "pending"
 # worth, tens of MB.
 KEPT_UNITS = 2 * MAX_CHUNKS
 
-CITATIONS = pl.Schema(
-    {
-        "row": pl.Int64,
-        "chunk_id": pl.String,
-        "doc_id": pl.String,
-        "ref": pl.String,
-        "relation": pl.String,
-        "text": pl.String,
-        "start": pl.Int64,
-        "end": pl.Int64,
-        "kind": pl.String,
-        "address": pl.List(pl.String),
-        "document": pl.String,
-        "relative": pl.Boolean,
-        "anchor": pl.String,
-        "outside": pl.Boolean,
-        "fallbacks": pl.List(pl.String),
-        "status": pl.String,
-        "target_chunk_id": pl.String,
-        "target_document_id": pl.String,
-        "match": pl.String,
-    }
-)
-
+_CITATION_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
+    "row": pl.Int64,
+    "chunk_id": pl.String,
+    "doc_id": pl.String,
+    "ref": pl.String,
+    "relation": pl.String,
+    "text": pl.String,
+    "start": pl.Int64,
+    "end": pl.Int64,
+    "kind": pl.String,
+    "address": pl.List(pl.String),
+    "document": pl.String,
+    "relative": pl.Boolean,
+    "anchor": pl.String,
+    "outside": pl.Boolean,
+    "fallbacks": pl.List(pl.String),
+    "status": pl.String,
+    "target_chunk_id": pl.String,
+    "target_document_id": pl.String,
+    "match": pl.String,
+}
+CITATIONS = pl.Schema(_CITATION_COLUMNS)
 UNITS = pl.Schema(
     {
         "row": pl.Int64,

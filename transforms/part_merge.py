@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import polars as pl
 
@@ -32,20 +33,22 @@ from transforms.parts import Plan, plan_dir
 from transforms.quarantine import quarantine_frame
 from transforms.workdir import WorkDir
 
+# The merge's tables: frames, or scans of their files (`staged_lazily`).
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
 
 @dataclass(frozen=True)
-class Merged:
+class Merged(Generic[Frame]):
     """The global tables and settings of a partitioned build, the parts' folders in row order,
-    and the edges that crossed parts. The tables are frames, or scans of their files
-    (`staged_lazily`)."""
+    and the edges that crossed parts."""
 
-    tables: dict[str, pl.DataFrame | pl.LazyFrame]
+    tables: dict[str, Frame]
     settings: dict
     parts: list[Path]
     crossing: int
 
 
-def merge(work: WorkDir, plan: Plan, reports: list[PartReport]) -> Merged:
+def merge(work: WorkDir, plan: Plan, reports: list[PartReport]) -> Merged[pl.DataFrame]:
     """Global tables over the parts `reports` describes (in the plan's order)."""
     order = {p.name: n for n, p in enumerate(plan.parts)}
     reports = sorted(reports, key=lambda r: order[r.name])
@@ -113,7 +116,7 @@ def merged_path(work: WorkDir) -> Path:
     return plan_dir(work) / MERGED_DIR
 
 
-def stage(merged: Merged, target: Path) -> None:
+def stage(merged: Merged[pl.DataFrame], target: Path) -> None:
     """Write the merge's tables and settings for the steps after it (its checks, publishing)."""
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
@@ -127,19 +130,19 @@ def stage(merged: Merged, target: Path) -> None:
     (target / MERGED_FILE).write_text(json.dumps(described), encoding="utf-8")
 
 
-def staged(target: Path) -> Merged:
+def staged(target: Path) -> Merged[pl.DataFrame]:
     """What `stage` wrote."""
     return _staged(target, pl.read_parquet)
 
 
-def staged_lazily(target: Path) -> Merged:
+def staged_lazily(target: Path) -> Merged[pl.LazyFrame]:
     """What `stage` wrote, its tables scanned (`pl.LazyFrame`), each read where it is used:
     publishing reads one at a time rather than holding all of them, which grow with the
     corpus's citations and terms."""
     return _staged(target, pl.scan_parquet)
 
 
-def _staged(target: Path, read: Callable[[Path], pl.DataFrame | pl.LazyFrame]) -> Merged:
+def _staged(target: Path, read: Callable[[Path], Frame]) -> Merged[Frame]:
     described = json.loads((target / MERGED_FILE).read_text(encoding="utf-8"))
     tables = {p.stem: read(p) for p in sorted(target.glob("*.parquet"))}
     return Merged(

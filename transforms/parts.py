@@ -28,7 +28,7 @@ from transforms import source_files as src
 from transforms.plausibility import drop_implausible
 from transforms.quarantine import refused_records
 from transforms.source_parts import each_part
-from transforms.workdir import WorkDir, code_version
+from transforms.workdir import Part, WorkDir, code_version
 
 # Chunks (all levels) a part holds at most: about 40 MB of tables and 60 MB of vectors at the
 # local embedder's 384 dimensions, and the part step's peak stays near 1 GB (docs/scaling.md).
@@ -81,9 +81,9 @@ def make_plan(
     rows: list[pl.DataFrame] = []
     sizes: list[int] = []
     kept: list[src.SourceFile] = []
-    batch: list[tuple[src.SourceFile, tuple[pl.DataFrame, ...]]] = []
+    batch: list[tuple[src.SourceFile, Part]] = []
 
-    def check(batch: list[tuple[src.SourceFile, tuple[pl.DataFrame, ...]]]) -> list[dict]:
+    def check(batch: list[tuple[src.SourceFile, Part]]) -> list[dict]:
         """The plausibility suite over a batch of parts at once (one suite run per batch, not
         per file), keeping their documents rows and sizes."""
         plausible, failing = drop_implausible(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from transforms import checks_worker, table_checks
-from transforms.source_parts import Part
+from transforms.workdir import Part
 
 
 def drop_implausible(parts: list[Part], shas: dict[str, str]) -> tuple[list[Part], list[dict]]:

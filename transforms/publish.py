@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,7 +101,9 @@ def stored_schema(name: str, schema: pa.Schema, dimension: int | None) -> pa.Sch
 def write_table(file: Path, frame: pl.DataFrame, schema: pa.Schema) -> int:
     """One table as a snapshot stores it (its schema, zstd, statistics); its row count."""
     table = frame.to_arrow().cast(schema)
-    _write_parquet(pl.from_arrow(table), file)
+    cast = pl.from_arrow(table)
+    assert isinstance(cast, pl.DataFrame)  # a table's frame, never a Series
+    _write_parquet(cast, file)
     return table.num_rows
 
 
@@ -112,7 +114,7 @@ def write_plain_table(file: Path, frame: pl.DataFrame, schema: pa.Schema) -> int
     28 MB). Its columns must be the schema's, in order, as Arrow's cast requires."""
     if frame.columns != schema.names:
         raise ValueError(f"columns {frame.columns} are not the schema's {schema.names}")
-    _write_parquet(frame.cast(dict(polars_schema(schema))), file)
+    _write_parquet(frame.cast(dict(polars_schema(schema).items())), file)
     return frame.height
 
 
@@ -279,7 +281,7 @@ def _write_snapshot(
 def publish_sharded(
     root: Path,
     part_dirs: list[Path],
-    global_tables: dict[str, Table],
+    global_tables: Mapping[str, Table],
     settings: dict,
     sources: list[dict],
     now: datetime | None = None,
@@ -307,7 +309,7 @@ def part_files(embedded: bool) -> list[str]:
 def _publish_sharded(
     root: Path,
     part_dirs: list[Path],
-    global_tables: dict[str, Table],
+    global_tables: Mapping[str, Table],
     settings: dict,
     sources: list[dict],
     now: datetime | None,
@@ -325,7 +327,8 @@ def _publish_sharded(
     fingerprint = sharded_fingerprint(hashes, global_tables, settings)
 
     def fill(staging: Path) -> dict:
-        listed, files_of = [], {name: [] for name in shards.SHARDED_TABLES}
+        listed: list[dict] = []
+        files_of: dict[str, list[str]] = {name: [] for name in shards.SHARDED_TABLES}
         for position, part in enumerate(part_dirs):
             shard = shards.shard_name(position)
             for name in names:
@@ -360,7 +363,7 @@ def _link(source: Path, target: Path) -> None:
 
 
 def sharded_fingerprint(
-    hashes: list[dict[str, str]], global_tables: dict[str, Table], settings: dict
+    hashes: list[dict[str, str]], global_tables: Mapping[str, Table], settings: dict
 ) -> str:
     """`content_fingerprint` of a sharded snapshot: its settings and format, each shard's
     files by SHA-256 (`hashes`, in row order) and the global tables' content."""

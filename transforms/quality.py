@@ -83,7 +83,7 @@ def furniture_lines(texts: list[str], pages: list[int | None]) -> set[str]:
 
 def numbered(ref: str | None) -> bool:
     """A ref of a unit's own number, not a place ("p. 11 ¶ 9")."""
-    return bool(ref) and not _POSITIONAL.fullmatch(ref)
+    return bool(ref and not _POSITIONAL.fullmatch(ref))
 
 
 def unnumbered_share(paragraphs: list[tuple[str | None, str]]) -> float:

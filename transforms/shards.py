@@ -117,8 +117,8 @@ def global_bm25(
             "global"
         ].to_numpy()
         postings = pl.read_parquet(part / shards.table_file("bm25_postings"))
-        levels = pl.read_parquet(part / shards.table_file("chunks"), columns=["chunk_level"])
-        levels = levels["chunk_level"].to_numpy()
+        chunks = pl.read_parquet(part / shards.table_file("chunks"), columns=["chunk_level"])
+        levels = chunks["chunk_level"].to_numpy()
         rows = postings["chunk_row"].to_numpy().astype(np.int64)
         tf = postings["tf"].to_numpy().astype(np.int64)
         terms = local_to_global[postings["term_id"].to_numpy()]
@@ -178,8 +178,8 @@ def split(
             "line_embeddings": tables["line_embeddings"].filter(pl.col("chunk_id").is_in(ids)),
         }
         part = Path(directory) / f"part-{n:04d}"
-        terms = tokens_of(own["content"].to_list())
-        write_part(part, part_tables, terms, dimension_of(settings))
+        part_terms = tokens_of(own["content"].to_list())
+        write_part(part, part_tables, part_terms, dimension_of(settings))
         part_dirs.append(part)
     bm25 = settings["bm25"]
     terms, groups, group_stats = global_bm25(part_dirs, BM25Params(bm25["k1"], bm25["b"]))

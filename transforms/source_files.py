@@ -14,6 +14,7 @@ in silence.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,7 +110,7 @@ def formats_in(paths: list[str | Path]) -> set[str]:
 
 
 def scan(
-    paths: list[str | Path], follow_symlinks: bool = False, max_file_mb: float = MAX_FILE_MB
+    paths: Sequence[str | Path], follow_symlinks: bool = False, max_file_mb: float = MAX_FILE_MB
 ) -> Scan:
     """Supported files under the given files or folders, sorted by key, with what was refused.
 
@@ -211,12 +212,12 @@ def _link_problem(path: Path, root: Path, follow: bool) -> tuple[str, str] | Non
     return None
 
 
-def discover(paths: list[str | Path], follow_symlinks: bool = False) -> list[SourceFile]:
+def discover(paths: Sequence[str | Path], follow_symlinks: bool = False) -> list[SourceFile]:
     """The files a build would parse (see `scan` for what is refused and why)."""
     return scan(paths, follow_symlinks).sources
 
 
-_SCHEMA = {
+_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "key": pl.String,
     "path": pl.String,
     "format": pl.String,

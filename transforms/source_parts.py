@@ -17,9 +17,7 @@ from transforms.legal_xml.outline import is_outline
 from transforms.quarantine import SourceError, with_copies
 from transforms.source_files import SourceFile
 from transforms.structure import structure_document, structure_legal_xml
-from transforms.workdir import WorkDir
-
-Part = tuple[pl.DataFrame, ...]
+from transforms.workdir import Part, WorkDir
 
 
 class PartMissing(LookupError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -306,7 +306,7 @@ def check_continuity(
     previous: pl.DataFrame | None,
     documents: pl.DataFrame,
     sources: dict[str, str],
-    quarantined: set[str] = frozenset(),
+    quarantined: Set[str] = frozenset(),
 ) -> SuiteResult:
     """No document of the previous snapshot may disappear while its source file is still there
     with the same bytes (a parser or structure regression). `sources` maps source key to SHA-256;

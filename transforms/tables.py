@@ -8,7 +8,7 @@ from lexkb.core.store.schema import CHUNKS, DOCUMENTS, SECTIONS, empty_frame
 from transforms import document_keys, inferred, metadata
 from transforms.bm25 import BM25Params, build_bm25, terms_by_hash, tokens_of
 from transforms.source_files import SourceFile
-from transforms.workdir import WorkDir
+from transforms.workdir import Part, WorkDir
 
 
 def assemble(
@@ -54,7 +54,7 @@ def assemble(
 
 def assemble_reusing_tokens(
     work: WorkDir,
-    parts: list[tuple[pl.DataFrame, ...]],
+    parts: list[Part],
     catalog: metadata.Catalog,
 ) -> tuple[dict[str, pl.DataFrame], dict, int]:
     """`assemble`, tokenizing only the texts whose terms the last build did not keep in `work`,

@@ -47,10 +47,10 @@ def labels(texts: list[str], assignment: np.ndarray) -> dict[int, str]:
     spread = Counter(word for c in counts.values() for word in c)
     total = len(counts)
     named = {}
-    for cluster, words in counts.items():
-        size = sum(words.values()) or 1
+    for cluster, counted in counts.items():
+        size = sum(counted.values()) or 1
         ranked = sorted(
-            words, key=lambda w: (-(words[w] / size) * math.log((total + 1) / spread[w]), w)
+            counted, key=lambda w: (-(counted[w] / size) * math.log((total + 1) / spread[w]), w)
         )
         named[cluster] = ", ".join(ranked[:LABEL_WORDS])
     return named

@@ -24,6 +24,8 @@ from transforms.quarantine import SourceError
 from transforms.source_files import SourceFile
 
 PART_TABLES = ("documents", "sections", "chunks")
+# One source's tables, in PART_TABLES order.
+Part = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]
 
 
 def _name(key: str) -> str:
@@ -57,9 +59,7 @@ class WorkDir:
     def error_file(self, key: str) -> Path:
         return self.path / "errors" / f"{_name(key)}.json"
 
-    def write_part(
-        self, key: str, frames: tuple[pl.DataFrame, ...], source: SourceFile | None = None
-    ) -> None:
+    def write_part(self, key: str, frames: Part, source: SourceFile | None = None) -> None:
         """Write a source's part; with `source`, stamp it so `current_part` can reuse it."""
         directory = self.part_dir(key)
         directory.mkdir(parents=True, exist_ok=True)
@@ -69,18 +69,21 @@ class WorkDir:
         if source is not None:
             (directory / "stamp").write_text(part_stamp(source), encoding="utf-8")
 
-    def current_part(self, source: SourceFile) -> tuple[pl.DataFrame, ...] | None:
+    def current_part(self, source: SourceFile) -> Part | None:
         """The source's part when it was written from these bytes by this code, else None."""
         stamp = self.part_dir(source.key) / "stamp"
         if not stamp.is_file() or stamp.read_text(encoding="utf-8") != part_stamp(source):
             return None
         return self.read_part(source.key)
 
-    def read_part(self, key: str) -> tuple[pl.DataFrame, ...] | None:
+    def read_part(self, key: str) -> Part | None:
         directory = self.part_dir(key)
         if not all((directory / f"{name}.parquet").is_file() for name in PART_TABLES):
             return None
-        return tuple(pl.read_parquet(directory / f"{name}.parquet") for name in PART_TABLES)
+        documents, sections, chunks = (
+            pl.read_parquet(directory / f"{name}.parquet") for name in PART_TABLES
+        )
+        return documents, sections, chunks
 
     @property
     def tokens(self) -> Path:
@@ -128,7 +131,7 @@ class WorkDir:
         return record["error"] if record else None
 
 
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """`write` a temporary file beside `path`, then rename it over `path`: a build that dies
     half-way leaves the old file whole, never half of a new one."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ ask.json; the vocabularies are StrEnums, so they serialise as their values."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from lexkb.core.vocabulary import AbstentionReason, AnswerMode, Verdict
 from lexkb.results import Hit
@@ -65,7 +65,7 @@ class Answer:
     confidence: float
     sources: list[Source]
     sentences: list[AnswerSentence]
-    verification: dict
+    verification: dict[str, Any]
     suggestions: list[str]
     generated_by: str
     from_cache: bool = False
@@ -76,7 +76,7 @@ class Answer:
     read_as: str = "read alone"
     # The figures behind `explanation` (which says it in words, lexkb.answers.plain): the
     # evidence's reasons, scope, the relevance model's chances, relevance.
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -68,7 +68,7 @@ def first_chances(query: str, hits: Sequence[Hit]) -> list[float] | None:
             return None
         for hit, chance in zip(missing, found.tolist(), strict=True):
             hit.answers = round(float(chance), 4)
-    return [float(h.answers) for h in read]
+    return [h.answers for h in read if h.answers is not None]  # all of them, set above
 
 
 def declined(

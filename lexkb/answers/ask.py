@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from lexkb import limits as check
 from lexkb.answers import llm, named_laws, plain, ranker
@@ -137,7 +137,7 @@ class AnswerCache:
     @staticmethod
     def key(
         question: str,
-        filters: Mapping | None,
+        filters: Mapping[str, Any] | None,
         version: str | None,
         searched: str | None = None,
         writer: str = "",
@@ -179,7 +179,7 @@ class AnswerCache:
 CACHE = AnswerCache()
 
 
-def _turn(answer: Answer) -> dict:
+def _turn(answer: Answer) -> dict[str, Any]:
     """What a history file keeps of an answer."""
     return {
         "question": answer.question,
@@ -402,7 +402,7 @@ def _abstain(
     )
 
 
-def _figures(found: Evidence | None) -> dict:
+def _figures(found: Evidence | None) -> dict[str, Any]:
     """The evidence's figures an answer carries in `details`."""
     if found is None:
         return {}
@@ -440,7 +440,7 @@ def _answer(
     question: str,
     searched: str,
     asked: str,
-    filters: Mapping | None,
+    filters: Mapping[str, Any] | None,
     settings: AskSettings,
     seen: Callable[[list[Hit]], None],
 ) -> tuple[Answer, bool]:
@@ -467,6 +467,7 @@ def _answer(
         # A question worded as a prediction, an estimate or about the asker's own records is
         # refused for that only where the documents do not answer it.
         reason = AbstentionReason(kind) if worded else found.reason
+        assert reason is not None  # evidence that abstains says why
         why = f"{refused} {found.explanation}".strip()
         return _abstain(index, question, reason, why, warnings=warnings, found=found), True
     if worded:
@@ -518,7 +519,9 @@ def _checked(
             warnings=warnings,
         )
     numbers: dict[str, int] = {}
-    parts, lines, kept_texts = [], [], []
+    parts: list[str] = []
+    lines: list[AnswerSentence] = []
+    kept_texts: list[str] = []
     for text, cited, verdict, reason in kept:
         refs = [numbers.setdefault(h.chunk_id, len(numbers) + 1) for h in cited]
         mark = "" if verdict == Verdict.SUPPORTED else " (unsupported)"
@@ -566,14 +569,14 @@ def _checked(
     details = {"evidence": found.explanation, **_figures(found)}
     if dropped:
         details["dropped"] = f"{dropped} unsupported sentences dropped"
-    cited = [s.citation for s in sources]
+    cites = [s.citation for s in sources]
     explanation = (
-        plain.direct(cited)
+        plain.direct(cites)
         if found.mode == DIRECT
         else plain.qualified(
-            cited,
+            cites,
             0.0 if flagged else found.top_answers,
-            plain.unsaid(question, [h.text for h in cited_hits.values()], index.term_idf, cited),
+            plain.unsaid(question, [h.text for h in cited_hits.values()], index.term_idf, cites),
         )
     )
     confidence = round(

@@ -36,6 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -106,7 +107,7 @@ class CitationCheck:
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -133,7 +134,7 @@ def _unstated(claim: str, text: str, hit: Hit) -> list[str]:
     return missing
 
 
-def judge(claim: str, hit: Hit, model: bool = True) -> dict:
+def judge(claim: str, hit: Hit, model: bool = True) -> dict[str, Any]:
     """The verdict on one claim against one paragraph's text, with its evidence and what decided
     it. Only the text before any part addressed to a model or a reader counts. `model` False
     judges as lexkb did before its support model (word overlap after the rules), to measure."""
@@ -189,17 +190,17 @@ def judge(claim: str, hit: Hit, model: bool = True) -> dict:
                 }
     for c in claim_statement if _polarity_decides(reading) else ():
         for s in sentences:
-            if words := polarity_conflict(c, s):
+            if flipped := polarity_conflict(c, s):
                 return {
                     **readings,
                     "verdict": Verdict.CONTRADICTED,
                     "support": 0.0,
                     "sentence": s,
-                    "words": words,
+                    "words": flipped,
                     "conflict": "polarity",
                     "decided_by": Decider.RULE,
                     "reason": f"the paragraph affirms what the claim denies, or denies what it "
-                    f"affirms: {words[1]!r} where the claim says {words[0]!r}",
+                    f"affirms: {flipped[1]!r} where the claim says {flipped[0]!r}",
                 }
     missing = _unstated(claim, text, hit)
     if isinstance(reading, Reading):
@@ -228,7 +229,7 @@ def _polarity_decides(reading: Reading | Unreadable) -> bool:
     return ENTAIL_AT <= reading.entailment < POLARITY_OVERRULES_BELOW
 
 
-def _quoted(claim: str, text: str, sentences: list[Statement]) -> Statement | None:
+def _quoted(claim: str, text: str, sentences: Sequence[Statement]) -> Statement | None:
     """The sentence where the paragraph holds `claim` word for word (case and spacing aside),
     for a claim of QUOTE_WORDS words or more: a quotation is the strongest support a paragraph
     can give, and no model or rule reading another sentence beside it should fail it."""
@@ -240,7 +241,7 @@ def _quoted(claim: str, text: str, sentences: list[Statement]) -> Statement | No
     return next(holding, sentences[0])
 
 
-def _model_verdict(reading: Reading, missing: list[str]) -> dict:
+def _model_verdict(reading: Reading, missing: list[str]) -> dict[str, Any]:
     found = {
         "support": reading.entailment,
         "entailment": reading.entailment,
@@ -285,7 +286,9 @@ def _model_verdict(reading: Reading, missing: list[str]) -> dict:
     }
 
 
-def _overlap_verdict(claim: str, text: str, sentences: list[Statement], missing: list[str]) -> dict:
+def _overlap_verdict(
+    claim: str, text: str, sentences: Sequence[Statement], missing: list[str]
+) -> dict[str, Any]:
     """The verdict lexkb gave before its support model: topic coverage and cosine."""
     claim_topic = topic_terms(claim)
     paragraph_coverage = _coverage(claim_topic, topic_terms(text))
@@ -320,7 +323,7 @@ def _overlap_verdict(claim: str, text: str, sentences: list[Statement], missing:
     }
 
 
-def _match(cited: str, claim: str, result: dict, hit: Hit, match: str) -> CitationMatch:
+def _match(cited: str, claim: str, result: dict[str, Any], hit: Hit, match: str) -> CitationMatch:
     sentence: Statement | None = result.get("sentence")
     return CitationMatch(
         cited,
@@ -341,7 +344,9 @@ def _match(cited: str, claim: str, result: dict, hit: Hit, match: str) -> Citati
     )
 
 
-def judge_in_document(index: IndexView, document: str, claim: str) -> list[tuple[Hit, dict]]:
+def judge_in_document(
+    index: IndexView, document: str, claim: str
+) -> list[tuple[Hit, dict[str, Any]]]:
     """The document's EVIDENCE_PARAGRAPHS paragraphs nearest the claim, each judged."""
     hits = index.search(
         claim, k=EVIDENCE_PARAGRAPHS, filters={"document": document}, min_relevance=0.0
@@ -363,7 +368,7 @@ def _in_document(index: IndexView, document: str, claim: str) -> CitationMatch:
     return _match(document, claim, result, hit, "document")
 
 
-def _one(index: IndexView, citation: Mapping) -> CitationMatch:
+def _one(index: IndexView, citation: Mapping[str, Any]) -> CitationMatch:
     limits = index.limits
     claim = check.text(citation.get("claim"), "claim", limits.max_query_chars)
     if citation.get("document") is not None and not (
@@ -377,7 +382,7 @@ def _one(index: IndexView, citation: Mapping) -> CitationMatch:
         hit, match = index.hit(cited), MatchKind.EXACT
     except KeyError:
         lookup = index.get(cited)
-        if not lookup.found:
+        if not lookup.found or lookup.hit is None:  # a unit found has its paragraph
             # An ambiguous reference names its candidates, one per document it fits.
             candidates = [h.citation for h in lookup.alternatives]
             nearest = [lookup.hit.citation] if lookup.hit else lookup.closest or candidates
@@ -394,7 +399,9 @@ def _one(index: IndexView, citation: Mapping) -> CitationMatch:
 
 
 def verify_citations(
-    index: IndexView, citations: Sequence[Mapping], threshold: float = defaults.CITATION_THRESHOLD
+    index: IndexView,
+    citations: Sequence[Mapping[str, Any]],
+    threshold: float = defaults.CITATION_THRESHOLD,
 ) -> CitationCheck:
     """Check each `{paragraph_id or ref, claim}`, or `{document, claim}` for a claim cited to
     a whole document. `score` is the share supported; `passed` when it reaches `threshold`.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class Classification:
     snapshot_version: str | None = None
     fitted_on: str | None = None  # what the fitted labels learned from, when any is used
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "clauses": [asdict(c) for c in self.clauses]}
 
 
@@ -120,6 +121,7 @@ def classify(
         hits = [index.hit(c) for c in frame["chunk_id"].to_list()]
         contract = str(about.get("document_type") or "").casefold() == LABELLED_TYPE
     else:
+        assert chunks is not None  # one of the two, as checked above
         hits, _ = source_hits(index, chunks)
     hits = [h for h in hits if h.text.strip()]
     how = methods(labels)

@@ -24,15 +24,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
+from typing import Any
 
 from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.injection import trusted_text
 from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
+from lexkb.answers.quantities import Quantity
 from lexkb.answers.source_hits import source_hits
 from lexkb.answers.statements import OPPOSED, Statement, overlap, statements, topic_terms
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import Decider
+from lexkb.results import Hit
 
 # Chosen so that sentences about the same duty meet and sentences that merely share a word or
 # two ("the Authority", "a firm") do not.
@@ -61,7 +64,7 @@ class ContradictionCheck:
     unknown_sources: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -94,7 +97,7 @@ def statement_conflicts(a: Statement, b: Statement) -> list[tuple[str, list[str]
     )
     if opposed:
         found.append(("modality", [opposed[0].words, opposed[1].words]))
-    by_unit: dict[str, list] = {}
+    by_unit: dict[str, list[Quantity]] = {}
     for q in b.quantities:
         if q.kind != "number":
             by_unit.setdefault(_unit(q.key), []).append(q)
@@ -183,7 +186,7 @@ def _pair_conflicts(first: str, first_text: str, second: str, second_text: str) 
     return found
 
 
-def _meaning_conflicts(first: str, claim: str, hit) -> list[Conflict]:
+def _meaning_conflicts(first: str, claim: str, hit: Hit) -> list[Conflict]:
     """The support model's reading of `claim` against the paragraph, as a conflict where it
     reads a sentence contradicting the claim."""
     text = trusted_text(hit.text)

@@ -29,6 +29,7 @@ conflicting sentence found.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from lexkb.answers.quantities import QUANTITY_KINDS
 from lexkb.core.vocabulary import Decider, Verdict
@@ -40,10 +41,10 @@ DOCUMENT_CONTRADICT_AT = 0.9
 
 def document_verdict(
     claim: str,
-    judged: Sequence[tuple[Hit, dict]],
+    judged: Sequence[tuple[Hit, dict[str, Any]]],
     entail_at: float = DOCUMENT_ENTAIL_AT,
     contradict_at: float = DOCUMENT_CONTRADICT_AT,
-) -> tuple[Hit, dict]:
+) -> tuple[Hit, dict[str, Any]]:
     """The verdict, with the paragraph and finding that carry it (`claim` is the one judged;
     the thresholds are for measuring others)."""
     quantity = next(
@@ -87,15 +88,16 @@ def document_verdict(
     }
 
 
-def _contradiction(result: dict, contradict_at: float) -> float:
+def _contradiction(result: dict[str, Any], contradict_at: float) -> float:
     """The model's Contradiction, raised to `contradict_at` where a rule found an opposed
     modality."""
+    contradiction: float = result["contradiction"]
     if result["verdict"] == Verdict.CONTRADICTED and result.get("decided_by") == Decider.RULE:
-        return max(result["contradiction"], contradict_at)
-    return result["contradiction"]
+        return max(contradiction, contradict_at)
+    return contradiction
 
 
-def _without_model(judged: Sequence[tuple[Hit, dict]]) -> tuple[Hit, dict]:
+def _without_model(judged: Sequence[tuple[Hit, dict[str, Any]]]) -> tuple[Hit, dict[str, Any]]:
     """A conflict found in one of the paragraphs, else the paragraph that best supports the
     claim, with the verdict word overlap gave it."""
     conflict = next(((h, r) for h, r in judged if r["verdict"] == Verdict.CONTRADICTED), None)
@@ -104,7 +106,7 @@ def _without_model(judged: Sequence[tuple[Hit, dict]]) -> tuple[Hit, dict]:
     return max(judged, key=lambda item: item[1]["support"])
 
 
-def _about_quantity(result: dict) -> bool:
+def _about_quantity(result: dict[str, Any]) -> bool:
     """A conflict over a number, amount, date or period, found by rule. Only these decide a
     document alone: a polarity or modality found in one paragraph of many is weighed against
     what the others say (an NDA's "shall not ... (b) use" list reads as denying "use"; issue

@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -56,7 +57,7 @@ class EntityCheck:
     unknown_sources: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **asdict(self),
             "entities": [{**asdict(e), "found": e.found} for e in self.entities],
@@ -158,7 +159,7 @@ def _find_quantity(entity: str, quantity: Quantity, sources: list[_Source]) -> E
 
 
 def _located(
-    entity: str, kind: str, match: str, source: _Source, start: int, end: int
+    entity: str, kind: str, match: EntityFound, source: _Source, start: int, end: int
 ) -> EntityMatch:
     how = "as written" if match == EntityFound.EXACT else "once normalised"
     return EntityMatch(

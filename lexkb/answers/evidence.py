@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -121,7 +122,7 @@ class Evidence:
     mean_relevance: float
     strong_hits: int
     authority: float | None
-    conflicts: list[dict]
+    conflicts: list[dict[str, Any]]
     unknown_terms: list[str]
     unseen_words: list[str]
     hits: list[Hit]
@@ -134,7 +135,7 @@ class Evidence:
     def answerable(self) -> bool:
         return self.mode != ABSTAIN
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["hits"] = [h.to_dict() for h in self.hits]
         data["answerable"] = self.answerable

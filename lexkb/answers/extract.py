@@ -27,18 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers import typed
-from lexkb.answers.claims import sentence_vectors
 from lexkb.answers.index_view import IndexView
 from lexkb.answers.source_hits import as_hits
 from lexkb.answers.statements import split_sentences
 from lexkb.answers.whole import is_lead_in
+from lexkb.core.embed.sentence_vectors import sentence_vectors
 from lexkb.core.judge.shipped import answers as answer_chances
 from lexkb.core.text.tokenize import tokenize
 from lexkb.rerank import blend
@@ -86,7 +86,7 @@ class Extraction:
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "answers": [asdict(a) for a in self.answers]}
 
 

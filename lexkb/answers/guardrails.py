@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -46,7 +47,7 @@ TYPES = (
 
 _I = re.IGNORECASE
 _FIRST_PERSON = r"(?:we|i|us|our|my|me)"
-PATTERNS: dict[str, tuple[re.Pattern, ...]] = {
+PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "predictive": (
         re.compile(
             r"\b(?:next|coming|upcoming|future|following)\s+(?:year|years|month|months|"
@@ -122,7 +123,7 @@ class GuardrailSettings:
     forbidden: frozenset[str] = frozenset(TYPES)  # types refused; any of TYPES
     min_scope: float = 0.6  # as lexkb.answers.evidence.EvidenceSettings.min_scope
     min_answers: float = MIN_ANSWERS  # as EvidenceSettings.min_answers
-    patterns: Mapping[str, Sequence[re.Pattern]] = field(default_factory=lambda: PATTERNS)
+    patterns: Mapping[str, Sequence[re.Pattern[str]]] = field(default_factory=lambda: PATTERNS)
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class Guardrail:
     scope: float | None
     suggestions: list[str]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -26,6 +26,7 @@ import stat
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from lexkb.limits import QueryError
 
@@ -89,7 +90,7 @@ def _raw(path: Path) -> bytes | None:
     return raw
 
 
-def _turns(path: Path, raw: bytes) -> list[dict]:
+def _turns(path: Path, raw: bytes) -> list[dict[str, Any]]:
     """The turns of a history file's bytes; an empty file has none."""
     if not raw.strip():
         return []
@@ -107,7 +108,7 @@ def _turns(path: Path, raw: bytes) -> list[dict]:
     return turns
 
 
-def read_history(path: Path | None) -> list[dict]:
+def read_history(path: Path | None) -> list[dict[str, Any]]:
     """The earlier turns in `path`: none when it is None or there is no file yet. Raises
     HistoryError for anything that is not a history file."""
     if path is None:
@@ -116,7 +117,7 @@ def read_history(path: Path | None) -> list[dict]:
     return [] if raw is None else _turns(path, raw)
 
 
-def _encoded(turns: list[dict]) -> bytes:
+def _encoded(turns: list[dict[str, Any]]) -> bytes:
     """The last MAX_TURNS turns, fewer when that is what fits MAX_BYTES."""
     turns = turns[-MAX_TURNS:]
     while True:
@@ -151,7 +152,7 @@ def _lock(path: Path) -> int:
             time.sleep(0.02)
 
 
-def append_turn(path: Path, turn: dict) -> None:
+def append_turn(path: Path, turn: dict[str, Any]) -> None:
     """Add `turn` to the history in `path`, keeping the turns other asks added meanwhile."""
     fd = _lock(path)
     try:

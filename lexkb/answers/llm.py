@@ -16,6 +16,7 @@ says why.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from lexkb.answers import outbound
 from lexkb.core import environment
@@ -52,7 +53,7 @@ def timeout_seconds() -> float:
     return seconds
 
 
-def chat(messages: list[dict], temperature: float = 0.0) -> tuple[str, str]:
+def chat(messages: list[dict[str, Any]], temperature: float = 0.0) -> tuple[str, str]:
     """(the reply's text, the model that wrote it) for `messages`."""
     url = llm_url()
     if url is None:

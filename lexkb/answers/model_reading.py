@@ -11,6 +11,7 @@ caller falls back to word overlap, saying so in its reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lexkb.answers.statements import Statement
@@ -39,13 +40,15 @@ class Unreadable:
     reason: str
 
 
-def read_claim(claim: str, text: str, sentences: list[Statement]) -> Reading | Unreadable:
+def read_claim(claim: str, text: str, sentences: Sequence[Statement]) -> Reading | Unreadable:
     alone = sentences[:MAX_SENTENCES] if len(sentences) > 1 else []
     try:
         p = support(claim, [text, *(s.text for s in alone)])
     except PairModelError as error:
         return Unreadable(str(error))
     entail, contradict = p[:, SupportClass.ENTAILMENT], p[:, SupportClass.CONTRADICTION]
+    supporting: Statement | None
+    contradicting: Statement | None
     if alone:
         supporting = alone[int(entail[1:].argmax())]
         contradicting = alone[int(contradict[1:].argmax())]

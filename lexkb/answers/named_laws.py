@@ -195,16 +195,18 @@ class _DocumentNames:
     owners: dict[str, frozenset[str]]
 
 
-_names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_names: weakref.WeakKeyDictionary[IndexView, _DocumentNames] = weakref.WeakKeyDictionary()
 
 
 def _document_names(index: IndexView) -> _DocumentNames:
     """The index's document names, read once per open index."""
     found = _names.get(index)
     if found is None:
-        terms, owners = [], {}
+        terms: list[frozenset[str]] = []
+        owners: dict[str, set[str]] = {}
         for document in index.documents():
-            names = {document.get("title"), document.get("short_name"), document.get("number")}
+            said = (document.get("title"), document.get("short_name"), document.get("number"))
+            names: set[str] = {name for name in said if name}
             names.update(document.get("aliases") or [])
             # Every name lookups know it by: "17 U.S.C.", "Regulation 2022/2554", "the Bribery
             # Act", a contract's initials and parties (lexkb.core.text.refs.document_names).
@@ -217,7 +219,6 @@ def _document_names(index: IndexView) -> _DocumentNames:
                     document.get("parties") or [],
                 )[1:]
             )
-            names.discard(None)
             terms.append(frozenset(t for n in names if n for t in tokenize(n)))
             for name in names:
                 words = " ".join(_NAME_WORD.findall(name.casefold()))

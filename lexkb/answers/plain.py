@@ -10,7 +10,7 @@ answer's `details`, for those who audit the decision.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from lexkb.answers.answered import NOT_ANSWERED, OUT_OF_SCOPE
 from lexkb.core.text.tokenize import tokenize
@@ -120,7 +120,7 @@ _SAYS_LITTLE = 2.0
 def unsaid(
     question: str,
     texts: Sequence[str],
-    idf: Callable[[list[str]], Sequence[float]],
+    idf: Callable[[list[str]], Iterable[float]],
     names: Sequence[str] = (),
 ) -> list[str]:
     """The question's rarest words (by the index's IDF, at most UNSAID_WORDS) that none of

@@ -140,7 +140,7 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
     found: list[Quantity] = []
     taken = [False] * (len(text) + 1)
 
-    def add(kind: QuantityKind, key: str, match: re.Match) -> None:
+    def add(kind: QuantityKind, key: str, match: re.Match[str]) -> None:
         start, end = match.span()
         if any(taken[start:end]):
             return

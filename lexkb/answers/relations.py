@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -39,7 +40,7 @@ class RelationMatch:
     status: str
     reason: str
     hops: int | None = None
-    path: list[dict] = field(default_factory=list)
+    path: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def confirmed(self) -> bool:
@@ -54,7 +55,7 @@ class RelationCheck:
     relations: list[RelationMatch]
     snapshot_version: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **asdict(self),
             "relations": [{**asdict(r), "confirmed": r.confirmed} for r in self.relations],
@@ -66,8 +67,13 @@ def _rows(index: IndexView, name: str) -> list[int]:
 
 
 def _shortest(
-    index: IndexView, starts: list[int], goals: set[int], directions: set[str], types, limit
-):
+    index: IndexView,
+    starts: list[int],
+    goals: set[int],
+    directions: set[str],
+    types: set[str] | None,
+    limit: int,
+) -> list[tuple[int, str, int]] | None:
     """The shortest path from any start to any goal along edges of `directions` whose relation
     is in `types` (None: any), at most `limit` edges: [(row, direction, edge)] or None."""
     graph = index.graph
@@ -77,8 +83,8 @@ def _shortest(
         row, depth = queue.popleft()
         if row in goals and depth:
             path = []
-            while parent[row] is not None:
-                previous, direction, edge = parent[row]
+            while (step := parent[row]) is not None:
+                previous, direction, edge = step
                 path.append((row, direction, edge))
                 row = previous
             return path[::-1]
@@ -94,7 +100,7 @@ def _shortest(
     return None
 
 
-def _check(index: IndexView, relation: Mapping, max_hops: int) -> RelationMatch:
+def _check(index: IndexView, relation: Mapping[str, Any], max_hops: int) -> RelationMatch:
     source = check.text(relation.get("source"), "relation source", index.limits.max_reference_chars)
     target = check.text(relation.get("target"), "relation target", index.limits.max_reference_chars)
     kind = relation.get("relation_type") or "cites"
@@ -115,7 +121,7 @@ def _check(index: IndexView, relation: Mapping, max_hops: int) -> RelationMatch:
     types = {"defined-in"} if kind == "defined-in" else None
     far = hops + _LOOK_FURTHER
 
-    def found(status: str, path, reason: str) -> RelationMatch:
+    def found(status: str, path: list[tuple[int, str, int]], reason: str) -> RelationMatch:
         steps = [asdict(step) for step in index.path_steps(path)]
         return RelationMatch(source, target, kind, status, reason, len(path), steps)
 
@@ -139,7 +145,7 @@ def _check(index: IndexView, relation: Mapping, max_hops: int) -> RelationMatch:
 
 def verify_relations(
     index: IndexView,
-    relations: Sequence[Mapping],
+    relations: Sequence[Mapping[str, Any]],
     max_hops: int = defaults.RELATION_MAX_HOPS,
     threshold: float = defaults.RELATION_THRESHOLD,
 ) -> RelationCheck:

@@ -98,13 +98,13 @@ def capitalised_terms(text: str) -> list[list[str]]:
 class Vocabulary:
     """What the index says, as pairs of adjacent terms and capitalised terms."""
 
-    bigrams: Counter
+    bigrams: Counter[tuple[str, str]]
     terms: set[str]
     paragraphs: int
 
     @classmethod
     def of(cls, texts: list[str], paragraphs: int) -> Vocabulary:
-        bigrams: Counter = Counter()
+        bigrams: Counter[tuple[str, str]] = Counter()
         terms: set[str] = set()
         for text in texts:
             tokens = tokenize(text)
@@ -122,7 +122,7 @@ class Vocabulary:
         return all(" ".join(words[i : i + 2]) in self.terms for i in range(len(words) - 1))
 
 
-_vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_vocabularies: weakref.WeakKeyDictionary[IndexView, Vocabulary] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
@@ -156,8 +156,8 @@ def signals(index: IndexView, query: str, hits: list[Hit]) -> ScopeSignals:
     cosine = 0.0
     if hits and index.query_embedder is not None and index.embedder_name is not None:
         cosine = float(index.cosines(query, index.rows([hits[0].chunk_id]))[0])
-    seen_by_best = set()
-    pairs_in_best = set()
+    seen_by_best: set[str] = set()
+    pairs_in_best: set[tuple[str, str]] = set()
     for hit in hits[:3]:
         words = tokenize(hit.text)
         seen_by_best.update(words)

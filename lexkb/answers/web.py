@@ -20,6 +20,7 @@ import re
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -49,7 +50,7 @@ class WebResults:
     results: list[WebResult]
     warnings: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -88,7 +89,9 @@ def endpoint(url: str) -> outbound.Target:
     return target
 
 
-def _fetch(target: outbound.Target, query: str, count: int, key: str, seconds: float) -> list:
+def _fetch(
+    target: outbound.Target, query: str, count: int, key: str, seconds: float
+) -> list[object]:
     """The reply's web results for `query` (an OutboundError for a failed call or a reply that
     is not a JSON object holding a list of them)."""
     base, _, given = target.path.partition("?")

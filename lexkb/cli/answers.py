@@ -12,14 +12,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lexkb import defaults
+from lexkb.cli.output import Reportable
 from lexkb.core.text.terminal import safe
 from lexkb.graph import CITES
 from lexkb.index import Index
 
 
-def _json_list(path: str, what: str) -> list:
+def _json_list(path: str, what: str) -> list[Any]:
     """A JSON list from a file, or from stdin for "-"."""
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     try:
@@ -31,7 +33,7 @@ def _json_list(path: str, what: str) -> list:
     return value
 
 
-def _emit(result, as_json: bool, lines: Callable[[], list[str]]) -> None:
+def _emit(result: Reportable, as_json: bool, lines: Callable[[], list[str]]) -> None:
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -159,7 +161,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(command, with_index) -> None:
+def add_commands(
+    command: Callable[[str, str], argparse.ArgumentParser],
+    with_index: Callable[[argparse.ArgumentParser], None],
+) -> None:
     """Register the commands on the CLI's subparsers (`command(name, help)` makes one)."""
     context = command("context", "paragraphs as XML prompt context within a token budget")
     context.add_argument("ids", nargs="+", help="chunk ids, primary first")

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from typing import Any
 
 from lexkb import defaults
+from lexkb.cli.output import Reportable
 from lexkb.core.text.terminal import safe
 from lexkb.index import Index
 
 
-def _filters(args: argparse.Namespace) -> dict | None:
+def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
     chosen = {
         "document": args.document,
         "document_type": args.type,
@@ -25,7 +28,7 @@ def _filters(args: argparse.Namespace) -> dict | None:
     return {k: v for k, v in chosen.items() if v} or None
 
 
-def _print(result, as_json: bool, lines: list[str]) -> None:
+def _print(result: Reportable, as_json: bool, lines: list[str]) -> None:
     print(
         json.dumps(result.to_dict(), ensure_ascii=False, indent=2)
         if as_json
@@ -146,7 +149,10 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--authority", action="append", help="only this authority level")
 
 
-def add_commands(command, with_index) -> None:
+def add_commands(
+    command: Callable[[str, str], argparse.ArgumentParser],
+    with_index: Callable[[argparse.ArgumentParser], None],
+) -> None:
     """Register the commands on the CLI's subparsers (`command(name, help)` makes one)."""
     ask = command("ask", "answer a question with numbered, verified citations and a mode")
     ask.add_argument("question")

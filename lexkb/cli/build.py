@@ -33,7 +33,8 @@ def build_command() -> Callable[[argparse.Namespace], int]:
     if not found:
         raise ValueError(INSTALL_BUILD)
     try:
-        return next(iter(found)).load()
+        command: Callable[[argparse.Namespace], int] = next(iter(found)).load()
+        return command
     except ModuleNotFoundError as missing:
         raise ValueError(f"{INSTALL_BUILD}; missing: {missing.name}") from None
 

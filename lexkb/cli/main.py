@@ -13,6 +13,7 @@ import argparse
 import atexit
 import os
 import sys
+from collections.abc import Callable
 
 from lexkb import defaults
 from lexkb.cli.answers import add_commands as add_answer_commands
@@ -202,8 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = args.func
     try:
-        return args.func(args)
+        return command(args)
     except (SnapshotError, ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"lexkb: error: {message}", file=sys.stderr)

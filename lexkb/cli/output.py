@@ -5,9 +5,21 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lexkb.core.text.terminal import safe
 from lexkb.results import Hit
+
+if TYPE_CHECKING:
+    from lexkb.core.store.index_root import SnapshotInfo
+    from lexkb.core.store.object_store import RemoteSnapshot
+
+
+class Reportable(Protocol):
+    """A result that `--json` prints whole."""
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 def print_hit(hit: Hit, number: int | None = None, full: bool = False) -> None:
@@ -40,7 +52,7 @@ def progress(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
-def print_listing(found: list, where: str) -> None:
+def print_listing(found: Sequence[SnapshotInfo | RemoteSnapshot], where: str) -> None:
     """`snapshots list` for people: CURRENT's marked with a star."""
     if not found:
         print(f"no snapshots under {where}")

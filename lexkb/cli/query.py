@@ -11,6 +11,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from lexkb.cli.output import print_hit, progress
 from lexkb.core.text.terminal import safe
@@ -35,7 +36,7 @@ _FILTER_FLAGS = {
 }
 
 
-def filters_from(args: argparse.Namespace) -> dict | None:
+def filters_from(args: argparse.Namespace) -> dict[str, Any] | None:
     filters = {
         key: getattr(args, flag)
         for key, flag in _FILTER_FLAGS.items()

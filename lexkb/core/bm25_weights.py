@@ -38,4 +38,5 @@ def weights(
     do we (and bm25s), which keeps scores comparable with those systems without changing any
     ranking."""
     norm = k1 * (1.0 - b + b * lengths / average)
-    return (term_idf * tf / (tf + norm)).astype(np.float32)
+    weights: np.ndarray = (term_idf * tf / (tf + norm)).astype(np.float32)
+    return weights

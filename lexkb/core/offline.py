@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import cast
 
 ONNXRUNTIME_TELEMETRY = "ORT_DISABLE_TELEMETRY"
 
@@ -23,4 +24,4 @@ def onnxruntime() -> ModuleType:
     import onnxruntime as runtime
 
     runtime.disable_telemetry_events()
-    return runtime
+    return cast(ModuleType, runtime)  # onnxruntime ships no types

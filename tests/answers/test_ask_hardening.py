@@ -28,6 +28,9 @@ from tests.conftest import CORPUS
 from tests.service.test_cli import LEXKB
 from tests.support.http_fake import JSONHandler, LocalServer
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"injected_index"}
+
 RETENTION_QUESTION = "How long must records of client money reconciliations be kept?"
 SEVEN_YEARS = "kept for not less than seven years"
 DESTRUCTION_QUESTION = "When may records of client money reconciliations be destroyed?"

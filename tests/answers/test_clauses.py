@@ -13,6 +13,9 @@ from lexkb.answers.extract import extract
 from lexkb.limits import QueryError
 from tests.conftest import CORPUS
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"contract_index", "modelled_contract_index"}
+
 CONTRACT = """MASTER SUPPLY AGREEMENT
 
 This Master Supply Agreement (the "Agreement") is made as of May 2, 2022 by and between Fabrikam Components Inc., a Delaware corporation ("Supplier"), and Tailspin Aviation Ltd. ("Buyer").

@@ -27,7 +27,7 @@ def test_a_paragraph_is_found_by_words_only_its_heading_holds(index, monkeypatch
     from lexkb.core.text.tokenize import tokenize
 
     # "§ 103. Retention periods": its paragraphs never say "retention".
-    refs = index._searcher.tables.chunks["ref"].to_list()
+    refs = index.tables.chunks["ref"].to_list()
     heading = index._searcher.headings.scores(tokenize("retention periods"))
     under = [row for row, ref in enumerate(refs) if ref and ref.startswith("§ 103(")]
     assert under and all(heading[row] > 0 for row in under)

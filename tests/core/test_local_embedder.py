@@ -132,7 +132,7 @@ def test_only_paragraphs_of_several_substantial_lines_are_split():
 def test_a_list_paragraph_scores_its_best_line(built_root, index):
     lines = pl.read_parquet(snap.load(built_root).table_path("line_embeddings"))
     chunk_id = lines.filter(pl.col("line") >= 1)["chunk_id"][0]  # line 0: its heading vector
-    row = index._by_id[chunk_id]
+    row = index.tables.by_id[chunk_id]
     hit = index.lookup(chunk_id).hit
     line = paragraph_lines(hit.text)[1]
     query = index.query_embedder.embed_query(line)

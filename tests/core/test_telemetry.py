@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CORPUS, REPO
 
 QUESTION = "how long must a firm keep its records"
@@ -62,7 +64,7 @@ import sys
 from lexkb import Index, dense_scan
 dense_scan.MIN_VECTORS = 0  # the int8 scan's own onnxruntime session too
 index = Index.open(sys.argv[1])
-assert index._dense.int8_scan() is not None
+assert index.dense.int8_scan() is not None
 print(index.search(sys.argv[2], k=3).mode)
 """
 
@@ -85,6 +87,7 @@ def test_a_library_search_through_the_int8_scan_writes_nothing_under_home(
     assert _written(home) == []
 
 
+@pytest.mark.build
 def test_a_cli_build_writes_nothing_under_home(tmp_path: Path):
     """A build loads onnxruntime early, in a thread while its files parse (assets.warmup),
     and only then embeds: that first load must come through lexkb.core.offline too. At 651449e

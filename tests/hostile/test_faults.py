@@ -22,6 +22,9 @@ from transforms.isolation import parse_all
 from transforms.limits import ParseLimits
 from transforms.source_files import discover
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"hostile_build"}
+
 FAKE_KEY = "pa-FAKEKEY-0123456789-must-never-be-written"
 
 
@@ -136,6 +139,7 @@ def test_files_that_change_or_vanish_during_the_build(tmp_path):
     assert vanished.error.kind == "vanished"
 
 
+@pytest.mark.build
 def test_a_build_whose_every_file_fails_publishes_nothing(tmp_path):
     folder = tmp_path / "bad"
     folder.mkdir()

@@ -16,6 +16,9 @@ import pytest
 from lexkb.cli.main import main
 from tests.support.http_fake import JSONHandler, LocalServer
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"root"}
+
 TITLE = "\x1b]0;owned\x07"
 CLEAR = "\x1b[2J"
 RED = "\x1b[31m"

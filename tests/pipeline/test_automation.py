@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dagster as dg
+import pytest
 
 from assets.partitions import documents_partitions
 from assets.resources import LexkbSettings
@@ -10,6 +11,8 @@ from lexkb import Index
 from pipelines.automation import daily_rebuild, source_changes
 from pipelines.build import run_build
 from pipelines.definitions import defs
+
+pytestmark = pytest.mark.build
 
 
 def _tick(instance: dg.DagsterInstance, settings: LexkbSettings) -> dg.SensorResult:

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from assets.partitions import documents_partitions
 from assets.resources import LexkbSettings
@@ -21,6 +22,8 @@ from pipelines.automation import daily_rebuild, source_changes
 from pipelines.build import run_build
 from pipelines.definitions import defs
 from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.build
 
 RUN_KEY = "dagster/run_key"
 NOTICE = "# Notice 7/2026\n\n1. Firms shall report breaches within {days} business days.\n"

@@ -12,9 +12,12 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from lexkb import Index
 from lexkb.core.clauses.labels import NO_EMBEDDER
+
+pytestmark = pytest.mark.build
 
 REPO = Path(__file__).resolve().parents[2]
 

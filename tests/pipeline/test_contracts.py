@@ -15,6 +15,9 @@ from transforms.elements import document_elements
 from transforms.source_files import discover
 from transforms.structure import structure_document
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"agreement"}
+
 AGREEMENT = """SERVICES AGREEMENT
 
 This Services Agreement (the "Agreement") is made as of March 3, 2021 (the "Effective Date") by and between Northwind Traders Ltd., a Delaware corporation ("Supplier"), and Contoso Bank plc ("Customer").

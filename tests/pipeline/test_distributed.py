@@ -8,10 +8,13 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from lexkb.index import Index
 from tests.conftest import CORPUS
 from tests.support.dask_cluster import two_workers
+
+pytestmark = pytest.mark.build
 
 
 def test_the_build_runs_on_a_dask_cluster(tmp_path: Path) -> None:

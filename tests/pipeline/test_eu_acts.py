@@ -19,6 +19,9 @@ from transforms.structure.builder import Builder
 from transforms.structure.document import document_profile
 from transforms.structure.numbering.regulation import article_heading
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"dma", "ai_act"}
+
 DMA = ("realdocs", "eu", "CELEX_32022R1925_EN_TXT.pdf")
 CSRD = ("realdocs", "eu", "CELEX_32022L2464_EN_TXT.pdf")
 AI_ACT = ("realdocs", "eu", "OJ_L_202401689_EN_TXT.pdf")
@@ -182,6 +185,7 @@ def test_ai_act_notes_are_no_recitals_and_its_page_feet_are_furniture(ai_act):
     assert "THE EUROPEAN PARLIAMENT AND THE COUNCIL OF THE EUROPEAN UNION," in preamble[0]
 
 
+@pytest.mark.build
 def test_csrd_amending_points_are_the_directives_own(tmp_path: Path):
     """The CSRD's Article 1 holds points (1)-(17), each quoting text into Directive 2013/34/EU;
     the quoted text's own "(18)" and notes are no units of the CSRD."""

@@ -239,6 +239,7 @@ def test_standard_title_carries_its_designation(standard_tables):
     assert documents["title"][0] == "IFRS 99 Widgets"
 
 
+@pytest.mark.build
 def test_real_eu_regulation_from_the_official_journal():
     documents, chunks = _structure(shared_file("realdocs", "CELEX_32022R2554_EN_TXT.pdf"))
     units = _units(chunks)

@@ -255,6 +255,7 @@ def test_other_xml_is_listed_not_parsed(tmp_path):
     assert "root <urlset>" in found.ignored["sitemap.xml"]
 
 
+@pytest.mark.build
 def test_a_build_reads_each_dialect_and_quarantines_the_hostile_file(tmp_path):
     """Through the whole build: the scan lets legal XML in, the parse worker reads it, the
     structure step takes its units, `get` finds them; entities are quarantined, not expanded."""

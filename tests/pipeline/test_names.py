@@ -11,6 +11,9 @@ import pytest
 
 from lexkb.core.text.refs import cited_names, document_names
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"named"}
+
 DORA = (
     "REGULATION (EU) 2022/2554 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 14 December 2022 "
     "on digital operational resilience for the financial sector and amending Regulations (EC) No "

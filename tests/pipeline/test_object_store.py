@@ -18,6 +18,9 @@ from lexkb.index import Index
 from tests.conftest import CORPUS
 from tests.support.local_s3 import local_s3
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"first"}
+
 URL = "s3://lexkb-test/indexes/sample"
 QUESTION = "how long must client money reconciliation records be kept"
 
@@ -63,7 +66,7 @@ def test_a_cold_reader_downloads_verifies_and_searches(
     index = Index.open(URL)
     assert index.version == first.version
     assert index.snapshot.path.is_relative_to(tmp_path / "reader-cache")
-    assert index._dense.vectors is not None  # the vector arrays came down and were mapped
+    assert index.dense.vectors is not None  # the vector arrays came down and were mapped
     found = index.search(QUESTION, k=3)
     assert [h.chunk_id for h in found.hits] == [h.chunk_id for h in local.hits]
     assert ObjectRoot(URL).verify("CURRENT") == len(index.snapshot.manifest["files"])

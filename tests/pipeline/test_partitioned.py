@@ -18,6 +18,8 @@ from tests.conftest import CORPUS
 from tests.support.dask_cluster import two_workers
 from tests.support.same_answers import assert_same_rankings, unversioned
 
+pytestmark = pytest.mark.build
+
 # Parts of at most this many chunks split the sample's five documents over four parts.
 PART_CHUNKS = 20
 

@@ -6,6 +6,7 @@ import sys
 
 import dagster as dg
 import polars as pl
+import pytest
 
 from assets.partitions import documents_partitions
 from assets.resources import EmbedderSettings, LexkbSettings
@@ -18,6 +19,8 @@ from tests.conftest import CORPUS, REPO
 from transforms.bm25 import build_bm25
 from transforms.edges import build_edges
 from transforms.workdir import WorkDir
+
+pytestmark = pytest.mark.build
 
 
 def _chunks(root) -> pl.DataFrame:
@@ -69,15 +72,6 @@ def test_chunks_have_contract_columns(built_root):
         "records-retention-act",
         "LKB-FAQ",
     }
-
-
-def test_unchanged_sources_publish_nothing_new(corpus_copy, tmp_path):
-    root = tmp_path / "root"
-    first = run_build([corpus_copy], root)
-    second = run_build([corpus_copy], root)
-    assert first.published_new and not second.published_new
-    assert second.version == first.version
-    assert len(list((root / "snapshots").iterdir())) == 1
 
 
 def test_changed_file_reparses_only_its_own_partition(corpus_copy, tmp_path):

@@ -23,6 +23,8 @@ from pipelines.build import run_build
 from tests.conftest import REPO
 from transforms.publish import publish
 
+pytestmark = pytest.mark.build
+
 # A child process that publishes again and again, each time with different content, until it is
 # killed. It prints READY once its imports are done, so the kill lands inside publishing.
 PUBLISHER = """
@@ -103,7 +105,8 @@ def test_unchanged_sources_publish_nothing_new(corpus_copy, tmp_path):
     root = tmp_path / "root"
     first = run_build([corpus_copy], root)
     second = run_build([corpus_copy], root)
-    assert not second.published_new and second.version == first.version
+    assert first.published_new and not second.published_new
+    assert second.version == first.version
     assert index_root.versions(root) == [first.version]
 
 

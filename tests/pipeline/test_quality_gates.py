@@ -58,6 +58,7 @@ def _give_a_section_line_vectors(tables):
     ).write_parquet(tables / "line_embeddings.parquet")
 
 
+@pytest.mark.build
 @pytest.mark.parametrize(
     ("corrupt", "check"),
     [
@@ -97,6 +98,7 @@ def test_a_failed_blocking_check_stops_publishing(corpus_copy, tmp_path, corrupt
     assert len(Index.open(root, verify=True)) == good.chunks
 
 
+@pytest.mark.build
 def test_a_file_that_breaks_is_quarantined_and_the_rest_publishes(corpus_copy, tmp_path):
     root = tmp_path / "root"
     good = run_build([corpus_copy], root)
@@ -112,6 +114,7 @@ def test_a_file_that_breaks_is_quarantined_and_the_rest_publishes(corpus_copy, t
     assert quarantine["source_name"].to_list() == ["lsa-230-audit-documentation.pdf"]
 
 
+@pytest.mark.build
 def test_one_implausible_document_is_quarantined_not_the_build(corpus_copy, tmp_path):
     # Ten megabytes without a line break used to fail the paragraph-length check and block
     # every publish; it is cut into paragraphs now. A file of only bullets and digits still

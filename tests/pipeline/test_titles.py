@@ -18,6 +18,9 @@ from lexkb.core.text.refs import cited_names, title_code
 from transforms.contracts import contract_title
 from transforms.titles import continues_eu_title, is_contact, is_notice, is_placeholder, named
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"built"}
+
 SIZE = 10
 LEFT = 70.0
 PITCH = 14.0

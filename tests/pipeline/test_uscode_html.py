@@ -31,6 +31,9 @@ from transforms.legal_xml.usc_levels import (
 from transforms.source_files import SourceFile
 from transforms.structure import structure_legal_xml
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"index"}
+
 TITLE = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x">
 <html xmlns="http://www.w3.org/1999/xhtml"><head><title>United States Code</title></head>
 <body><div>

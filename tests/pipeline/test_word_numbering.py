@@ -27,6 +27,9 @@ from transforms.source_files import discover
 from transforms.structure import structure_document
 from transforms.structure.builder import Builder
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"made"}
+
 W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 

@@ -15,6 +15,8 @@ from lexkb.index import Index
 from tests.conftest import CORPUS
 from tests.support.rankings import assert_same_ranking
 
+pytestmark = pytest.mark.build
+
 QUESTIONS = [
     "how long must client money reconciliation records be kept",
     "what must the auditor document",
@@ -47,14 +49,14 @@ def graph_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_graph_is_published_and_mapped(graph_root: Path) -> None:
     index = Index.open(graph_root)
     assert ann.FILE in index.snapshot.manifest["files"]
-    assert index._dense.ann is not None
+    assert index.dense.ann is not None
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "vector"])
 def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> None:
     graph = Index.open(graph_root)
     exact = Index.open(graph_root)
-    exact._dense.ann = None
+    exact.dense.ann = None
     for question in QUESTIONS:
         found = graph.search(question, k=5, mode=mode, min_relevance=0.0)
         truth = exact.search(question, k=5, mode=mode, min_relevance=0.0)
@@ -63,23 +65,23 @@ def test_graph_candidates_match_exact_search(graph_root: Path, mode: str) -> Non
 
 def test_scoring_some_rows_equals_scoring_all(graph_root: Path) -> None:
     index = Index.open(graph_root)
-    vector = index._dense.query_vector(QUESTIONS[0])
+    vector = index.dense.query_vector(QUESTIONS[0])
     rows = np.arange(len(index))
     # Rows with lines among them: their score is the best of the whole and its lines.
-    assert index._dense.line_owners.size
+    assert index.dense.line_owners.size
     assert np.allclose(
-        index._dense.cosine_rows(vector, rows), index.dense_scores(QUESTIONS[0]), atol=1e-5
+        index.dense.cosine_rows(vector, rows), index.dense_scores(QUESTIONS[0]), atol=1e-5
     )
     picked = np.sort(np.random.default_rng(3).choice(rows, size=min(7, rows.size), replace=False))
     assert np.allclose(
-        index._dense.cosine_rows(vector, picked),
+        index.dense.cosine_rows(vector, picked),
         index.dense_scores(QUESTIONS[0])[picked],
         atol=1e-5,
     )
 
 
 def test_below_the_threshold_there_is_no_graph(index) -> None:
-    assert ann.FILE not in index.snapshot.manifest["files"] and index._dense.ann is None
+    assert ann.FILE not in index.snapshot.manifest["files"] and index.dense.ann is None
 
 
 def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None:
@@ -87,16 +89,16 @@ def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None
     paragraph that owns it. With a shallow search the graph's rows are the exact top rows."""
     index = Index.open(graph_root)
     for question in QUESTIONS:
-        vector = index._dense.query_vector(question)
+        vector = index.dense.query_vector(question)
         exact = index.dense_scores(question)
         top = set(np.argsort(-exact)[:3].tolist())
-        nominated = set(index._dense.ann.rows(vector, depth=12).tolist())
+        nominated = set(index.dense.ann.rows(vector, depth=12).tolist())
         assert top <= nominated
         assert len(nominated) <= 12
     # A line's own text nominates its paragraph through the line's key.
-    row = int(index._dense.line_owners[0])
-    first = index._dense.line_vectors[index._dense.line_starts[0]]
-    assert row in index._dense.ann.rows(np.asarray(first), depth=1).tolist()
+    row = int(index.dense.line_owners[0])
+    first = index.dense.line_vectors[index.dense.line_starts[0]]
+    assert row in index.dense.ann.rows(np.asarray(first), depth=1).tolist()
 
 
 def test_a_forked_child_searches_with_threads_of_its_own(graph_root: Path) -> None:

@@ -75,7 +75,7 @@ def test_candidates_respect_the_rows_kept(synthetic) -> None:
 def exact_hits(built_root: Path) -> dict:
     """Hits from exact search: the sample is below the scan's crossover."""
     index = Index.open(built_root)
-    assert index._dense.int8_scan() is None
+    assert index.dense.int8_scan() is None
     return {
         (q, mode, doc): index.search(q, k=5, mode=mode, min_relevance=0.0, filters=filters).hits
         for q in QUESTIONS
@@ -90,7 +90,7 @@ def test_searches_through_the_scan_match_exact_search(
     monkeypatch.setattr(dense_scan, "MIN_VECTORS", 0)
     monkeypatch.setattr(dense_scan, "DEPTH", 20)
     index = Index.open(built_root)
-    assert index._dense.int8_scan() is not None
+    assert index.dense.int8_scan() is not None
     for (question, mode, doc), truth in exact_hits.items():
         filters = {"document": "records-retention-act"} if doc else None
         found = index.search(question, k=5, mode=mode, min_relevance=0.0, filters=filters).hits

@@ -15,6 +15,9 @@ import pytest
 from lexkb import Index
 from tests.pipeline.test_legal_xml import CLML_DOC, FORMEX_DOC, USLM_DOC
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"named"}
+
 # The title's note says where another section's note is: an apparatus line, citing a section.
 _NOTED = USLM_DOC.replace(
     "<p>2001—Subsec. (b) amended.</p>",
@@ -119,7 +122,7 @@ def test_clause_is_no_unit_of_an_act_a_code_or_a_regulation(
 
 def test_notes_are_apparatus_not_citations(named: Index) -> None:
     """A note that cites a section is no edge of the graph, and is cited as a note."""
-    chunks = named._tables.chunks
+    chunks = named.tables.chunks
     notes = chunks.filter(pl.col("chunk_level") == "note")
     noted = notes.filter(pl.col("content").str.contains("section 5A"))
     assert noted.height == 2  # the same note in each edition
@@ -158,7 +161,7 @@ def test_a_party_the_index_does_not_hold_names_no_contract(named: Index) -> None
 def test_an_act_is_dated_by_its_royal_assent_and_a_date_filter_names_the_undated(
     named: Index,
 ) -> None:
-    documents = named._tables.documents
+    documents = named.tables.documents
     dated = dict(documents.select("document_key", "published").rows())
     assert dated["act"] == date(2001, 4, 8)
     assert dated["msa"] == date(2023, 3, 3)

@@ -15,6 +15,8 @@ from tests.support.voyage_fake import DIMENSION, KEY, FakeVoyage
 from transforms.embeddings import paragraph_lines
 from transforms.ids import sha256_text
 
+pytestmark = pytest.mark.build
+
 
 @pytest.fixture()
 def voyage(monkeypatch):

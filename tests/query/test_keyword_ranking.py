@@ -45,7 +45,7 @@ def queries(index: Index, count: int) -> Iterator[str]:
     """Questions people asked of these documents, then bags of words from random paragraphs."""
     for line in shared_file("realqa", "questions.jsonl").read_text(encoding="utf-8").splitlines():
         yield json.loads(line)["question"]
-    chunks = index._tables.chunks
+    chunks = index.tables.chunks
     paragraphs = chunks.filter(chunks["chunk_level"] == "paragraph")["content"].to_list()
     rng = np.random.default_rng(51)
     for _ in range(count):
@@ -74,7 +74,7 @@ def pruned(index: Index, query: str, keep: np.ndarray, postings, depth: int):
 @pytest.mark.usefixtures("forced")
 def test_a_pruned_ranking_is_the_exhaustive_one(six: Index) -> None:
     keyword = six._searcher.keyword
-    keep = six._tables.paragraph_mask
+    keep = six.tables.paragraph_mask
     rng = np.random.default_rng(7)
     narrowed = 0
     asked = 0
@@ -99,7 +99,7 @@ def test_a_pruned_ranking_is_the_exhaustive_one(six: Index) -> None:
 def test_a_filtered_pruned_ranking_is_the_exhaustive_one(six: Index) -> None:
     """Under a filter the ranking reads every chunk's postings and keeps some rows only."""
     keyword = six._searcher.keyword
-    documents = six._tables.chunks["document_id"].to_numpy()
+    documents = six.tables.chunks["document_id"].to_numpy()
     for document in np.unique(documents)[:3]:
         keep = documents == document
         for query in list(queries(six, 30))[-30:]:
@@ -155,7 +155,7 @@ def test_scoring_everything_counts_the_coverage_lookups_give(six: Index) -> None
     """The exhaustive ranking counts its best rows' coverage from the postings it read: the
     floats Keyword.coverage looks up, and any other row's looked up on demand."""
     keyword = six._searcher.keyword
-    keep = six._tables.paragraph_mask
+    keep = six.tables.paragraph_mask
     rng = np.random.default_rng(57)
     for query in list(queries(six, 40)):
         if not keyword.terms(tokenize(query)).summed.size:
@@ -187,7 +187,7 @@ def test_the_heading_field_summed_per_row_is_read_per_path(six: Index) -> None:
     """Scoring every row adds the heading field from its per-row postings: the floats reading
     each row's path gives, bit for bit, over every row and over paragraphs only (0 elsewhere)."""
     searcher = six._searcher
-    paragraphs = six._tables.paragraph_mask
+    paragraphs = six.tables.paragraph_mask
     fielded = 0
     for query in list(queries(six, 40)):
         tokens = searcher.keyword.terms(tokenize(query)).tokens

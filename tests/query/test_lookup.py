@@ -8,6 +8,9 @@ import pytest
 
 from lexkb.cli.main import main
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"two_rulebooks"}
+
 
 @pytest.mark.parametrize(
     ("asked", "match", "found_ref"),

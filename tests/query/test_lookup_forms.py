@@ -18,6 +18,9 @@ import pytest
 
 from tests.conftest import shared_file
 
+# Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
+BUILDING_FIXTURES = {"forms", "nda"}
+
 PASSAGES = [
     ("eu-act", "Article 2(1)", "This Regulation applies to: (a) credit institutions; (f) investment firms;"),
     ("eu-act", "Article 3", "The following definitions apply: (1) 'ICT risk' means any risk; (2) 'network' means a system."),

@@ -11,6 +11,8 @@ import pytest
 from lexkb import Index
 from lexkb.results import MatchKind
 
+pytestmark = pytest.mark.build
+
 
 def _passages(document: int, texts: dict[str, str]) -> list[dict]:
     return [

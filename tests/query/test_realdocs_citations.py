@@ -178,6 +178,7 @@ def test_the_build_says_what_a_catalog_would_add(realdocs_built):
     }
 
 
+@pytest.mark.build
 def test_a_catalog_keyed_by_the_file_name_overrides_what_the_document_states(tmp_path):
     import shutil
 

@@ -16,6 +16,8 @@ import pytest
 
 from lexkb import Index
 
+pytestmark = pytest.mark.build
+
 REPO = Path(__file__).resolve().parents[2]
 
 REGULATION = """# Regulation (EU) 2099/1 of the European Parliament and of the Council on widget safety

@@ -62,7 +62,10 @@ class FakeVoyage:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # Polling every 50 ms rather than 500 makes `__exit__` (shutdown waits for a poll) quick.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     def __enter__(self) -> FakeVoyage:
         self._thread.start()

@@ -227,16 +227,17 @@ class Builder(ContractLines, DocumentLines):
         lines stand apart ("EXHIBIT 10.1" / "AGENCY AGREEMENT"), nor for formats with heading
         levels, where the next heading is its own. An EU act's title block is one title in
         every format, to the end of its subject line (transforms.titles.continues_eu_title)."""
-        if self.contract or page != self.title_page:
+        title = self.title
+        if self.contract or page != self.title_page or title is None:
             return False
         if self.sections or not self._only_notices() or self._numbered(text):
             return False
         if PAREN_NUMBER.match(text):
             return False
-        if EU_ACT_TITLE.match(self.title):
-            if not continues_eu_title(self.title, text):
+        if EU_ACT_TITLE.match(title):
+            if not continues_eu_title(title, text):
                 return False
-            self.title = f"{self.title} {text}"
+            self.title = f"{title} {text}"
             self.title_line = text
             return True
         if not self.paged or category != "Title":
@@ -244,8 +245,8 @@ class Builder(ContractLines, DocumentLines):
         continues = text[:1].islower() or (
             len(text.split()) >= 3 and (len(last) >= WRAPPED_TITLE_CHARS or text[:1] == "(")
         )
-        if not continues or len(self.title) + len(text) >= MAX_TITLE_CHARS:
+        if not continues or len(title) + len(text) >= MAX_TITLE_CHARS:
             return False
-        self.title = f"{self.title} {text}"
+        self.title = f"{title} {text}"
         self.title_line = text
         return True

@@ -11,6 +11,7 @@ the numbers themselves are read by numbering.contract.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from transforms.structure.numbering import contract
 from transforms.structure.numbering.generic import CITING_END
@@ -30,6 +31,9 @@ class ContractLines(BuilderState):
     # The levels of the clause number read last ((5, 2) for "5.2"); None before the first
     # clause and at an attachment's start, whose numbering starts again.
     last_number: tuple[int, ...] | None = None
+    # The builder's own (transforms.structure.builder): each clause of a line that holds
+    # several is fed to it as a line of its own.
+    _feed: Callable[[str, str, int | None], None]
 
     def _clause_ref(self, number: str) -> str:
         return f"{self.prefix}Section {number}"
@@ -133,7 +137,7 @@ class ContractLines(BuilderState):
         )
 
     def _contract_line(self, text: str, category: str) -> bool:
-        if self._label_only():
+        if self._label_only() and self.unit is not None:  # it has a unit, as `_label_only` says
             self.unit.add(text, join=True)
             return True
         if (cut := self._inline_clause(text)) is not None:
@@ -194,7 +198,7 @@ class ContractLines(BuilderState):
 
     def _context(self) -> str:
         """The clause a point or definition hangs under, or the section it sits in."""
-        return self.clause or (self.current_section().label if self.stack else "")
+        return self.clause or (self.stack[-1].label if self.stack else "")
 
     def _close_recitals(self) -> None:
         """The first numbered clause or article ends a recitals heading ("RECITALS",
@@ -236,9 +240,10 @@ class ContractLines(BuilderState):
         lead-in: there they keep a clause and its list in one paragraph.)"""
         context = self._context()
         place = self.points.push(label)
-        if not bare and self._in_list(text, self.points.kind):
-            self.unit.add(text, join=False)
-            self.unit.last_page = self.page
+        kind, unit = self.points.kind, self.unit  # `kind`: the label's, just pushed
+        if not bare and kind is not None and unit is not None and self._in_list(text, kind):
+            unit.add(text, join=False)
+            unit.last_page = self.page
             return True
         ref = f"{context}{place}" if context else f"Recital {label}" if lettered else place
         self.start_unit(ref, text)

@@ -13,7 +13,7 @@ import re
 
 import polars as pl
 
-from transforms.contracts import find_date
+from lexkb.core.text.dates import find_date
 
 # How far into a document its control table may stand.
 FIRST_ELEMENTS = 5

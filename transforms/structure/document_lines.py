@@ -90,7 +90,7 @@ class DocumentLines(BuilderState):
                 or self.unit.ref.startswith(section.label)
             )
         )
-        if starts_subsection or self._subsection(section, label):
+        if section is not None and (starts_subsection or self._subsection(section, label)):
             self.start_unit(f"{section.label}({label})", text)
         elif self.unit is None or self.unit.positional:
             self.continue_unit(text, point=False)
@@ -179,9 +179,9 @@ class DocumentLines(BuilderState):
         if match := SCHEDULE.match(text):
             number = match.group(1)
             self.stack = [s for s in self.stack if s.rank < SCHEDULE_RANK]
-            schedule = self.open_section(number, "", SCHEDULE_RANK, f"Schedule {number}")
-            schedule.awaiting_title = True
-            self.schedule, self.schedule_paragraph, self.cross_heading = schedule, 0, None
+            opened = self.open_section(number, "", SCHEDULE_RANK, f"Schedule {number}")
+            opened.awaiting_title = True
+            self.schedule, self.schedule_paragraph, self.cross_heading = opened, 0, None
             return True
         schedule = self.schedule
         if schedule is None:

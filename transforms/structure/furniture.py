@@ -190,11 +190,14 @@ def _page_number_runs(texts: list[str], pages: list[int | None]) -> set[int]:
     runs: list[list[int]] = []
     open_runs: dict[int, list[int]] = {}  # the next number -> the run waiting for it
     for index, text in enumerate(texts):
-        if _BARE_NUMBER.match(text) is None or pages[index] is None:
+        page = pages[index]
+        if _BARE_NUMBER.match(text) is None or page is None:
             continue
         value = int(text)
         run = open_runs.pop(value, None)
-        if run is None or pages[run[-1]] > pages[index]:
+        # A run's numbers all have a page (above), so `before` is None only without a run.
+        before = pages[run[-1]] if run else None
+        if run is None or before is None or before > page:
             run = []
             runs.append(run)
         run.append(index)

@@ -66,7 +66,9 @@ def says_names(words: list[set[str]], names: list[str]) -> np.ndarray:
     return said
 
 
-def word_features(words: set[str], vocabulary: dict[str, int], idf: np.ndarray):
+def word_features(
+    words: set[str], vocabulary: dict[str, int], idf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The vocabulary columns a text's `words` use and their values: idf, normalised, scaled."""
     columns = np.array(sorted({vocabulary[t] for t in words if t in vocabulary}))
     if columns.size == 0:
@@ -93,7 +95,9 @@ class ClauseHeads:
         wanted = name_key(name)
         return next((i for i, n in enumerate(self.names) if name_key(n) == wanted), None)
 
-    def probabilities(self, words: list[set[str]], vectors: np.ndarray, columns: list[int]):
+    def probabilities(
+        self, words: list[set[str]], vectors: np.ndarray, columns: list[int]
+    ) -> np.ndarray:
         """(paragraphs x chosen categories): the probability that each paragraph is such a
         clause (1 or 0 under the keyword rule), from its `word_sets` and its local-model
         vector."""

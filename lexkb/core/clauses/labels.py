@@ -78,8 +78,8 @@ def methods(labels: Mapping[str, str]) -> dict[str, str]:
     found = {}
     for name, description in labels.items():
         column = heads.column(name)
-        fitted = column is not None and description in (name, DEFAULT_TYPES.get(name.casefold()))
-        found[name] = heads.rules[column] if fitted else ZERO_SHOT
+        fitted = description in (name, DEFAULT_TYPES.get(name.casefold()))
+        found[name] = heads.rules[column] if column is not None and fitted else ZERO_SHOT
     return found
 
 
@@ -150,7 +150,8 @@ def _decide(
     fitted = [i for i, name in enumerate(names) if how[name] != ZERO_SHOT]
     if fitted:
         heads = clause_heads()
-        columns = [heads.column(names[i]) for i in fitted]
+        # Each a fitted category's column (`methods`).
+        columns = [c for i in fitted if (c := heads.column(names[i])) is not None]
         table[:, fitted] = heads.probabilities(words, vectors, columns)
         taken[:, fitted] = table[:, fitted] >= heads.thresholds[columns]
     empty = wordless(words)
@@ -179,7 +180,7 @@ def scores(
     else they are computed here."""
     label_vectors = sentence_vectors([f"{name}: {text}" for name, text in labels.items()])
     paragraph_vectors = sentence_vectors(texts) if vectors is None else vectors
-    similarity = paragraph_vectors @ label_vectors.T
+    similarity: np.ndarray = paragraph_vectors @ label_vectors.T
     said = says_names(word_sets(texts) if words is None else words, list(labels))
     similarity += bonus * said
     return similarity

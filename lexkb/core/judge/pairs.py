@@ -12,12 +12,12 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from tokenizers import Encoding
+    from tokenizers import Encoding, Tokenizer
 
 
 class PairModelError(RuntimeError):
@@ -29,8 +29,8 @@ class PairModel:
         self.path = path
         self.sha256 = sha256
         self.max_tokens = max_tokens
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None  # an onnxruntime session: the library ships no types
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -62,7 +62,7 @@ class PairModel:
             if self._session is None:
                 self._load()
 
-    def _read(self, encoded) -> np.ndarray:
+    def _read(self, encoded: list[Encoding]) -> np.ndarray:
         """The `logits` output (a graph exported with the clause head has a second one), one
         encoding per call. The int8 graph quantises its activations with one scale per tensor,
         so in a batch each pair's numbers would depend on the others (and on the padding): a
@@ -109,7 +109,10 @@ class PairModel:
         logits = self._read(self.encode(pairs))
         if not len(logits):
             return np.zeros((0, 0), np.float32)
+        chances: np.ndarray
         if logits.shape[1] == 1:  # one logit: the chance of the positive class
-            return 1.0 / (1.0 + np.exp(-logits))
-        shifted = np.exp(logits - logits.max(1, keepdims=True))
-        return shifted / shifted.sum(1, keepdims=True)
+            chances = 1.0 / (1.0 + np.exp(-logits))
+        else:
+            shifted = np.exp(logits - logits.max(1, keepdims=True))
+            chances = shifted / shifted.sum(1, keepdims=True)
+        return chances

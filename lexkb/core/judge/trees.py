@@ -13,6 +13,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,13 +47,13 @@ class Trees:
         return cls.of(json.loads(data))
 
     @classmethod
-    def of(cls, model: dict) -> Trees:
+    def of(cls, model: dict[str, Any]) -> Trees:
         trees = model["trees"]
         nodes = max(1, *(len(t["feature"]) for t in trees))
         leaves = max(len(t["leaf"]) for t in trees)
 
         def padded(key: str, width: int, dtype: type, fill: float) -> np.ndarray:
-            out = np.full((len(trees), width), fill, dtype=dtype)
+            out: np.ndarray = np.full((len(trees), width), fill, dtype=dtype)
             for n, tree in enumerate(trees):
                 out[n, : len(tree[key])] = tree[key]
             return out
@@ -88,4 +89,5 @@ class Trees:
                 values <= self.threshold[tree, node], self.left[tree, node], self.right[tree, node]
             )
             at = np.where(inner, step, at)
-        return self.leaf[tree, ~at].sum(axis=0)
+        summed: np.ndarray = self.leaf[tree, ~at].sum(axis=0)
+        return summed

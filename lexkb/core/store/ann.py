@@ -68,7 +68,10 @@ class Candidates:
     def __init__(self, path: Path, rows: int, line_owners: np.ndarray) -> None:
         from usearch.index import Index as Graph
 
-        self._graph = Graph.restore(str(path), view=True)
+        graph = Graph.restore(str(path), view=True)
+        if graph is None:  # usearch reads no graph's metadata there
+            raise ValueError(f"{path} holds no usearch graph")
+        self._graph = graph
         self._rows = rows
         self._line_owners = line_owners  # owner row of each stored line vector, in stored order
 

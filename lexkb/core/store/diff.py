@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -37,7 +38,7 @@ class Diff:
     documents_added: list[str] = field(default_factory=list)
     documents_removed: list[str] = field(default_factory=list)
     documents_changed: list[str] = field(default_factory=list)
-    metadata_changed: dict[str, dict[str, list]] = field(default_factory=dict)
+    metadata_changed: dict[str, dict[str, list[object]]] = field(default_factory=dict)
     chunks_added: list[str] = field(default_factory=list)
     chunks_removed: list[str] = field(default_factory=list)
     chunks_changed: list[ChunkChange] = field(default_factory=list)
@@ -52,7 +53,7 @@ class Diff:
     def summary(self) -> dict[str, int]:
         return {name: len(getattr(self, name)) for name in self.COUNTED}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "summary": self.summary()}
 
 
@@ -73,7 +74,15 @@ def word_changes(old: str, new: str, limit: int = MAX_WORD_CHANGES) -> list[str]
     return changes
 
 
-def _tables(root: Path, version: str) -> dict[str, pl.DataFrame]:
+class _Tables(NamedTuple):
+    """What a diff reads of one snapshot: edges as text, "source -> target: reference"."""
+
+    documents: pl.DataFrame
+    chunks: pl.DataFrame
+    edges: list[str]
+
+
+def _tables(root: Path, version: str) -> _Tables:
     loaded = snap.load(snap.snapshot_dir(root, version))
     chunks = loaded.read_table(
         "chunks",
@@ -98,7 +107,7 @@ def _tables(root: Path, version: str) -> dict[str, pl.DataFrame]:
         ).rows()
     ]
     documents = loaded.read_table("documents")
-    return {"documents": documents, "chunks": chunks, "edges": pl.Series(edge_names)}
+    return _Tables(documents, chunks, edge_names)
 
 
 def diff(root: Path, old: str, new: str) -> Diff:
@@ -107,16 +116,16 @@ def diff(root: Path, old: str, new: str) -> Diff:
     root = Path(root)
     old, new = resolve_version(root, old), resolve_version(root, new)
     a, b = _tables(root, old), _tables(root, new)
-    docs_a = {row["document_key"]: row for row in a["documents"].to_dicts()}
-    docs_b = {row["document_key"]: row for row in b["documents"].to_dicts()}
-    chunks_a, chunks_b = _by_chunk(a["chunks"]), _by_chunk(b["chunks"])
+    docs_a = {row["document_key"]: row for row in a.documents.to_dicts()}
+    docs_b = {row["document_key"]: row for row in b.documents.to_dicts()}
+    chunks_a, chunks_b = _by_chunk(a.chunks), _by_chunk(b.chunks)
     changed_ids = sorted(
         c for c in chunks_a.keys() & chunks_b.keys() if chunks_a[c][2] != chunks_b[c][2]
     )
     touched = {chunks_a[c][3] for c in changed_ids}
     touched |= {chunks_a[c][3] for c in chunks_a.keys() - chunks_b.keys()}
     touched |= {chunks_b[c][3] for c in chunks_b.keys() - chunks_a.keys()}
-    metadata: dict[str, dict[str, list]] = {}
+    metadata: dict[str, dict[str, list[object]]] = {}
     for key in sorted(docs_a.keys() & docs_b.keys()):
         fields = {
             name: [_plain(docs_a[key].get(name)), _plain(docs_b[key].get(name))]
@@ -126,7 +135,7 @@ def diff(root: Path, old: str, new: str) -> Diff:
         if fields:
             metadata[key] = fields
     both = docs_a.keys() & docs_b.keys()
-    edges_a, edges_b = set(a["edges"]), set(b["edges"])
+    edges_a, edges_b = set(a.edges), set(b.edges)
     return Diff(
         old=old,
         new=new,
@@ -149,7 +158,7 @@ def diff(root: Path, old: str, new: str) -> Diff:
     )
 
 
-def _by_chunk(chunks: pl.DataFrame) -> dict[str, tuple]:
+def _by_chunk(chunks: pl.DataFrame) -> dict[str, tuple[str, str, str, str]]:
     """chunk_id -> (name, content, content_hash, document_key)."""
     columns = ("chunk_id", "name", "content", "content_hash", "document_key")
     return {row[0]: row[1:] for row in chunks.select(columns).rows()}
@@ -158,7 +167,7 @@ def _by_chunk(chunks: pl.DataFrame) -> dict[str, tuple]:
 def _plain(value: object) -> object:
     """Comparable and JSON-ready: dates as ISO text, lists as lists."""
     if hasattr(value, "isoformat"):
-        return value.isoformat()  # type: ignore[union-attr]
+        return value.isoformat()
     if isinstance(value, tuple):
         return list(value)
     return value

@@ -30,6 +30,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
 from lexkb.core import environment
@@ -40,7 +41,8 @@ SCHEMES = ("s3",)
 POLL_SECONDS = 2.0
 
 
-def is_remote(location: object) -> bool:
+def is_remote(location: object) -> TypeGuard[str]:
+    """Whether `location` is an object-store URL (s3://bucket/prefix) rather than a path."""
     return (
         isinstance(location, str) and location.split("://", 1)[0] in SCHEMES and "://" in location
     )
@@ -53,11 +55,11 @@ def mirror_path(url: str) -> Path:
     return base / "roots" / name
 
 
-def _filesystem():
+def _filesystem() -> Any:  # a pyarrow.fs.S3FileSystem: pyarrow ships no types
     from pyarrow import fs
 
     endpoint = environment.s3_endpoint()
-    options: dict = {"region": environment.s3_region()}
+    options: dict[str, str] = {"region": environment.s3_region()}
     if endpoint:
         parsed = urlparse(endpoint)
         options["endpoint_override"] = parsed.netloc or parsed.path
@@ -100,7 +102,8 @@ class ObjectRoot:
         if self.fs.get_file_info(key).type != fs.FileType.File:
             return None
         with self.fs.open_input_stream(key) as handle:
-            return handle.read()
+            data: bytes = handle.read()
+            return data
 
     def _write(self, key: str, data: bytes) -> None:
         with self.fs.open_output_stream(key) as handle:
@@ -130,7 +133,7 @@ class ObjectRoot:
                 found.add(relative[0])
         return sorted(found)
 
-    def manifest(self, version: str) -> dict:
+    def manifest(self, version: str) -> dict[str, Any]:
         snap.check_version(version)
         data = self._read(self._key(snap.SNAPSHOTS, version, snap.MANIFEST))
         if data is None:

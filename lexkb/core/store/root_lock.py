@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 LOCK_FILE = ".lock"
 _held: dict[str, int] = {}
@@ -30,7 +31,7 @@ class RootBusy(Exception):
     """Another writer holds the index root."""
 
 
-def holder(root: str | Path) -> dict | None:
+def holder(root: str | Path) -> dict[str, Any] | None:
     """Who last took the root's lock (pid, since, purpose, host), if anyone did."""
     try:
         text = (Path(root) / LOCK_FILE).read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -41,11 +42,12 @@ class SnapshotError(Exception):
 @dataclass(frozen=True)
 class Snapshot:
     path: Path
-    manifest: dict
+    manifest: dict[str, Any]
 
     @property
     def version(self) -> str:
-        return self.manifest["snapshot_version"]
+        version: str = self.manifest["snapshot_version"]
+        return version
 
     @property
     def sharded(self) -> bool:
@@ -53,7 +55,7 @@ class Snapshot:
         return self.manifest.get("layout") == shards.LAYOUT
 
     @property
-    def shards(self) -> list[dict]:
+    def shards(self) -> list[dict[str, Any]]:
         """The shards in row order ({"name", "rows", "part"}); none in a classic snapshot."""
         return self.manifest.get("shards", []) if self.sharded else []
 
@@ -65,7 +67,7 @@ class Snapshot:
                 f"table {name} of {self.version} is kept in {len(entry['files'])} shard files; "
                 "read it with read_table or table_paths"
             )
-        return self.path / entry["file"]
+        return self.path / str(entry["file"])
 
     def table_paths(self, name: str) -> list[Path]:
         """A table's files in row order: one for a classic table, one per shard otherwise."""
@@ -100,7 +102,8 @@ class Snapshot:
 
 def parquet_rows(path: Path) -> int:
     """A Parquet file's row count, from its footer."""
-    return pl.scan_parquet(path).select(pl.len()).collect().item()
+    rows: int = pl.scan_parquet(path).select(pl.len()).collect().item()
+    return rows
 
 
 def file_sha256(path: Path) -> str:
@@ -189,20 +192,20 @@ def load(location: str | Path, verify: bool = False) -> Snapshot:
         if file not in manifest["files"]:
             raise SnapshotError(f"table {name}'s file {file!r} is not among the manifest's files")
     for name, entry in manifest["files"].items():
-        file = path / plain_name(name, "file")
-        if file.is_symlink() or not file.is_file():
-            raise SnapshotError(f"{file} is missing (or not a regular file)")
-        if not isinstance(entry, dict) or file.stat().st_size != entry.get("bytes"):
+        stored = path / plain_name(name, "file")
+        if stored.is_symlink() or not stored.is_file():
+            raise SnapshotError(f"{stored} is missing (or not a regular file)")
+        if not isinstance(entry, dict) or stored.stat().st_size != entry.get("bytes"):
             raise SnapshotError(
-                f"{file} has {file.stat().st_size} bytes, manifest says "
+                f"{stored} has {stored.stat().st_size} bytes, manifest says "
                 f"{entry.get('bytes') if isinstance(entry, dict) else entry!r}"
             )
-        if verify and file_sha256(file) != entry.get("sha256"):
-            raise SnapshotError(f"{file} does not match its SHA-256 in the manifest")
+        if verify and file_sha256(stored) != entry.get("sha256"):
+            raise SnapshotError(f"{stored} does not match its SHA-256 in the manifest")
     return Snapshot(path, manifest)
 
 
-def _table_files(manifest: dict, where: Path) -> list[tuple[str, str]]:
+def _table_files(manifest: dict[str, Any], where: Path) -> list[tuple[str, str]]:
     """(table, file) for every file of every table, each a plain name; a sharded table's files
     must be its shards' (`shards.shard_file`), in the shards' order, for rows to line up."""
     layout = manifest.get("layout")

@@ -277,7 +277,7 @@ def _parse_group(tokens: list[_Token], i: int, text: str) -> tuple[int, list[Cit
         if doc is None and qualifier is not None and n >= last_kind_start:
             doc = qualifier
         address = _item_address(item)
-        outermost = item
+        outermost: _Item | _Container = item
         for container in containers if n >= last_kind_start else []:
             if _bare(container.address) != _bare(address)[: len(container.address)]:
                 address = container.address + address  # "Section 5.11 of Chapter 5" adds nothing

@@ -230,10 +230,10 @@ def document_names(
             names += [match.group(1), match.group(2)]
     if code := title_code(title):
         names.append(" ".join(code))
-    if name := title_name(title):
+    if titled := title_name(title):
         # ... and by its initials: "General Data Protection Regulation" is the "GDPR".
-        words = name.split()
-        names += [name, "".join(w[0] for w in words)] if len(words) >= 3 else [name]
+        words = titled.split()
+        names += [titled, "".join(w[0] for w in words)] if len(words) >= 3 else [titled]
     # A code inside the title names the document too: "Guidance Note GN-7: Reconciliation".
     names += _TITLE_CODE.findall(title or "")
     names += cited_names(key, title)
@@ -379,8 +379,12 @@ def cited_names(key: str, title: str | None) -> list[str]:
         if (plain := re.sub(r"\s*\([^)]*\)", "", act.group(1))) != act.group(1):
             names.append(plain)
     if us := _US_TITLE.match(title) or _US_FILE.match(key):
-        number = int(us.group(1))
-        names += [f"{number} U.S.C.", f"Title {number}", f"Title {number}, United States Code"]
+        title_number = int(us.group(1))
+        names += [
+            f"{title_number} U.S.C.",
+            f"Title {title_number}",
+            f"Title {title_number}, United States Code",
+        ]
         # "Title 17—Copyrights" is also "Copyrights".
         names += [part.strip() for part in re.findall(r"[—–-]\s*(.+)$", title)[:1]]
     names += _acronym_forms(title)
