@@ -4,8 +4,8 @@ A generated answer pairs claims with citations. Each pair is checked in two step
 
 1. The citation is looked up like `get` does. Only an `exact` or `contains` match is checked
    further; a citation of a unit that does not exist is `not_found`, with the nearest unit named
-   as a near miss, never silently replaced by it, and so is one that fits units of several
-   documents (`ambiguous`), with each of them named.
+   as a near miss, never silently replaced by it; one that fits units of several documents
+   alike is `ambiguous`, with each of them named, none read.
 2. The claim is read against the paragraph, rules first, where they fire, then the support model:
    - a claim a sentence holds word for word (six words or more) is `supported`: a quotation;
    - conflicts (lexkb.answers.contradictions): an opposed modality ("shall" against "shall not"
@@ -386,10 +386,11 @@ def _one(index: IndexView, citation: Mapping[str, Any]) -> CitationMatch:
             # An ambiguous reference names its candidates, one per document it fits.
             candidates = [h.citation for h in lookup.alternatives]
             nearest = [lookup.hit.citation] if lookup.hit else lookup.closest or candidates
+            ambiguous = lookup.match == MatchKind.AMBIGUOUS
             return CitationMatch(
                 cited=cited,
                 claim=claim,
-                verdict=Verdict.NOT_FOUND,
+                verdict=Verdict.AMBIGUOUS if ambiguous else Verdict.NOT_FOUND,
                 reason=lookup.reason,
                 lookup_match=lookup.match,
                 closest=nearest,

@@ -61,7 +61,9 @@ class EvidenceSettings:
     min_strong: int = 1  # fewer strong hits: ABSTAIN insufficient_chunks
     direct_relevance: float = 0.6  # DIRECT needs a best hit at least this relevant
     min_authority: float = 0.0  # authority below: ABSTAIN low_authority (0 never abstains)
-    direct_authority: float = 0.5  # DIRECT needs authority at least this, when it is known
+    # DIRECT needs authority at least this, when it is known; below it the answer is QUALIFIED
+    # with reason low_authority (unless its sources conflict).
+    direct_authority: float = 0.5
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
     # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN
     # (lexkb.answers.answered.declined; why 0.005, and what other values trade, is there).
@@ -303,7 +305,8 @@ def evidence(
             weak.append(f"scope {probability:.2f} < {settings.direct_scope}")
         if top < settings.direct_relevance:
             weak.append(f"best hit relevance {top:.2f} < {settings.direct_relevance}")
-    if authority is not None and authority < settings.direct_authority:
+    low_authority = authority is not None and authority < settings.direct_authority
+    if low_authority:
         weak.append(f"authority {authority:.2f} < {settings.direct_authority}")
     if answerable is not None and answerable < settings.flags_below():
         weak.append(f"the documents may not answer the question (answerability {answerable:.2f})")
@@ -312,6 +315,13 @@ def evidence(
     if conflicts:
         weak.append(f"{len(conflicts)} conflicts between strong hits")
     if weak:
-        reason = AbstentionReason.CONFLICTING_EVIDENCE if conflicts else None
+        # What the evidence lacks, where a reason names it: sources that conflict, else
+        # sources of low authority (an FAQ, a note, a tertiary commentary) for a question
+        # about what the rules are.
+        reason = None
+        if conflicts:
+            reason = AbstentionReason.CONFLICTING_EVIDENCE
+        elif low_authority:
+            reason = AbstentionReason.LOW_AUTHORITY
         return result(QUALIFIED, reason, "; ".join(weak))
     return result(DIRECT, None, "in scope, relevant, consistent evidence")

@@ -40,12 +40,14 @@ class MatchKind(StrEnum):
 
 class Verdict(StrEnum):
     """What a cited paragraph (or a document) says of a claim; `not_found` when the citation
-    itself names nothing in the snapshot."""
+    itself names nothing in the snapshot, `ambiguous` when it fits units of several documents
+    alike (none is read: a claim is checked against the unit its author meant, never a guess)."""
 
     SUPPORTED = "supported"
     CONTRADICTED = "contradicted"
     NOT_ADDRESSED = "not_addressed"
     NOT_FOUND = "not_found"
+    AMBIGUOUS = "ambiguous"
 
 
 class Decider(StrEnum):

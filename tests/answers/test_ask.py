@@ -7,12 +7,20 @@ import importlib
 import json
 import re
 import subprocess
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from lexkb.answers.ask import AnswerCache, ask
-from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, authority_of, evidence
+from lexkb.answers.evidence import (
+    ABSTAIN,
+    DIRECT,
+    QUALIFIED,
+    EvidenceSettings,
+    authority_of,
+    evidence,
+)
 from lexkb.answers.extract import extract
 from lexkb.answers.guardrails import ALLOWED, GuardrailSettings, check_question, question_type
 from lexkb.answers.scope import capitalised_terms
@@ -110,6 +118,19 @@ def test_authority_is_relevance_weighted_level(index):
         "low_authority",
         "insufficient_chunks",
     )
+
+
+def test_sources_of_low_authority_qualify_an_answer_by_default(index):
+    """With the default settings, an answer resting on an FAQ or a commentary is QUALIFIED and
+    says why (low_authority), as a lawyer would flag it; the same hits from the rulebook are
+    not."""
+    hits = index.search(RETENTION_QUESTION, k=5).hits
+    as_faq = [replace(h, metadata={**h.metadata, "authority_level": "faq"}) for h in hits]
+    found = evidence(index, RETENTION_QUESTION, hits=as_faq)
+    assert found.mode == QUALIFIED and found.reason == "low_authority", found.explanation
+    assert "authority 0.30 < 0.5" in found.explanation
+    as_rules = [replace(h, metadata={**h.metadata, "authority_level": "primary"}) for h in hits]
+    assert evidence(index, RETENTION_QUESTION, hits=as_rules).reason != "low_authority"
 
 
 def test_direct_needs_every_signal(index):

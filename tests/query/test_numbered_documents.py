@@ -46,3 +46,19 @@ def test_a_dotted_number_is_not_a_document_and_a_unit(numbered: Index):
     # Named, each document's own unit is found exactly.
     found = numbered.get("3.2.1 of 32")
     assert found.match == MatchKind.EXACT and found.hit.ref == "3.2.1"
+
+
+def test_a_claim_cited_to_an_ambiguous_reference_is_ambiguous_not_found(numbered: Index):
+    """A citation that fits units of several documents is neither checked against a guess nor
+    reported as naming nothing: `ambiguous`, with each candidate named, and it supports
+    nothing; named, the same unit is read."""
+    from lexkb.answers.claims import verify_citations
+    from lexkb.core.vocabulary import Verdict
+
+    claim = "A firm must reconcile client money every business day."
+    checked = verify_citations(numbered, [{"ref": "clause 3.2.1", "claim": claim}])
+    (match,) = checked.citations
+    assert match.verdict == Verdict.AMBIGUOUS and match.lookup_match == MatchKind.AMBIGUOUS
+    assert len(match.closest) == 2 and checked.score == 0.0
+    named = verify_citations(numbered, [{"ref": "3.2.1 of 32", "claim": claim}])
+    assert named.citations[0].verdict == Verdict.SUPPORTED
