@@ -1,16 +1,17 @@
-# lexkb serve, query-only: the wheel and its dependencies, no build libraries (README, "A
-# query-only install"). The index is mounted read-only at /index; the store of keys, feedback
-# and conversations lives in the volume /data.
+# lexkb serve: the wheel with its extra `serve` (the service's libraries), no build libraries
+# (README, "A query-only install"). The index is mounted read-only at /index; the store of keys,
+# feedback and conversations lives in the volume /data.
 FROM python:3.11-slim AS wheel
 WORKDIR /src
 COPY pyproject.toml uv.lock README.md ./
 COPY lexkb ./lexkb
+COPY lexkb_service ./lexkb_service
 RUN pip install --no-cache-dir uv==0.13.9 && uv build --wheel -o /dist
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 COPY --from=wheel /dist /dist
-RUN pip install --no-cache-dir /dist/*.whl && rm -r /dist \
+RUN pip install --no-cache-dir "$(ls /dist/*.whl)[serve]" && rm -r /dist \
     && useradd --system --home-dir /data --create-home lexkb
 USER lexkb
 VOLUME ["/data"]

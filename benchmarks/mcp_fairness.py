@@ -5,8 +5,8 @@
 Starts `lexkb mcp --http` on 127.0.0.1 with LEXKB_LLM_URL pointing at a local endpoint that
 accepts connections and never answers (tests/support/stalling.py). One client runs `--searches`
 searches one after another and times each (p50, p99); then a second client sends `--asks` asks,
-which the server's outbound pool (lexkb.mcp.pools) holds waiting on the endpoint, and the first
-runs the same searches again. Target: p99 with the hung asks within 2x of p99 alone. Without an
+which the server's outbound pool (lexkb_service.mcp.pools) holds waiting on the endpoint, and
+the first runs the same searches again. Target: p99 with the hung asks within 2x of p99 alone. Without an
 index, the sample corpus is built into benchmarks/out/mcp-fairness/index first.
 
 `fairness(root)` returns the figures as a dict, for the faults benchmark.

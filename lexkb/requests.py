@@ -1,10 +1,11 @@
 """One request model per tool: its arguments, each with its type, bound and default.
 
-The MCP tools take these fields as their flat arguments (lexkb.mcp.tools reads its signatures
-from here), and the JSON API's request bodies are these models (lexkb.serve.models), so a
-default or a bound is stated once, here (the numbers themselves in lexkb.defaults, which
-`Index`, the answer tools and the CLI read too). Every model refuses unknown fields, so a
-misspelt option is an error, not a silent default.
+The service's MCP tools take these fields as their flat arguments (lexkb_service.mcp.tools
+reads its signatures from here), and its JSON API's request bodies are these models
+(lexkb_service.serve.models), so a default or a bound is stated once, here (the numbers
+themselves in lexkb.defaults, which `Index`, the answer tools and the CLI read too; the fields'
+types in lexkb.request_types). Every model refuses unknown fields, so a misspelt option is an
+error, not a silent default.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lexkb import defaults
 from lexkb.answers.web import MAX_RESULTS_PER_QUERY
 from lexkb.limits import DEFAULT_LIMITS as LIMITS
-from lexkb.mcp.schemas import (
+from lexkb.request_types import (
     MAX_SPANS,
     CitedClaim,
     ClauseDescriptions,

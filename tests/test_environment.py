@@ -1,8 +1,8 @@
 """Settings come from the environment through one module, lexkb.core.environment.
 
 Read from the source like tests/test_layering.py: any other module of the program (lexkb,
-transforms, assets, pipelines; not the benchmarks, training or the tests, which are no
-service's settings) that reads `os.environ` or calls `os.getenv` fails here. Changing the
+lexkb_service, transforms, assets, pipelines; not the benchmarks, training or the tests, which
+are no service's settings) that reads `os.environ` or calls `os.getenv` fails here. Changing the
 environment is no read of a setting and is allowed anywhere: a telemetry switch set before a
 library's first import (`os.environ[NAME] = ...`, `setdefault`), variables set for one call and
 put back (`update`, `pop`), and the environment copied for a child process (`{**os.environ, ...}`,
@@ -19,7 +19,7 @@ import pytest
 from tests.support.parsing import parse
 
 REPO = Path(__file__).resolve().parents[1]
-PROGRAM = ("lexkb", "transforms", "assets", "pipelines")
+PROGRAM = ("lexkb", "lexkb_service", "transforms", "assets", "pipelines")
 ENVIRONMENT_MODULE = REPO / "lexkb" / "core" / "environment.py"
 # Methods of os.environ that change it or copy it for a child process.
 CHANGES = {"setdefault", "update", "pop", "clear", "copy"}

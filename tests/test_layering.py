@@ -1,6 +1,7 @@
 """The house's floors (docs/architecture.md): every import points down, none runs in a circle,
-no room is over MAX_LINES, and a query's walk from the CLI stays in the query module's rooms.
-Training, the benchmarks and the data they share are held to their own arrows the same way.
+no room is over MAX_LINES, and a query's walk from the CLI stays in the query module's rooms,
+loading neither the build nor the service. Training, the benchmarks and the data they share are
+held to their own arrows the same way.
 
 The graph is read from the source (every `import`, also inside functions; not those under
 `if TYPE_CHECKING:`, which never run), so an arrow that only a rarely used command takes is
@@ -21,6 +22,7 @@ from tests.support.parsing import parse
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "lexkb",
+    "lexkb_service",
     "transforms",
     "assets",
     "pipelines",
@@ -36,11 +38,12 @@ MAX_LINES = 600
 NO_LINE_LIMIT = {"benchmarks"}
 
 # What each floor may import. The ground floor (lexkb.core) stands on nothing of ours; the query
-# module (the rest of lexkb) and transforms stand on it side by side; assets on transforms;
-# pipelines on assets.
+# module (the rest of lexkb) and transforms stand on it side by side; the service
+# (lexkb_service) on the query module; assets on transforms; pipelines on assets.
 ALLOWED = {
     "core": {"core"},
     "query": {"core", "query"},
+    "service": {"core", "query", "service"},
     "transforms": {"core", "transforms"},
     "assets": {"core", "transforms", "assets"},
     "pipelines": {"core", "transforms", "assets", "pipelines"},
@@ -56,6 +59,7 @@ ALLOWED = {
     "benchmarks": {
         "core",
         "query",
+        "service",
         "transforms",
         "assets",
         "pipelines",
@@ -73,7 +77,7 @@ def floor(module: str) -> str:
     if module == "tests.support" or module.startswith("tests.support."):
         return "tests.support"
     top = module.split(".")[0]
-    return "query" if top == "lexkb" else top
+    return {"lexkb": "query", "lexkb_service": "service"}.get(top, top)
 
 
 def modules() -> dict[str, Path]:
@@ -199,6 +203,12 @@ def test_the_graph_reads_training_and_the_benchmarks(graph):
     assert "tests.support.serve_process" in graph["benchmarks.serve"]
 
 
+def test_the_graph_reads_the_service(graph):
+    """The service's arrows are in the graph: down to the query module, and inside itself."""
+    assert "lexkb.request_types" in graph["lexkb_service.serve.api"]
+    assert "lexkb_service.mcp.admission" in graph["lexkb_service.cli"]
+
+
 def test_no_room_over_the_limit():
     over = {
         str(path.relative_to(REPO)): n
@@ -209,12 +219,27 @@ def test_no_room_over_the_limit():
     assert over == {}
 
 
+# The top-level modules of the build and of the service (ours and their libraries): what the
+# fresh interpreters below must not hold.
+BUILD = ("transforms", "assets", "pipelines", "dagster", "unstructured", "dbt")
+SERVICE = (
+    "lexkb_service",
+    "fastapi",
+    "starlette",
+    "mcp",
+    "uvicorn",
+    "prometheus_client",
+    "httptools",
+    "pypdfium2",
+)
+
+
 def _loaded_after(code: str) -> list[str]:
-    """Our modules and the pipeline's libraries that a fresh interpreter holds after `code`."""
+    """The modules of the build and of the service, and the query module's index and answer
+    tools, that a fresh interpreter holds after `code`."""
     probe = (
         f"{code}\nimport sys\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('transforms', 'assets', 'pipelines', 'dagster', 'unstructured', 'dbt')"
-        " or m == 'lexkb.index' or m.startswith('lexkb.answers')))"
+        f"{BUILD + SERVICE!r} or m == 'lexkb.index' or m.startswith('lexkb.answers')))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
@@ -230,6 +255,18 @@ def test_the_ground_floor_loads_nothing_above_it():
     assert loaded == []
 
 
+def test_the_library_loads_nothing_of_the_service():
+    """A program that opens an index and asks it (the Python API, the request models, the CLI's
+    parser) loads neither lexkb_service nor any library of the extra `serve`: the query-only
+    install (tests/test_query_install.py) runs without them."""
+    loaded = _loaded_after(
+        "import lexkb, lexkb.index, lexkb.answers.ask, lexkb.requests, lexkb.cli.main\n"
+        "lexkb.cli.main.build_parser()"
+    )
+    assert "lexkb.answers.ask" in loaded  # the probe saw the library
+    assert [m for m in loaded if m.split(".")[0] != "lexkb"] == []
+
+
 def test_the_build_loads_no_answer_tools():
     """transforms.clauses labels contracts with the ground floor's rule, not lexkb.answers."""
     loaded = _loaded_after("import transforms.clauses, transforms.publish, transforms.metadata")
@@ -237,8 +274,8 @@ def test_the_build_loads_no_answer_tools():
 
 
 def test_a_query_from_the_cli_stays_in_the_query_module(built_root):
-    """search, get, hop, documents, export and snapshots list, run through the CLI's main in one
-    process, load nothing of the build."""
+    """search, get, hop, documents, export, snapshots list and ask, run through the CLI's main in
+    one process, load nothing of the build and nothing of the service."""
     root = str(built_root)
     commands = [
         ["search", "client money", "--index", root, "-k", "2"],
@@ -247,6 +284,7 @@ def test_a_query_from_the_cli_stays_in_the_query_module(built_root):
         ["documents", "--index", root],
         ["export", "LSA 230", "--index", root],
         ["snapshots", "list", "--index", root],
+        ["ask", "How long must client money records be kept?", "--index", root],
     ]
     code = (
         "import contextlib, io\nfrom lexkb.cli.main import main\n"
@@ -255,5 +293,5 @@ def test_a_query_from_the_cli_stays_in_the_query_module(built_root):
         "        assert main(argv) in (0, 1), argv\n"
     )
     loaded = _loaded_after(code)
-    assert "lexkb.index" in loaded  # the commands ran
-    assert [m for m in loaded if not m.startswith("lexkb")] == []
+    assert {"lexkb.index", "lexkb.answers.ask"} <= set(loaded)  # the commands ran
+    assert [m for m in loaded if m.split(".")[0] != "lexkb"] == []

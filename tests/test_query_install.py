@@ -1,6 +1,9 @@
-"""The query-only install, as a service that loads snapshots installs it: the wheel alone in a
-fresh virtual environment, with none of the build's libraries, then search, get, MCP and
-`lexkb serve` against the shared snapshot, and `lexkb build` saying in one line what to install.
+"""The two installs of the wheel, each in a fresh virtual environment with none of the build's
+libraries: the query library alone (`pip install lexkb`), as a program that only opens snapshots
+installs it, runs search, get and ask from the CLI and from Python, holds none of the service's
+libraries, and `lexkb serve`, `lexkb mcp` and `lexkb build` say in one line what to install;
+with the extra `serve` (`pip install 'lexkb[serve]'`), MCP and `lexkb serve` answer against the
+shared snapshot.
 
 The wheel's dependencies come from uv's cache, which the README's set-up filled; without a
 cache they come from the package index, as a service's install would."""
@@ -25,74 +28,155 @@ from tests.support.query_install import build_wheel, fresh_venv, install
 from tests.support.serve_process import Served, call
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
-BUILDING_FIXTURES = {"query_venv"}
+BUILDING_FIXTURES = {"wheel", "library_venv", "service_venv"}
 
-BUILD_ONLY = ("dagster", "dbt", "great_expectations", "unstructured", "scipy")
+BUILD_ONLY = ("transforms", "assets", "pipelines", "dagster", "dbt", "great_expectations",
+              "unstructured", "scipy", "duckdb")  # fmt: skip
+# The service's libraries, by the names they are imported by: the extra `serve` and what only
+# it brings (Starlette with FastAPI).
+SERVICE_ONLY = ("fastapi", "starlette", "mcp", "uvicorn", "prometheus_client", "httptools",
+                "pypdfium2")  # fmt: skip
+SERVICE = ("lexkb_service", *SERVICE_ONLY)  # what a program using the library must not load
+QUESTION = "How long must client money records be kept?"
+
+# Search, get and ask through the Python API, and what of the service that loaded.
+PYTHON_QUERIES = f"""
+import json, sys
+from lexkb import Index
+from lexkb.answers.ask import ask
+
+index = Index.open(sys.argv[1])
+hits = index.search("client money reconciliation records", k=2)
+found = index.get("Rule 4.3.1")
+answer = ask(index, {QUESTION!r})
+print(json.dumps({{
+    "citations": [hit.citation for hit in hits],
+    "match": str(found.match),
+    "sources": [source.citation for source in answer.sources],
+    "service": sorted(m for m in sys.modules if m.split(".")[0] in {SERVICE!r}),
+}}))
+"""
 
 
 @pytest.fixture(scope="module")
-def query_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv holding lexkb's wheel and what it depends on, nothing more."""
-    work = tmp_path_factory.mktemp("query_install")
-    wheel = build_wheel(work / "dist")
-    venv = fresh_venv(work / "venv")
-    if subprocess.run(install(venv, wheel, "--offline"), capture_output=True).returncode:
-        subprocess.run(install(venv, wheel), check=True, capture_output=True)
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("dist"))
+
+
+def _installed(venv: Path, requirement: str) -> Path:
+    """`venv`, fresh, holding `requirement` and what it depends on: from uv's cache when it has
+    them all, else from the package index."""
+    fresh_venv(venv)
+    if subprocess.run(install(venv, requirement, "--offline"), capture_output=True).returncode:
+        subprocess.run(install(venv, requirement), check=True, capture_output=True)
     return venv
 
 
-def _site_packages(venv: Path) -> Path:
-    return next((venv / "lib").glob("python3*/site-packages"))
+@pytest.fixture(scope="module")
+def library_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel without its extra: the query library and its dependencies, nothing more."""
+    return _installed(tmp_path_factory.mktemp("library") / "venv", str(wheel))
 
 
-def _lexkb(venv: Path, *args: str) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def service_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel with the extra `serve`, as the Dockerfile installs it."""
+    return _installed(tmp_path_factory.mktemp("service") / "venv", f"{wheel}[serve]")
+
+
+def _run(venv: Path, *command: str) -> subprocess.CompletedProcess:
+    """`command` run in `venv`'s folder, so that the repository's packages are not on its path
+    (`python -c` puts the current folder first)."""
     return subprocess.run(
-        [str(venv / "bin" / "lexkb"), *args],
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=300,
+        list(command), capture_output=True, text=True, env=environment(), cwd=venv, timeout=300
     )
 
 
-def test_no_build_library_and_no_generic_package_is_installed(query_venv: Path):
-    site = _site_packages(query_venv)
-    installed = {path.name for path in site.iterdir()}
-    for name in ("transforms", "assets", "pipelines", *BUILD_ONLY):
-        assert name not in installed, name
-    wheel_top = {
-        name.split("/")[0]
-        for wheel in (query_venv.parent / "dist").glob("*.whl")
-        for name in zipfile.ZipFile(wheel).namelist()
-    }
-    assert wheel_top == {"lexkb", "lexkb-0.1.0.dist-info"}
+def _lexkb(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    return _run(venv, str(venv / "bin" / "lexkb"), *args)
 
 
-def test_search_and_get_answer_from_a_snapshot(query_venv: Path, built_root: Path):
-    found = _lexkb(
-        query_venv, "search", "client money reconciliation records", "--index", str(built_root),
-        "--k", "2", "--json",
-    )  # fmt: skip
+def _importable(venv: Path, names: tuple[str, ...]) -> list[str]:
+    """Which of the top-level modules `names` the venv's Python can import."""
+    code = (
+        "import importlib.util, json\n"
+        f"print(json.dumps([n for n in {names!r} if importlib.util.find_spec(n)]))"
+    )
+    done = _run(venv, str(venv / "bin" / "python"), "-c", code)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_wheel_carries_the_library_and_the_service(wheel: Path):
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    assert tops == {"lexkb", "lexkb_service", "lexkb-0.1.0.dist-info"}
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "lexkb_service/serve/static/index.html" in names
+    assert "lexkb/schemas/search.json" in names
+
+
+def test_the_library_installs_without_the_service_or_the_build(library_venv: Path):
+    assert _importable(library_venv, ("lexkb", "lexkb_service", "pydantic")) == [
+        "lexkb", "lexkb_service", "pydantic",
+    ]  # fmt: skip
+    assert _importable(library_venv, SERVICE_ONLY + BUILD_ONLY) == []
+
+
+def test_search_get_and_ask_from_the_cli(library_venv: Path, built_root: Path):
+    root = str(built_root)
+    found = _lexkb(library_venv, "search", "client money reconciliation records", "--index",
+                   root, "--k", "2", "--json")  # fmt: skip
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)
     hits = hits["hits"] if isinstance(hits, dict) else hits
     assert len(hits) == 2 and all(hit["citation"] for hit in hits)
-    got = _lexkb(query_venv, "get", "Rule 4.3.1", "--index", str(built_root), "--json")
+    got = _lexkb(library_venv, "get", "Rule 4.3.1", "--index", root, "--json")
     assert got.returncode == 0, got.stderr
     assert json.loads(got.stdout)["match"] == "exact"
+    asked = _lexkb(library_venv, "ask", QUESTION, "--index", root, "--json")
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["sources"] and answer["sources"][0]["citation"]
 
 
-def test_build_says_in_one_line_what_to_install(query_venv: Path, tmp_path: Path):
-    done = _lexkb(query_venv, "build", str(REPO / "examples" / "corpus"), "--out", str(tmp_path))
+def test_search_get_and_ask_from_python(library_venv: Path, built_root: Path):
+    python = str(library_venv / "bin" / "python")
+    done = _run(library_venv, python, "-c", PYTHON_QUERIES, str(built_root))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(result["citations"]) == 2 and all(result["citations"])
+    assert result["match"] == "exact"
+    assert result["sources"] and all(result["sources"])
+    assert result["service"] == []
+
+
+def test_the_service_commands_say_in_one_line_what_to_install(library_venv: Path, built_root: Path):
+    listed = _lexkb(library_venv, "--help")
+    assert listed.returncode == 0
+    for command in ("serve", "mcp"):
+        assert f"    {command} " in listed.stdout  # listed all the same
+        done = _lexkb(library_venv, command, "--index", str(built_root))
+        assert done.returncode == 2, (command, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "pip install 'lexkb[serve]'" in lines[0], done.stderr
+
+
+def test_build_says_in_one_line_what_to_install(library_venv: Path, tmp_path: Path):
+    done = _lexkb(library_venv, "build", str(REPO / "examples" / "corpus"), "--out", str(tmp_path))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "lexkb[build]" in lines[0].replace("'.[build]'", "lexkb[build]")
     assert not any(tmp_path.iterdir())
 
 
-def test_mcp_over_stdio_answers(query_venv: Path, built_root: Path):
+def test_the_extra_installs_the_service_and_no_build(service_venv: Path):
+    assert _importable(service_venv, SERVICE_ONLY) == list(SERVICE_ONLY)
+    assert _importable(service_venv, BUILD_ONLY) == []
+
+
+def test_mcp_over_stdio_answers(service_venv: Path, built_root: Path):
     server = StdioServerParameters(
-        command=str(query_venv / "bin" / "lexkb"),
+        command=str(service_venv / "bin" / "lexkb"),
         args=["mcp", "--index", str(built_root)],
         env=environment(),
     )
@@ -107,11 +191,11 @@ def test_mcp_over_stdio_answers(query_venv: Path, built_root: Path):
     assert found["hits"] and found["hits"][0]["citation"]
 
 
-def test_serve_answers_search_over_http(query_venv: Path, built_root: Path, tmp_path: Path):
+def test_serve_answers_search_over_http(service_venv: Path, built_root: Path, tmp_path: Path):
     port = free_port()
     process = subprocess.Popen(
         [
-            str(query_venv / "bin" / "lexkb"), "serve", "--index", str(built_root),
+            str(service_venv / "bin" / "lexkb"), "serve", "--index", str(built_root),
             "--store", str(tmp_path / "store.db"), "--port", str(port),
         ],
         env=environment(),

@@ -20,12 +20,12 @@ from lexkb import answers
 from lexkb.answers.web import web_search
 from lexkb.cli.main import build_parser
 from lexkb.index import Index
-from lexkb.mcp.schemas import Relation
-from lexkb.mcp.server import build_server
-from lexkb.mcp.tools import TOOLS
+from lexkb.request_types import Relation
 from lexkb.requests import BY_TOOL, Request
-from lexkb.serve import models, v1, v1_people
-from lexkb.serve.openapi import document
+from lexkb_service.mcp.server import build_server
+from lexkb_service.mcp.tools import TOOLS
+from lexkb_service.serve import models, v1, v1_people
+from lexkb_service.serve.openapi import document
 from tests.support.parsing import parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -201,7 +201,7 @@ def test_no_module_writes_a_models_default_again():
     }
     assert ("threshold", 0.75) in stated
     restated = []
-    for path in sorted((REPO / "lexkb").rglob("*.py")):
+    for path in sorted([*(REPO / "lexkb").rglob("*.py"), *(REPO / "lexkb_service").rglob("*.py")]):
         if path.name == "defaults.py" and path.parent.name == "lexkb":
             continue  # where the numbers are written, once
         tree = parse(path.read_text(encoding="utf-8"))

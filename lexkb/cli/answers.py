@@ -1,4 +1,4 @@
-"""CLI commands for the answer tools (lexkb.answers) and the MCP server.
+"""CLI commands for the answer tools (lexkb.answers).
 
 Each prints plain text by default and the tool's `to_dict()` with `--json`. A verifier exits 0
 when its check passed and 1 when it did not, so a script can gate on it. Plain text holds
@@ -154,13 +154,6 @@ def cmd_web_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_mcp(args: argparse.Namespace) -> int:
-    from lexkb.mcp.server import serve
-
-    serve(args.index, args.http, args.allow_host or (), args.allow_origin or ())
-    return 0
-
-
 def add_commands(
     command: Callable[[str, str], argparse.ArgumentParser],
     with_index: Callable[[argparse.ArgumentParser], None],
@@ -240,20 +233,3 @@ def add_commands(
     web.add_argument("--prefer", action="append", help="a preferred domain (repeatable)")
     web.add_argument("--json", action="store_true", help="print JSON (docs/schemas/)")
     web.set_defaults(func=cmd_web_search)
-
-    mcp = command("mcp", "serve the index's tools over MCP: stdio, or streamable HTTP")
-    mcp.add_argument("--http", metavar="HOST:PORT", help="serve HTTP at http://HOST:PORT/mcp")
-    mcp.add_argument(
-        "--allow-host",
-        action="append",
-        metavar="HOST[:PORT]",
-        help="a Host header clients send (repeatable; needed off loopback, with LEXKB_MCP_TOKEN)",
-    )
-    mcp.add_argument(
-        "--allow-origin",
-        action="append",
-        metavar="ORIGIN",
-        help="a browser origin allowed, such as https://app.example.com (repeatable)",
-    )
-    with_index(mcp)
-    mcp.set_defaults(func=cmd_mcp)

@@ -3,8 +3,9 @@ look up references, follow citations and export documents, with a snapshot behin
 format prompt context and verify generated answers against it; serve all of it over MCP, a
 JSON API and a web page.
 
-Only `build` loads the pipeline (Dagster, unstructured); every other command needs just the
-query module, so it starts fast and works on a machine that only holds snapshots.
+Only `build` loads the pipeline (Dagster, unstructured), and only `serve` and `mcp` the service
+(lexkb_service, with its extra `serve`); every other command needs just the query module, so it
+starts fast and works on a machine that only holds snapshots.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from lexkb.cli.query import (
     cmd_search,
     cmd_search_batch,
 )
-from lexkb.cli.serve import add_commands as add_serve_commands
+from lexkb.cli.service import add_commands as add_service_commands
 from lexkb.cli.snapshots import cmd_snapshots
 from lexkb.core import environment
 from lexkb.core.embed.embedders import PROVIDERS
@@ -57,7 +58,9 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action) or text
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(running: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; `running`, the command about to run, has the service fill in its
+    options when it is one of the service's (lexkb.cli.service)."""
     from lexkb import __version__
 
     parser = argparse.ArgumentParser(
@@ -197,14 +200,15 @@ def build_parser() -> argparse.ArgumentParser:
     batch.set_defaults(func=cmd_search_batch)
     add_answer_commands(command, with_index)
     add_ask_commands(command, with_index)
-    add_serve_commands(command)
+    add_service_commands(command, with_index, running)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    command: Callable[[argparse.Namespace], int] = args.func
+    argv = sys.argv[1:] if argv is None else argv
     try:
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
+        command: Callable[[argparse.Namespace], int] = args.func
         return command(args)
     except (SnapshotError, ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

@@ -18,7 +18,7 @@ from pathlib import Path
 
 # Where the variables' defaults live when they are not written here: the ANN threshold in
 # lexkb.core.store.ann.MIN_VECTORS, the LLM deadline in lexkb.answers.llm, the MCP bounds in
-# lexkb.mcp.http.HttpSettings, lexkb.mcp.pools and lexkb.mcp.admission.
+# lexkb_service.mcp.http.HttpSettings, lexkb_service.mcp.pools and lexkb_service.mcp.admission.
 
 # Both sides.
 ROOT = "LEXKB_ROOT"  # the index root; the CLI's default var/index, the build's <repo>/var/index

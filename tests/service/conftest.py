@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.serve.store import Store
+from lexkb_service.serve.store import Store
 from tests.support.postgres import binaries, postgres_server
 
 

@@ -151,7 +151,7 @@ def stalling_bucket(built_root, tmp_path):
 
 
 def test_a_stalling_object_store_does_not_delay_other_clients(stalling_bucket, monkeypatch):
-    from lexkb.mcp.server import build_server
+    from lexkb_service.mcp.server import build_server
 
     url, proxy = stalling_bucket
     monkeypatch.setattr("lexkb.current.POLL_SECONDS", 0.0)  # every call reads CURRENT
@@ -400,13 +400,13 @@ def test_off_loopback_every_request_needs_host_origin_and_token(built_root):
      ("localhost.evil.example", False), ("mcp.example.test", False)],
 )  # fmt: skip
 def test_what_counts_as_loopback(host, loopback):
-    from lexkb.mcp.access import is_loopback
+    from lexkb_service.mcp.access import is_loopback
 
     assert is_loopback(host) is loopback
 
 
 def test_allowed_hosts_and_origins_are_checked_and_expanded():
-    from lexkb.mcp.access import access_for
+    from lexkb_service.mcp.access import access_for
 
     environ = {"LEXKB_MCP_TOKEN": TOKEN}
     access = access_for(

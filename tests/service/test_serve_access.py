@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.serve.gate import policy_for
+from lexkb_service.serve.gate import policy_for
 from tests.support.mcp_process import LEXKB, environment
 from tests.support.serve_process import Served, add_key, call, start
 

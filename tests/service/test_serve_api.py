@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from lexkb.client import Client
+from lexkb_service.client import Client
 from tests.support.mcp_process import LEXKB, environment
 from tests.support.next_snapshot import root_and_grown_corpus
 from tests.support.serve_process import Served, add_key, call, start

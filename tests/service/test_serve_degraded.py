@@ -121,7 +121,7 @@ def test_an_unexpected_failure_is_a_json_500():
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from lexkb.serve.errors import add_error_handlers
+    from lexkb_service.serve.errors import add_error_handlers
 
     app = FastAPI()
     add_error_handlers(app)

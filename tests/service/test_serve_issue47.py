@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.serve.store import Store
+from lexkb_service.serve.store import Store
 from tests.support.serve_process import ANSWER, Served, add_key, call, start
 
 SECURITY = ("x-content-type-options", "referrer-policy", "x-frame-options")

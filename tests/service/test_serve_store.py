@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.serve.store import MIGRATIONS, Store, StoreError
+from lexkb_service.serve.store import MIGRATIONS, Store, StoreError
 from tests.support.serve_process import ANSWER
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.client import Client
 from lexkb.defaults import PAGE
+from lexkb_service.client import Client
 from tests.service.conftest import CHROMIUM
 from tests.support.serve_process import Served, call, start
 

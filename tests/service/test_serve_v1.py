@@ -1,4 +1,4 @@
-"""/api/v1 over real HTTP to a real `lexkb serve`, called through lexkb.client (issue 49,
+"""/api/v1 over real HTTP to a real `lexkb serve`, called through lexkb_service.client (issue 49,
 items 9 to 12; the CLI around the service, item 13, is in test_serve_cli_store.py).
 
 - 9: a diff names the documents added, removed and changed (key and title) and pages its
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from lexkb.client import ROUTES, ApiError, Client
-from lexkb.serve.app import STATIC
-from lexkb.serve.store import MIGRATIONS, Store
+from lexkb_service.client import ROUTES, ApiError, Client
+from lexkb_service.serve.app import STATIC
+from lexkb_service.serve.store import MIGRATIONS, Store
 from tests.conftest import CORPUS
 from tests.service.conftest import CHROMIUM
 from tests.support.next_snapshot import NOTICE
@@ -185,7 +185,7 @@ def test_a_store_keeps_one_feedback_per_answer_and_key(store: Store):
 
 
 def test_the_migration_keeps_the_newest_of_each_keys_feedback(target: str, monkeypatch):
-    from lexkb.serve import database
+    from lexkb_service.serve import database
 
     clean = Store(target)  # a PostgreSQL server serves the module: start from no tables
     for table in ("feedback", "answers", "conversations", "api_keys", "schema_migrations"):

@@ -1,6 +1,6 @@
-"""The query-only install as a service makes it: lexkb's wheel, built from the repository, in a
-fresh virtual environment. Shared by its test (tests/test_query_install.py) and its benchmark
-(benchmarks/query_install.py)."""
+"""The installs of lexkb's wheel, built from the repository, in a fresh virtual environment: the
+query library alone, or with the service's extra. Shared by their test
+(tests/test_query_install.py) and their benchmark (benchmarks/query_install.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def fresh_venv(path: Path) -> Path:
     return path
 
 
-def install(venv: Path, wheel: Path, *flags: str) -> list[str]:
-    """The command that installs `wheel` and what it depends on into `venv`."""
+def install(venv: Path, requirement: str | Path, *flags: str) -> list[str]:
+    """The command that installs `requirement` (a wheel's path, followed by `[serve]` for the
+    service) and what it depends on into `venv`."""
     return [str(UV), "pip", "install", "-q", *flags, "--python", str(venv / "bin" / "python"),
-            str(wheel)]  # fmt: skip
+            str(requirement)]  # fmt: skip

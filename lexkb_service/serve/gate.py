@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from lexkb.mcp.access import Access, is_loopback, named, with_loopback
-from lexkb.serve.store import LOCAL_OWNER, Store, StoreUnavailable
+from lexkb_service.mcp.access import Access, is_loopback, named, with_loopback
+from lexkb_service.serve.store import LOCAL_OWNER, Store, StoreUnavailable
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from lexkb.serve.metrics import Metrics, RouteLabels
+    from lexkb_service.serve.metrics import Metrics, RouteLabels
 
 OPEN_PATHS = ("/", "/healthz", "/readyz", "/api/v1/openapi.json", "/favicon.ico")
 OPEN_PREFIXES = ("/static/",)
@@ -263,7 +263,7 @@ async def send_json(
     secure: bool = True,
 ) -> None:
     """A JSON reply straight on the ASGI channel: the gate's refusals and the MCP session
-    bounds (lexkb.serve.sessions) answer before any route. `secure` adds the headers every
+    bounds (lexkb_service.serve.sessions) answer before any route. `secure` adds the headers every
     refusal of the gate's carries (a reply that passes through the gate gets them there)."""
     body = json.dumps(payload).encode()
     await send(

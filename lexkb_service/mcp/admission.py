@@ -5,17 +5,17 @@ pair models (lexkb.core.judge) for tenths of a second each. Under lexkb serve on
 such requests as fast as it could held every worker thread, and everyone's plain searches, the
 page and /healthz waited behind it. Two bounds answer that:
 
-- The costly calls run in a pool of their own (lexkb.mcp.pools: `costly`), so they queue there,
-  holding no thread, while cheap calls go on in theirs.
+- The costly calls run in a pool of their own (lexkb_service.mcp.pools: `costly`), so they queue
+  there, holding no thread, while cheap calls go on in theirs.
 - Each key may have at most `per_key` cost units in progress (running or queued), whichever door
   the work came through (the API or MCP): past it a request is refused at once (429, or a tool
   error) with the seconds to wait, instead of queueing. So one key cannot fill the costly
   pool's queue, and the others' costly work waits behind at most `per_key` units of it.
 
-A cost unit is about five reads of a pair model (a claim or a question with one paragraph, some
-50 ms of one core); each tool's cost is in lexkb.mcp.tools (`Tool.cost`). One request costlier
-than `per_key` on its own is admitted when the key has nothing else in progress, so that no
-valid request is refused for good.
+A cost unit is about five reads of a pair model (a claim or a question with one paragraph,
+some 50 ms of one core); each tool's cost is in lexkb_service.mcp.tools (`Tool.cost`). One
+request costlier than `per_key` on its own is admitted when the key has nothing else in
+progress, so that no valid request is refused for good.
 """
 
 from __future__ import annotations

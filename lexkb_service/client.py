@@ -1,7 +1,7 @@
 """A typed Python client for `lexkb serve`'s JSON API, /api/v1, for programs that reach the
 service over HTTP rather than open an index (`lexkb.Index`).
 
-    from lexkb.client import Client
+    from lexkb_service.client import Client
     api = Client("http://127.0.0.1:8000", key="lk_...")
     hits = api.search("client money reconciliation", limit=3)["hits"]
     turn = api.ask("How long must reconciliation records be kept?")

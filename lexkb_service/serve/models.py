@@ -2,7 +2,7 @@
 MCP's arguments are read from, so the two take the same fields, bounds and defaults; the bodies
 here are the API's own. Every body refuses unknown fields, so a misspelt option is an error,
 not a silent default. Responses are described by the JSON Schemas in lexkb/schemas
-(lexkb.serve.openapi)."""
+(lexkb_service.serve.openapi)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from lexkb.requests import (
     VerifyCitationsRequest,
     VerifyEntitiesRequest,
 )
-from lexkb.serve.store import MAX_COMMENT_CHARS, MAX_TITLE_CHARS
+from lexkb_service.serve.store import MAX_COMMENT_CHARS, MAX_TITLE_CHARS
 
 __all__ = [
     "AskRequest",

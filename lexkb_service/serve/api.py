@@ -1,16 +1,17 @@
-"""What the JSON API's routes (/api/v1: lexkb.serve.v1 and lexkb.serve.v1_people) share: the
-Service every route reads, the helpers that run a route's work, send its reply and refuse what is
-not there, and the routes whose request and reply have nothing of v1's conventions to follow
-(search, a document's tree and Markdown, verification, who the caller is, deleting a
-conversation or an answer), which v1 mounts as they are written here.
+"""What the JSON API's routes (/api/v1: lexkb_service.serve.v1 and lexkb_service.serve.v1_people)
+share: the Service every route reads, the helpers that run a route's work, send its reply and refuse
+what is not there, and the routes whose request and reply have nothing of v1's conventions to follow
+(search, a document's tree and Markdown, verification, who the caller is, deleting a conversation or
+an answer), which v1 mounts as they are written here.
 
-Each route runs in a worker thread, as the MCP tools do: finding the current snapshot and
-querying it block. Routes whose MCP tool has a cost (ask, a reranked search, verify_citations:
-lexkb.mcp.tools) run in the same pools as MCP's calls, in the costly one, counted against the
-caller's key (lexkb.mcp.admission); the rest are plain `def`s in the local worker threads. What a
-route returns is the query module's own `to_dict()`, sent as it is (the Python API already bounds
-and types it; validating it again would cost more than the search on a small index). A refusal
-is JSON with the reason (lexkb.serve.errors); 409 past the conversations a key may keep.
+Each route runs in a worker thread, as the MCP tools do: finding the current snapshot and querying
+it block. Routes whose MCP tool has a cost (ask, a reranked search, verify_citations:
+lexkb_service.mcp.tools) run in the same pools as MCP's calls, in the costly one, counted against
+the caller's key (lexkb_service.mcp.admission); the rest are plain `def`s in the local worker
+threads. What a route returns is the query module's own `to_dict()`, sent as it is (the Python API
+already bounds and types it; validating it again would cost more than the search on a small index).
+A refusal is JSON with the reason (lexkb_service.serve.errors); 409 past the conversations a key may
+keep.
 """
 
 from __future__ import annotations
@@ -35,20 +36,20 @@ from lexkb.answers.ask import ask as ask_question
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
 from lexkb.limits import DEFAULT_LIMITS, QueryError
-from lexkb.mcp import degraded, tools
-from lexkb.mcp.admission import KeyBudget
-from lexkb.mcp.pools import Pools
-from lexkb.mcp.schemas import SearchFilters, chosen
-from lexkb.mcp.server import Refused
-from lexkb.serve import models
-from lexkb.serve.metrics import Metrics
-from lexkb.serve.ratelimit import RateLimit
-from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store, Trace
+from lexkb.request_types import SearchFilters, chosen
+from lexkb_service.mcp import degraded, tools
+from lexkb_service.mcp.admission import KeyBudget
+from lexkb_service.mcp.pools import Pools
+from lexkb_service.mcp.server import Refused
+from lexkb_service.serve import models
+from lexkb_service.serve.metrics import Metrics
+from lexkb_service.serve.ratelimit import RateLimit
+from lexkb_service.serve.store import CONVERSATIONS_PER_KEY, Store, Trace
 
 if TYPE_CHECKING:
     from lexkb.core.store.diff import Diff
 
-log = logging.getLogger("lexkb.serve")
+log = logging.getLogger("lexkb_service.serve")
 DIFFS_KEPT = 4  # diffs between two snapshots kept in memory, for their pages
 T = TypeVar("T")
 RefQuery = Annotated[
@@ -142,7 +143,7 @@ class Service:
         return self.store.record_answer(who, answer, conversation_id, trace), index.version
 
     def mcp_ask(self, state: Mapping[str, Any], arguments: dict[str, Any]) -> dict:
-        """MCP's `ask` under `lexkb serve` (lexkb.mcp.server.Hosted): the caller is the key
+        """MCP's `ask` under `lexkb serve` (lexkb_service.mcp.server.Hosted): the caller is the key
         the Gate found for the request; the reply is the tool's own, the Answer as ask.json
         gives it (which admits no other field: its record's id is on the admin page)."""
         who = state.get("owner")
@@ -187,7 +188,7 @@ async def run_costly(
 ) -> T:
     """`work` in a worker thread of the pool MCP's `tool` runs in, given these `arguments`: a
     costly call in the costly pool, counted against the caller's key (Busy, a 429, when the key
-    has too much in progress: lexkb.mcp.admission); a cheap one in the local pool."""
+    has too much in progress: lexkb_service.mcp.admission); a cheap one in the local pool."""
     served = service(request)
     found = tools.BY_NAME[tool]
     cost = found.cost_of(arguments)

@@ -1,14 +1,14 @@
 """/api/v1, the JSON API's current version: the lookups, documents, snapshots and what changed
-between two, verification, and who the caller is (lexkb.serve.v1_people has what users write:
-asks, conversations, feedback, and the admin's reading of them).
+between two, verification, and who the caller is (lexkb_service.serve.v1_people has what users
+write: asks, conversations, feedback, and the admin's reading of them).
 
 What v1 holds to, route by route:
 - every listing is a page, `limit` and `cursor` in, `{"items", "next_cursor"}` out
-  (lexkb.serve.paging); a diff names its documents with their titles in one reply, and pages
+  (lexkb_service.serve.paging); a diff names its documents with their titles in one reply, and pages
   its paragraphs and citations, one part at a time;
 - a reference that names nothing is answered alike by `get` and `hop`: 404 with the lookup
   that says why (its reason, the nearest unit, the closest references);
-- each route has an operation id, the name of its method in lexkb.client.
+- each route has an operation id, the name of its method in lexkb_service.client.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Annotated, Any, Literal, NamedTuple
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from lexkb.mcp import tools
-from lexkb.serve import api, models
-from lexkb.serve.api import RefQuery, diff_between, local_root, sent, service
-from lexkb.serve.paging import PAGE, Cursor, Limit, envelope, position_page
-from lexkb.serve.versions import V1
+from lexkb_service.mcp import tools
+from lexkb_service.serve import api, models
+from lexkb_service.serve.api import RefQuery, diff_between, local_root, sent, service
+from lexkb_service.serve.paging import PAGE, Cursor, Limit, envelope, position_page
+from lexkb_service.serve.versions import V1
 
 router = APIRouter(prefix=V1)
 Version = Annotated[
@@ -38,9 +38,9 @@ DiffPart = Literal[
 
 
 class Same(NamedTuple):
-    """A route whose work is one of lexkb.serve.api's functions, mounted on a v1 router as it
-    is: its request and reply have nothing of v1's conventions (pages, 201, ISO times) to
-    follow. The summary is the route's own line in the OpenAPI document."""
+    """A route whose work is one of lexkb_service.serve.api's functions, mounted on a v1 router as
+    it is: its request and reply have nothing of v1's conventions (pages, 201, ISO times) to follow.
+    The summary is the route's own line in the OpenAPI document."""
 
     method: str
     path: str

@@ -24,8 +24,8 @@ from starlette.exceptions import HTTPException
 
 from lexkb.core.store.snapshot import SOURCE_FORMATS
 from lexkb.limits import DEFAULT_LIMITS
-from lexkb.serve.api import service
-from lexkb.serve.versions import V1
+from lexkb_service.serve.api import service
+from lexkb_service.serve.versions import V1
 
 MAX_PAGE = 100_000  # bounds the page number before any file is opened
 MAX_SIDE = 1600  # pixels on a page's longer side

@@ -1,6 +1,6 @@
 """The store for what users write: API keys, conversations, answers (with their traces) and
-feedback, in SQLite or PostgreSQL (lexkb.serve.database: the connection, its recovery and the
-migrations).
+feedback, in SQLite or PostgreSQL (lexkb_service.serve.database: the connection, its recovery and
+the migrations).
 
 Every read and write of a user's rows names its owner (the key's id): a conversation, answer or
 feedback of another key is not found, never shown. Each statement runs under one lock on one
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexkb.serve.database import (
+from lexkb_service.serve.database import (
     MIGRATIONS,
     Database,
     StoreError,

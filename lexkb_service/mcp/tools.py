@@ -25,10 +25,10 @@ from lexkb.answers.extract import extract as extract_span
 from lexkb.answers.guardrails import check_question as guard_question
 from lexkb.answers.web import web_search as search_web
 from lexkb.index import Index
-from lexkb.mcp import degraded
-from lexkb.mcp.schemas import MAX_SPANS, SearchFilters, chosen
+from lexkb.request_types import MAX_SPANS, SearchFilters, chosen
 from lexkb.requests import BY_TOOL, parameters
 from lexkb.rerank import RERANK_DEPTH
+from lexkb_service.mcp import degraded
 
 
 def flat(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -206,8 +206,8 @@ def check_question(index: Index, question: str) -> Any:
     return degraded.noted(guard_question(index, question), question)
 
 
-# A cost unit (lexkb.mcp.admission) is about this many reads of a pair model: a question or a
-# claim read with one paragraph, some 50 ms of one core.
+# A cost unit (lexkb_service.mcp.admission) is about this many reads of a pair model: a question
+# or a claim read with one paragraph, some 50 ms of one core.
 READS_PER_UNIT = 5
 
 
@@ -242,8 +242,8 @@ def _fixed(reads: int) -> Callable[[Mapping[str, Any]], int]:
 class Tool:
     """A row of the table: the published name, the function, its description, whether it may
     wait on another host (an LLM endpoint, Brave), so that it runs in the outbound pool
-    (lexkb.mcp.pools) and cannot starve the local tools, and what a call costs in cost units
-    (lexkb.mcp.admission) given its arguments: 0 for a cheap call, which runs in the local
+    (lexkb_service.mcp.pools) and cannot starve the local tools, and what a call costs in cost units
+    (lexkb_service.mcp.admission) given its arguments: 0 for a cheap call, which runs in the local
     pool; above 0, a call that runs the pair models, in the costly pool, counted against the
     caller's key under lexkb serve."""
 

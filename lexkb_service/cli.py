@@ -1,7 +1,12 @@
-"""CLI for `lexkb serve`: run the service, and manage its API keys.
+"""The service's commands: `lexkb serve` (run the service, and manage its API keys) and
+`lexkb mcp` (the MCP server alone, over stdio or HTTP).
 
     lexkb serve --index ROOT [--host 127.0.0.1 --port 8000] [--store FILE|postgresql://...]
     lexkb serve keys add NAME [--admin] | keys list | keys revoke NAME   [--store ...]
+    lexkb mcp --index ROOT [--http HOST:PORT]
+
+The library's CLI lists both and, when one runs, loads its `configure_*` function here through
+the entry point group `lexkb.service` (lexkb/cli/service.py), which fills in the parser it made.
 
 A new key is printed once and stored only as its hash. The store's location comes from
 --store, else $LEXKB_SERVE_STORE, else var/serve.db; a PostgreSQL URL belongs in the
@@ -17,9 +22,9 @@ from collections.abc import Callable
 
 from lexkb.core import environment
 from lexkb.core.text.terminal import safe
-from lexkb.mcp.admission import PER_KEY_UNITS
-from lexkb.serve.sessions import SESSIONS_PER_KEY
-from lexkb.serve.store import CONVERSATIONS_PER_KEY
+from lexkb_service.mcp.admission import PER_KEY_UNITS
+from lexkb_service.serve.sessions import SESSIONS_PER_KEY
+from lexkb_service.serve.store import CONVERSATIONS_PER_KEY
 
 DEFAULT_PORT = 8000
 
@@ -36,11 +41,11 @@ def _store_option(p: argparse.ArgumentParser, default: str | None = None) -> Non
     )
 
 
-def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
-    serve = command(
-        "serve",
-        "one service on one port: the web page (/), the JSON API (/api), MCP (/mcp), /metrics",
-    )
+def configure_serve(
+    serve: argparse.ArgumentParser, with_index: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """`lexkb serve`'s options and its `keys` commands (its --index is its own: it follows
+    CURRENT and prints no JSON)."""
     serve.add_argument("--host", default="127.0.0.1", help="address to bind")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to bind")
     serve.add_argument(
@@ -112,10 +117,38 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     serve.usage = usage.replace(" keys ...", " [keys ...]")
 
 
+def configure_mcp(
+    mcp: argparse.ArgumentParser, with_index: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """`lexkb mcp`'s options, --index as the query commands take it."""
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve HTTP at http://HOST:PORT/mcp")
+    mcp.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="a Host header clients send (repeatable; needed off loopback, with LEXKB_MCP_TOKEN)",
+    )
+    mcp.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser origin allowed, such as https://app.example.com (repeatable)",
+    )
+    with_index(mcp)
+    mcp.set_defaults(func=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from lexkb_service.mcp.server import serve
+
+    serve(args.index, args.http, args.allow_host or (), args.allow_origin or ())
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    from lexkb.serve.app import Quotas, serve
-    from lexkb.serve.gate import policy_for
-    from lexkb.serve.store import Store
+    from lexkb_service.serve.app import Quotas, serve
+    from lexkb_service.serve.gate import policy_for
+    from lexkb_service.serve.store import Store
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port takes 1 to 65535, not {args.port}")
@@ -141,7 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from lexkb.serve.store import Store
+    from lexkb_service.serve.store import Store
 
     # Refused inside the index root, as `serve` refuses it: a key store written there would
     # go into the index (and `serve` would then not open it). Only `add` makes a store: a

@@ -1,16 +1,19 @@
-"""The types the MCP tools' arguments are validated against, and published as JSON schemas.
+"""The types the tools' arguments are validated against (lexkb.requests' fields), published as
+JSON schemas by MCP and the JSON API.
 
 Each bound and each closed list is taken from the module that enforces it (lexkb.limits'
 default QueryLimits, lexkb.core.vocabulary, lexkb.filters, lexkb.answers), so the schema an
-assistant reads cannot drift from what the query module accepts. Schemas are built once, at
-import, so they follow the default limits, not those a server was started with.
+assistant reads cannot drift from what the query module accepts. They live in the query module,
+not the service that publishes them, because the request models are the library's: a program
+that only calls `Index` imports them without the service. Schemas are built once, at import, so
+they follow the default limits, not those a server was started with.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -22,7 +25,7 @@ from lexkb.filters import PERIODS
 from lexkb.graph import CITES
 from lexkb.limits import DEFAULT_LIMITS
 
-# The MCP's own caps, tighter than QueryLimits.max_k (which bounds the Python API): the hits of
+# The tools' own caps, tighter than QueryLimits.max_k (which bounds the Python API): the hits of
 # a search or hop, and the answer spans of extract, that one tool result may carry.
 MAX_HITS = 100
 MAX_SPANS = 20
@@ -35,12 +38,22 @@ def one_of(values: Iterable[str]) -> Any:
     return Literal[tuple(str(value) for value in values)]
 
 
-Mode = one_of(SearchMode)
-Level = one_of(ChunkLevel)
-Period = one_of(PERIODS)
-Role = one_of(ROLES)
-RelationType = one_of(RELATION_TYPES)
-FittedSet = one_of([FITTED_SET])
+if TYPE_CHECKING:
+    # To a type checker each closed list is text, which its values are: it cannot build a
+    # Literal from a list known only at run time, where pydantic reads the one below.
+    Mode = str
+    Level = str
+    Period = str
+    Role = str
+    RelationType = str
+    FittedSet = str
+else:
+    Mode = one_of(SearchMode)
+    Level = one_of(ChunkLevel)
+    Period = one_of(PERIODS)
+    Role = one_of(ROLES)
+    RelationType = one_of(RELATION_TYPES)
+    FittedSet = one_of([FITTED_SET])
 
 Text = Annotated[str, Field(min_length=1, max_length=DEFAULT_LIMITS.max_query_chars)]
 Reference = Annotated[

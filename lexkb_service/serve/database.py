@@ -1,6 +1,6 @@
 """The database under lexkb serve's store: SQLite (a file the operator names, WAL, 0600) or
 PostgreSQL (a URL), one connection under one lock, and the migrations that make and move its
-schema forward (lexkb.serve.store holds what is kept in it).
+schema forward (lexkb_service.serve.store holds what is kept in it).
 
 One set of SQL serves both: statements are written with `?` placeholders and turned into
 psycopg's `%s` for PostgreSQL; ids are random text and times are seconds since the epoch, so
@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("lexkb.serve")
+log = logging.getLogger("lexkb_service.serve")
 # Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
 # request after this long instead of holding the store's lock (and every request) longer.
 CONNECT_TIMEOUT = 5

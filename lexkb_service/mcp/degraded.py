@@ -26,7 +26,7 @@ from lexkb.answers.answered import is_question
 from lexkb.core.judge.pairs import PairModelError
 from lexkb.core.judge.shipped import relevance_model
 
-log = logging.getLogger("lexkb.mcp")
+log = logging.getLogger("lexkb_service.mcp")
 _lock = threading.Lock()
 _refused: tuple[tuple[int, int, int] | None, str] | None = None
 

@@ -1,14 +1,14 @@
 """One process, one port: MCP at /mcp, the JSON API at /api/v1, the web page at /, and what
 operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that follows CURRENT.
 
-The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session
-manager); the FastAPI app with the API and the page takes every other path (`Split`), and the
-Gate (lexkb.serve.gate) stands in front of both; between the Gate and MCP, KeySessions bounds
-each key's MCP sessions (lexkb.serve.sessions). The API and MCP share one set of worker pools and
-one budget of costly work per key (lexkb.mcp.pools, lexkb.mcp.admission), so a key's costly calls
-count the same through either door and never take the threads the page, health checks and plain
-searches run in. uvicorn runs it with the MCP server's bounds (lexkb.mcp.http: read deadline, head
-and body size, connections, sessions).
+The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session manager); the
+FastAPI app with the API and the page takes every other path (`Split`), and the Gate
+(lexkb_service.serve.gate) stands in front of both; between the Gate and MCP, KeySessions bounds
+each key's MCP sessions (lexkb_service.serve.sessions). The API and MCP share one set of worker
+pools and one budget of costly work per key (lexkb_service.mcp.pools, lexkb_service.mcp.admission),
+so a key's costly calls count the same through either door and never take the threads the page,
+health checks and plain searches run in. uvicorn runs it with the MCP server's bounds
+(lexkb_service.mcp.http: read deadline, head and body size, connections, sessions).
 """
 
 from __future__ import annotations
@@ -25,27 +25,27 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from lexkb.current import CurrentIndex
-from lexkb.mcp.admission import KeyBudget
-from lexkb.mcp.http import PATH as MCP_PATH
-from lexkb.mcp.http import HttpSettings, run_bounded
-from lexkb.mcp.pools import Pools
-from lexkb.mcp.server import build_server
-from lexkb.serve import v1, v1_people
-from lexkb.serve.api import Service
-from lexkb.serve.errors import add_error_handlers
-from lexkb.serve.gate import Gate, Policy
-from lexkb.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
-from lexkb.serve.openapi import document
-from lexkb.serve.pages import router as pages
-from lexkb.serve.ratelimit import ASKS_PER_HOUR, RateLimit
-from lexkb.serve.sessions import SESSIONS_PER_KEY, KeySessions
-from lexkb.serve.store import CONVERSATIONS_PER_KEY, Store
-from lexkb.serve.versions import V1
+from lexkb_service.mcp.admission import KeyBudget
+from lexkb_service.mcp.http import PATH as MCP_PATH
+from lexkb_service.mcp.http import HttpSettings, run_bounded
+from lexkb_service.mcp.pools import Pools
+from lexkb_service.mcp.server import build_server
+from lexkb_service.serve import v1, v1_people
+from lexkb_service.serve.api import Service
+from lexkb_service.serve.errors import add_error_handlers
+from lexkb_service.serve.gate import Gate, Policy
+from lexkb_service.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
+from lexkb_service.serve.openapi import document
+from lexkb_service.serve.pages import router as pages
+from lexkb_service.serve.ratelimit import ASKS_PER_HOUR, RateLimit
+from lexkb_service.serve.sessions import SESSIONS_PER_KEY, KeySessions
+from lexkb_service.serve.store import CONVERSATIONS_PER_KEY, Store
+from lexkb_service.serve.versions import V1
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-log = logging.getLogger("lexkb.serve")
+log = logging.getLogger("lexkb_service.serve")
 READY_CHECKS = 2  # /readyz checks at once, in threads of their own
 STATIC = Path(__file__).resolve().parent / "static"
 # The page loads nothing from elsewhere and runs no inline script (the Gate adds nosniff,
@@ -60,9 +60,10 @@ PAGE_HEADERS = {
 
 @dataclass(frozen=True)
 class Quotas:
-    """What one key may have: asks an hour (lexkb.serve.ratelimit), cost units of costly work
-    in progress (lexkb.mcp.admission; None: LEXKB_SERVE_COST_PER_KEY, else its default), MCP
-    sessions open (lexkb.serve.sessions) and conversations kept (lexkb.serve.store)."""
+    """What one key may have: asks an hour (lexkb_service.serve.ratelimit), cost units of costly
+    work in progress (lexkb_service.mcp.admission; None: LEXKB_SERVE_COST_PER_KEY, else its
+    default), MCP sessions open (lexkb_service.serve.sessions) and conversations kept
+    (lexkb_service.serve.store)."""
 
     asks_per_hour: int = ASKS_PER_HOUR
     cost_per_key: int | None = None

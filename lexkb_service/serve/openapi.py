@@ -17,7 +17,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+import lexkb
+
+# The schemas are the query library's (its `--json` outputs), carried in its package.
+SCHEMAS = Path(lexkb.__file__).resolve().parent / "schemas"
 # (method, path) -> the schema of its 200 response: "file" or "file#/$defs/name".
 RESPONSES = {
     ("post", "/api/v1/search"): "search",

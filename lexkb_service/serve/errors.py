@@ -20,12 +20,12 @@ from starlette.exceptions import HTTPException
 
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.limits import QueryError
-from lexkb.mcp.admission import Busy
-from lexkb.serve.api import OverLimit
-from lexkb.serve.gate import RETRY_AFTER
-from lexkb.serve.store import StoreUnavailable
+from lexkb_service.mcp.admission import Busy
+from lexkb_service.serve.api import OverLimit
+from lexkb_service.serve.gate import RETRY_AFTER
+from lexkb_service.serve.store import StoreUnavailable
 
-log = logging.getLogger("lexkb.serve")
+log = logging.getLogger("lexkb_service.serve")
 
 
 def explained(errors: Sequence[Mapping[str, Any]]) -> str:

@@ -6,7 +6,7 @@ and the admin's reading of everyone's feedback and of each ask's trace.
   the one there (200).
 - A conversation has one shape in the listing and alone (its number of turns); its turns are a
   listing of their own.
-- Every time is ISO 8601 in UTC, and every listing a page (lexkb.serve.paging).
+- Every time is ISO 8601 in UTC, and every listing a page (lexkb_service.serve.paging).
 - An admin's trace says what the ask searched (a follow-up's text includes the question before
   it), the candidates retrieved with their scores, how long it took, who asked (key id and
   name), and the answer with its verification.
@@ -17,8 +17,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from lexkb.serve import api, models
-from lexkb.serve.api import (
+from lexkb_service.serve import api, models
+from lexkb_service.serve.api import (
     answered,
     bounded,
     new_conversation,
@@ -27,10 +27,10 @@ from lexkb.serve.api import (
     run_costly,
     service,
 )
-from lexkb.serve.paging import PAGE, Cursor, Limit, envelope, keyset_page, with_iso
-from lexkb.serve.store import After
-from lexkb.serve.v1 import Same, add_same
-from lexkb.serve.versions import V1
+from lexkb_service.serve.paging import PAGE, Cursor, Limit, envelope, keyset_page, with_iso
+from lexkb_service.serve.store import After
+from lexkb_service.serve.v1 import Same, add_same
+from lexkb_service.serve.versions import V1
 
 router = APIRouter(prefix=V1)
 SAME = (

@@ -2,17 +2,18 @@
 
     lexkb mcp --index ROOT [--http 127.0.0.1:8765 [--allow-host H] [--allow-origin O]]
 
-A thin adapter: each tool of lexkb.mcp.tools.TOOLS validates its arguments against a typed
-schema (sizes bounded, as lexkb.limits bounds the Python API), calls the query module on the
-snapshot CURRENT names (lexkb.current follows it as new snapshots are published), and returns
-the result's `to_dict()` as structured content. A refused argument comes back as a tool error
-that says what is wrong; the server stays up for the next call.
+A thin adapter: each tool of lexkb_service.mcp.tools.TOOLS validates its arguments against a
+typed schema (sizes bounded, as lexkb.limits bounds the Python API), calls the query module on
+the snapshot CURRENT names (lexkb.current follows it as new snapshots are published), and
+returns the result's `to_dict()` as structured content. A refused argument comes back as a tool
+error that says what is wrong; the server stays up for the next call.
 
 Each call runs in a worker thread, finding the current snapshot included (for an `s3://` root
 that is a request to the object store), so the event loop that serves every client never waits
 on a disk or a network; tools that wait on another host run in a pool of their own
-(lexkb.mcp.pools). The transports: lexkb.mcp.stdio (which answers a malformed line with a
-JSON-RPC error) and lexkb.mcp.http (who may connect: lexkb.mcp.access).
+(lexkb_service.mcp.pools). The transports: lexkb_service.mcp.stdio (which answers a malformed
+line with a JSON-RPC error) and lexkb_service.mcp.http (who may connect:
+lexkb_service.mcp.access).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ import anyio
 from lexkb import limits as check
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
-from lexkb.mcp.admission import Busy, KeyBudget
-from lexkb.mcp.pools import Pools
-from lexkb.mcp.tools import TOOLS, Tool
+from lexkb_service.mcp.admission import Busy, KeyBudget
+from lexkb_service.mcp.pools import Pools
+from lexkb_service.mcp.tools import TOOLS, Tool
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -152,7 +153,8 @@ def build_server(
     """The MCP server for the index at `root` (opened now, so a bad root fails at start), or
     on `current` when a service that serves more than MCP already follows it; the tools named
     in `hosted` run through the service's own function (see Hosted), and costly calls count
-    against the caller's key in `budget` (lexkb.mcp.admission) when the service names one."""
+    against the caller's key in `budget` (lexkb_service.mcp.admission) when the service names
+    one."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
@@ -183,16 +185,16 @@ def serve(
 ) -> None:
     """Run until stopped: stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp). Off
     loopback, HTTP needs the Host and Origin values clients will send and a bearer token in
-    LEXKB_MCP_TOKEN (lexkb.mcp.access); all is checked before the index is opened."""
-    from lexkb.mcp.stdio import serve_stdio
+    LEXKB_MCP_TOKEN (lexkb_service.mcp.access); all is checked before the index is opened."""
+    from lexkb_service.mcp.stdio import serve_stdio
 
     if http is None:
         if allow_hosts or allow_origins:
             raise ValueError("--allow-host and --allow-origin apply to --http only")
         anyio.run(serve_stdio, build_server(root))
         return
-    from lexkb.mcp.access import access_for
-    from lexkb.mcp.http import HttpSettings, address, serve_http
+    from lexkb_service.mcp.access import access_for
+    from lexkb_service.mcp.http import HttpSettings, address, serve_http
 
     host, port = address(http)
     access = access_for(host, allow_hosts, allow_origins)

@@ -2,12 +2,12 @@
 items in one envelope, `{"items": [...], "next_cursor": "..." | null}`, and the next page is
 asked for with `cursor=<next_cursor>`; every time is ISO 8601 in UTC.
 
-A cursor is opaque to clients: base64 of the listing's name and where the page ends. Listings
-kept in the store go by keyset (the sort time and id of the last row: lexkb.serve.store.After),
+A cursor is opaque to clients: base64 of the listing's name and where the page ends. Listings kept
+in the store go by keyset (the sort time and id of the last row: lexkb_service.serve.store.After),
 so rows added meanwhile neither repeat nor skip one; listings computed from a snapshot (its
 documents, the snapshots, a diff's parts) go by position, and their cursor also names what was
-listed (the snapshot, the two versions), so that a cursor is refused once that has changed
-rather than continuing another listing.
+listed (the snapshot, the two versions), so that a cursor is refused once that has changed rather
+than continuing another listing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fastapi import Query
 
 from lexkb import defaults
 from lexkb.limits import QueryError
-from lexkb.serve.store import After
+from lexkb_service.serve.store import After
 
 PAGE = defaults.PAGE
 MAX_CURSOR_CHARS = 400

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, ClassVar
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from lexkb.core import environment as env
-from lexkb.mcp.access import Access, BearerGate
+from lexkb_service.mcp.access import Access, BearerGate
 
 if TYPE_CHECKING:
     import socket
@@ -296,7 +296,7 @@ def run_bounded(
         limit_concurrency=settings.max_connections,
         # X-Forwarded-For and -Proto are not read into the client's address and scheme:
         # nothing here decides by address, and a client's own headers cannot then pass for a
-        # proxy's (lexkb serve refuses keyless requests that carry them: lexkb.serve.gate).
+        # proxy's (lexkb serve refuses keyless requests that carry them: lexkb_service.serve.gate).
         proxy_headers=False,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         log_level="warning",

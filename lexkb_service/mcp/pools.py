@@ -24,17 +24,18 @@ from lexkb.core import environment as env
 LOCAL_CALLS = 40
 OUTBOUND_CALLS = 8
 # Calls that run the pair models (a reranked search, evidence, extract, verify_citations; each
-# tool's cost is in lexkb.mcp.tools) at once: each reads with two threads (lexkb.core.judge.pairs),
-# so half as many as the cores. More would not finish sooner, and would take the cores the cheap
-# calls need: on two cores, with one key flooding verify_citations, another's search p50 was
-# 82 ms with four such calls at once and 11 ms with one (benchmarks/serve_faults.py).
+# tool's cost is in lexkb_service.mcp.tools) at once: each reads with two threads
+# (lexkb.core.judge.pairs), so half as many as the cores. More would not finish sooner, and would
+# take the cores the cheap calls need: on two cores, with one key flooding verify_citations,
+# another's search p50 was 82 ms with four such calls at once and 11 ms with one
+# (benchmarks/serve_faults.py).
 COSTLY_CALLS = max(1, (os.cpu_count() or 2) // 2)
 
 
 @dataclass(frozen=True)
 class Pools:
     """The limiter each kind of tool runs under: outbound calls, costly local calls (those
-    with a cost, lexkb.mcp.tools), and the cheap rest."""
+    with a cost, lexkb_service.mcp.tools), and the cheap rest."""
 
     local: anyio.CapacityLimiter
     outbound: anyio.CapacityLimiter
