@@ -1,12 +1,13 @@
-"""The query-only install against the whole project environment, in one run (issue 50).
+"""The wheel's installs against the whole project environment, in one run (issues 50, 60).
 
     .venv/bin/python benchmarks/query_install.py [--work benchmarks/out/query_install]
         [--index var/index] [--runs 5]
 
-Two fresh virtual environments, each installed from uv's cache (so the time is the install's,
-not the download's): the query-only wheel (`lexkb`, what a service that loads snapshots installs)
-and the repository's whole environment (`uv sync --frozen`: the query module, the build, the
-dev tools). For each: install time, size on disk, `python -c "import lexkb"` and
+Three fresh virtual environments, each installed from uv's cache (so the time is the install's,
+not the download's): the wheel alone (`lexkb`, the query library: what a program that opens
+snapshots installs), the wheel with its extra `serve` (`lexkb[serve]`, what a service installs)
+and the repository's whole environment (`uv sync --frozen`: the query module, the service, the
+build, the dev tools). For each: install time, size on disk, `python -c "import lexkb"` and
 `lexkb search ... --index INDEX` wall time (median of --runs, each a fresh process).
 """
 
@@ -36,10 +37,16 @@ def size(path: Path) -> int:
     return int(done.stdout.split()[0])
 
 
-def query_only(work: Path) -> tuple[Path, float]:
+def library(work: Path) -> tuple[Path, float]:
     wheel = build_wheel(work / "dist")
-    venv = fresh_venv(work / "query")
+    venv = fresh_venv(work / "library")
     return venv, timed(install(venv, wheel, "--offline", "--compile-bytecode"))
+
+
+def service(work: Path) -> tuple[Path, float]:
+    wheel = next((work / "dist").glob("lexkb-*.whl"))
+    venv = fresh_venv(work / "service")
+    return venv, timed(install(venv, f"{wheel}[serve]", "--offline", "--compile-bytecode"))
 
 
 def whole(work: Path) -> tuple[Path, float]:
@@ -65,7 +72,12 @@ def main() -> None:
         shutil.rmtree(args.work)
     args.work.mkdir(parents=True)
     rows = []
-    for name, installed in (("query-only wheel", query_only), ("whole environment", whole)):
+    installs = (
+        ("query library (the wheel alone)", library),
+        ("with the service (`lexkb[serve]`)", service),
+        ("whole environment", whole),
+    )
+    for name, installed in installs:
         venv, seconds = installed(args.work)
         python, lexkb = str(venv / "bin" / "python"), str(venv / "bin" / "lexkb")
         imported = median_run([python, "-c", "import lexkb.index"], args.runs)
