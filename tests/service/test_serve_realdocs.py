@@ -64,7 +64,7 @@ def test_a_claim_check_names_each_candidate_of_an_ambiguous_reference(served):
         "/api/v1/verify/citations",
         {"citations": [{"ref": "section 7", "claim": CLAIM}]},
     ).body["citations"][0]
-    assert (checked["verdict"], checked["lookup_match"]) == ("not_found", "ambiguous")
+    assert (checked["verdict"], checked["lookup_match"]) == ("ambiguous", "ambiguous")
     assert set(checked["closest"]) == CANDIDATES
 
 
