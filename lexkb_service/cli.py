@@ -9,8 +9,9 @@ The library's CLI lists both and, when one runs, loads its `configure_*` functio
 the entry point group `lexkb.service` (lexkb/cli/service.py), which fills in the parser it made.
 
 A new key is printed once and stored only as its hash. The store's location comes from
---store, else $LEXKB_SERVE_STORE, else var/serve.db; a PostgreSQL URL belongs in the
-environment rather than on the command line when it carries a password (`ps` shows arguments).
+--store, else $LEXKB_SERVE_STORE, else serve.db beside the index root (var/serve.db for
+var/index; never the working directory's); a PostgreSQL URL belongs in the environment rather
+than on the command line when it carries a password (`ps` shows arguments).
 """
 
 from __future__ import annotations
@@ -29,16 +30,24 @@ from lexkb_service.serve.store import CONVERSATIONS_PER_KEY
 DEFAULT_PORT = 8000
 
 
-def _store_option(p: argparse.ArgumentParser, default: str | None = None) -> None:
-    """--store; `default` None where an outer parser gives it (an inner parser's default would
-    replace a value given before its command: `serve --store X keys list`)."""
+def _store_option(p: argparse.ArgumentParser, outer: bool = False) -> None:
+    """--store; its default (None: the environment's, else beside the index root, chosen by
+    `store_of`) given by the `outer` parser alone (an inner parser's default would replace a
+    value given before its command: `serve --store X keys list`)."""
     p.add_argument(
         "--store",
-        default=default if default is not None else argparse.SUPPRESS,
+        default=None if outer else argparse.SUPPRESS,
         help="conversations, feedback and keys: a SQLite file (created 0600, outside the index "
-        f"root) or a postgresql:// URL; default ${environment.SERVE_STORE}, else "
-        + ("%(default)s" if default is not None else environment.DEFAULT_SERVE_STORE),
+        f"root) or a postgresql:// URL; default ${environment.SERVE_STORE}, else serve.db "
+        "beside the index root",
     )
+
+
+def store_of(args: argparse.Namespace) -> str:
+    """The store named by --store, else $LEXKB_SERVE_STORE, else serve.db beside --index."""
+    from lexkb_service.serve.database import store_beside
+
+    return args.store or environment.serve_store() or str(store_beside(args.index))
 
 
 def configure_serve(
@@ -88,7 +97,7 @@ def configure_serve(
         default=CONVERSATIONS_PER_KEY,
         help="conversations one key may keep (default %(default)s)",
     )
-    _store_option(serve, environment.serve_store())
+    _store_option(serve, outer=True)
     serve.add_argument(
         "--index",
         default=environment.index_root() or "var/index",
@@ -146,7 +155,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from lexkb_service.serve.app import Quotas, serve
+    from lexkb_service.serve.app import Quotas, listening, serve
     from lexkb_service.serve.gate import policy_for
     from lexkb_service.serve.store import Store
 
@@ -161,7 +170,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.asks_per_hour, args.cost_per_key, args.sessions_per_key, args.conversations_per_key
     )
     policy = policy_for(args.host, args.port, args.allow_host, args.allow_origin, args.require_keys)
-    store = Store(args.store, index_root=args.index)
+    # The port first: one in use is said before any store is made or moved forward. It is let
+    # go again just before `serve` takes it for good.
+    with listening(args.host, args.port):
+        store = Store(store_of(args), index_root=args.index)
     if policy.keys_reason:
         print(f"lexkb serve: {policy.keys_reason}", file=sys.stderr)
     if policy.require_keys and not any(k.revoked_at is None for k in store.api_keys()):
@@ -179,7 +191,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
     # Refused inside the index root, as `serve` refuses it: a key store written there would
     # go into the index (and `serve` would then not open it). Only `add` makes a store: a
     # path mistyped for `list` or `revoke` is said to hold none, and is left as it was.
-    store = Store(args.store, index_root=args.index, create=args.keys_action == "add")
+    store = Store(store_of(args), index_root=args.index, create=args.keys_action == "add")
     if args.keys_action == "add":
         key, secret = store.add_key(args.name, admin=args.admin)
         if args.json:

@@ -12,8 +12,11 @@ service over HTTP rather than open an index (`lexkb.Index`).
 One method per operation of the OpenAPI document (/api/v1/openapi.json), named by its
 operation id, taking its path parameters, query parameters and body fields by their names and
 with their defaults; tests/service/test_serve_v1.py holds the methods to the served
-document, so the two cannot drift. Replies are the documented JSON (TypedDicts where the shape
-is the service's own); a refusal raises ApiError with the status and the service's reason.
+document, so the two cannot drift. Replies are the documented JSON, typed as TypedDicts: the
+lookups' (SearchResults of Hits, a Lookup, HopResults) as the query library sends them, and the
+service's own (Turn, Conversation, Feedback, pages of them); tests/service/test_serve_v1.py
+checks each against real replies. A refusal raises ApiError with the status and the service's
+reason.
 Only the standard library is used (and lexkb.defaults, the tools' defaults, which imports
 nothing).
 """
@@ -24,7 +27,7 @@ import http.client
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypedDict, TypeVar
+from typing import Any, Generic, Literal, TypedDict, TypeVar, cast
 from urllib.parse import quote, urlencode, urlsplit
 
 from lexkb import defaults
@@ -34,6 +37,9 @@ Rating = Literal["positive", "negative"]
 DiffPart = Literal[
     "chunks_added", "chunks_removed", "chunks_changed", "edges_added", "edges_removed"
 ]
+SearchMode = Literal["hybrid", "keyword", "vector"]
+# How a reference matched (lexkb.core.vocabulary.MatchKind).
+Match = Literal["exact", "contains", "ambiguous", "enclosing", "not_found"]
 # Operation id -> (method, path): what each method calls.
 ROUTES: dict[str, tuple[str, str]] = {
     "search": ("POST", "/api/v1/search"),
@@ -64,6 +70,94 @@ ROUTES: dict[str, tuple[str, str]] = {
     "admin_feedback": ("GET", "/api/v1/admin/feedback"),
     "admin_traces": ("GET", "/api/v1/admin/answers"),
 }
+
+
+class Hit(TypedDict):
+    """A paragraph (or section) as a citation: `citation` is how a person cites it ("DORA,
+    Article 19(4)"), `content_hash` and `snapshot_version` pin its text; `score` ranks it
+    within one search, `relevance` (0-1) means the same across searches, `answers` (0-1) is set
+    by a reranked search (lexkb.results.Hit; docs/schemas/hit.json)."""
+
+    chunk_id: str
+    document_key: str
+    document_title: str
+    chunk_level: Literal["paragraph", "section", "part", "note"]
+    ref: str | None
+    cited_ref: str | None
+    citation: str
+    section_path: list[str]
+    page: int | None
+    score: float | None
+    relevance: float | None
+    answers: float | None
+    text: str
+    expanded_from: str | None
+    source_url: str | None
+    parent_chunk_id: str | None
+    metadata: dict[str, Any]
+    content_hash: str | None
+    snapshot_version: str | None
+
+
+class SearchResults(TypedDict):
+    """A search's hits, best first, and what was said of it (a filter that matched nothing, a
+    model that could not be used)."""
+
+    query: str
+    mode: SearchMode
+    snapshot_version: str | None
+    warnings: list[str]
+    hits: list[Hit]
+
+
+class Lookup(TypedDict):
+    """What a reference found, and how (`match`); `found` when the unit exists, exactly or as a
+    point inside `hit`. An ambiguous one (units of several documents) has no `hit` and each
+    candidate in `alternatives`; one that names nothing has the nearest unit (`enclosing`) or
+    the `closest` references (lexkb.results.Lookup; docs/schemas/get.json)."""
+
+    asked: str
+    match: Match
+    found: bool
+    reason: str
+    found_ref: str | None
+    hit: Hit | None
+    section: Hit | None
+    previous: Hit | None
+    next: Hit | None
+    cites: list[Hit]
+    cited_by: list[Hit]
+    unresolved: list[dict[str, Any]]
+    closest: list[str]
+    alternatives: list[Hit]
+
+
+class Step(TypedDict):
+    """One citation followed: the paragraph reached, and whether the one before cites it
+    (`cites`) or it cites the one before (`cited-by`), with the citation's words."""
+
+    chunk_id: str
+    ref: str | None
+    direction: Literal["cites", "cited-by"]
+    relation: str
+    reference_text: str
+    weight: float
+
+
+class GraphHit(TypedDict):
+    """A paragraph reached along citations: its score (decay x weight along the path), the
+    number of citations followed, and each step."""
+
+    hit: Hit
+    score: float
+    hops: int
+    path: list[Step]
+
+
+class HopResults(TypedDict):
+    start: str
+    snapshot_version: str
+    results: list[GraphHit]
 
 
 class Page(TypedDict, Generic[T]):
@@ -147,7 +241,7 @@ class Diff(TypedDict):
     documents_added: list[dict[str, str]]
     documents_removed: list[dict[str, str]]
     documents_changed: list[dict[str, str]]
-    metadata_changed: dict[str, dict[str, list]]
+    metadata_changed: dict[str, dict[str, list[Any]]]
 
 
 @dataclass(frozen=True)
@@ -188,16 +282,26 @@ class Client:
         self,
         query: str,
         limit: int = defaults.SEARCH_LIMIT,
-        mode: str | None = None,
+        mode: SearchMode | None = None,
         filters: Mapping[str, Any] | None = None,
         expand: bool = False,
         rerank: bool = False,
-    ) -> dict[str, Any]:
-        return self._call("search", locals())
+    ) -> SearchResults:
+        """Paragraphs for `query`, best first: up to `limit` hits, each a citation with its
+        text, section path, scores and content hash. `mode` (hybrid, keyword, vector; None: the
+        index's default), `filters` (document, document_type, authority, dates, party,
+        section, clause_type, ...: the MCP tool `search`'s), `expand` (add the paragraphs the
+        hits cite), `rerank` (reorder by the relevance model, which sets each hit's `answers`).
+        Raises ApiError: 400 for a filter or argument refused (its reason says which), 401/403
+        for the key, 429 past the key's costly work in progress."""
+        return cast(SearchResults, self._call("search", locals()))
 
-    def get_reference(self, reference: str) -> dict[str, Any]:
-        """The lookup; ApiError 404 (its `response.body` the lookup) when it names nothing."""
-        return self._call("get_reference", locals())
+    def get_reference(self, reference: str) -> Lookup:
+        """The paragraph a chunk id or reference names, with how it matched. ApiError 404 when
+        it names no unit, or units of several documents (`match` ambiguous): its
+        `response.body` is then the Lookup, with the candidates in `alternatives` and the
+        reason as `error`."""
+        return cast(Lookup, self._call("get_reference", locals()))
 
     def hop(
         self,
@@ -205,29 +309,34 @@ class Client:
         max_hops: int = defaults.HOP_MAX_HOPS,
         decay: float = defaults.DECAY,
         limit: int = defaults.HOP_LIMIT,
-    ) -> dict[str, Any]:
-        return self._call("hop", locals())
+    ) -> HopResults:
+        """Paragraphs reached from `start` (a chunk id or reference) along citations, both
+        ways, best first, each with its path. ApiError 404 as `get_reference`'s, with the
+        same Lookup as its body, when `start` names no unit or several documents' units."""
+        return cast(HopResults, self._call("hop", locals()))
 
-    def list_documents(self, limit: int = defaults.PAGE, cursor: str | None = None) -> Page[dict]:
-        return self._call("list_documents", locals())
+    def list_documents(
+        self, limit: int = defaults.PAGE, cursor: str | None = None
+    ) -> Page[dict[str, Any]]:
+        return cast("Page[dict[str, Any]]", self._call("list_documents", locals()))
 
     def document_tree(self, document: str) -> dict[str, Any]:
-        return self._call("document_tree", locals())
+        return cast("dict[str, Any]", self._call("document_tree", locals()))
 
     def document_markdown(self, document: str) -> str:
-        return self._call("document_markdown", locals())
+        return cast(str, self._call("document_markdown", locals()))
 
     def document_page(self, document: str, page: int) -> bytes:
         """A page of a PDF document as a PNG."""
-        return self._call("document_page", locals())
+        return cast(bytes, self._call("document_page", locals()))
 
     def list_snapshots(
         self, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Snapshot]:
-        return self._call("list_snapshots", locals())
+        return cast("Page[Snapshot]", self._call("list_snapshots", locals()))
 
     def snapshot_diff(self, old: str = "previous", new: str = "CURRENT") -> Diff:
-        return self._call("snapshot_diff", locals())
+        return cast(Diff, self._call("snapshot_diff", locals()))
 
     def snapshot_diff_part(
         self,
@@ -237,14 +346,14 @@ class Client:
         limit: int = defaults.PAGE,
         cursor: str | None = None,
     ) -> Page[Any]:
-        return self._call("snapshot_diff_part", locals())
+        return cast("Page[Any]", self._call("snapshot_diff_part", locals()))
 
     def verify_citations(
         self,
         citations: list[Mapping[str, Any]],
         threshold: float = defaults.CITATION_THRESHOLD,
     ) -> dict[str, Any]:
-        return self._call("verify_citations", locals())
+        return cast("dict[str, Any]", self._call("verify_citations", locals()))
 
     def verify_entities(
         self,
@@ -252,65 +361,71 @@ class Client:
         source_ids: list[str],
         threshold: float = defaults.ENTITY_THRESHOLD,
     ) -> dict[str, Any]:
-        return self._call("verify_entities", locals())
+        return cast("dict[str, Any]", self._call("verify_entities", locals()))
 
     def me(self) -> Me:
-        return self._call("me", locals())
+        return cast(Me, self._call("me", locals()))
 
     # -- asks, conversations, feedback ------------------------------------------------------
 
     def ask(self, question: str, filters: Mapping[str, Any] | None = None) -> Turn:
-        return self._call("ask", locals())
+        """Ask `question` of the documents served (kept to `filters`, as `search`'s): the Turn
+        made, its `answer` the typed Answer (docs/schemas/ask.json: the text with numbered
+        citations, sources, mode DIRECT/QUALIFIED/ABSTAIN, confidence, verification), stored
+        under this key with a new `answer_id` and no conversation. Raises ApiError: 400 for a
+        filter refused, 401/403 for the key, 429 past the key's asks this hour or its costly
+        work in progress (`response.headers["retry-after"]` says when to try again)."""
+        return cast(Turn, self._call("ask", locals()))
 
     def ask_in_conversation(
         self, conversation_id: str, question: str, filters: Mapping[str, Any] | None = None
     ) -> Turn:
-        return self._call("ask_in_conversation", locals())
+        return cast(Turn, self._call("ask_in_conversation", locals()))
 
     def get_answer(self, answer_id: str) -> Turn:
-        return self._call("get_answer", locals())
+        return cast(Turn, self._call("get_answer", locals()))
 
     def delete_answer(self, answer_id: str) -> dict[str, str]:
-        return self._call("delete_answer", locals())
+        return cast("dict[str, str]", self._call("delete_answer", locals()))
 
     def create_conversation(self, title: str = "") -> Conversation:
-        return self._call("create_conversation", locals())
+        return cast(Conversation, self._call("create_conversation", locals()))
 
     def list_conversations(
         self, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Conversation]:
-        return self._call("list_conversations", locals())
+        return cast("Page[Conversation]", self._call("list_conversations", locals()))
 
     def get_conversation(self, conversation_id: str) -> Conversation:
-        return self._call("get_conversation", locals())
+        return cast(Conversation, self._call("get_conversation", locals()))
 
     def delete_conversation(self, conversation_id: str) -> dict[str, str]:
-        return self._call("delete_conversation", locals())
+        return cast("dict[str, str]", self._call("delete_conversation", locals()))
 
     def list_turns(
         self, conversation_id: str, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Turn]:
-        return self._call("list_turns", locals())
+        return cast("Page[Turn]", self._call("list_turns", locals()))
 
     def give_feedback(self, answer_id: str, rating: Rating, comment: str = "") -> Feedback:
         """Feedback on one of this key's answers; given again, it changes the one given."""
-        return self._call("give_feedback", locals())
+        return cast(Feedback, self._call("give_feedback", locals()))
 
     def list_feedback(
         self, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Feedback]:
-        return self._call("list_feedback", locals())
+        return cast("Page[Feedback]", self._call("list_feedback", locals()))
 
     def get_feedback(self, feedback_id: str) -> Feedback:
-        return self._call("get_feedback", locals())
+        return cast(Feedback, self._call("get_feedback", locals()))
 
     def admin_feedback(
         self, limit: int = defaults.PAGE, cursor: str | None = None
     ) -> Page[Feedback]:
-        return self._call("admin_feedback", locals())
+        return cast("Page[Feedback]", self._call("admin_feedback", locals()))
 
     def admin_traces(self, limit: int = defaults.PAGE, cursor: str | None = None) -> Page[Trace]:
-        return self._call("admin_traces", locals())
+        return cast("Page[Trace]", self._call("admin_traces", locals()))
 
     # -- plumbing ---------------------------------------------------------------------------
 

@@ -33,7 +33,6 @@ VOYAGE_BASE_URL = "VOYAGE_BASE_URL"  # another Voyage endpoint; default the clie
 
 # The query module's services.
 SERVE_STORE = "LEXKB_SERVE_STORE"  # lexkb serve's key store: a file or a postgresql:// URL
-DEFAULT_SERVE_STORE = "var/serve.db"
 SERVE_COST_PER_KEY = "LEXKB_SERVE_COST_PER_KEY"  # cost units one key may have in progress
 MCP_TOKEN = "LEXKB_MCP_TOKEN"  # the bearer token MCP over HTTP asks of clients
 MCP_READ_TIMEOUT = "LEXKB_MCP_READ_TIMEOUT"  # seconds a client may take to send a request
@@ -95,8 +94,10 @@ def voyage_base_url() -> str | None:
     return os.environ.get(VOYAGE_BASE_URL)
 
 
-def serve_store() -> str:
-    return os.environ.get(SERVE_STORE, DEFAULT_SERVE_STORE)
+def serve_store() -> str | None:
+    """The store named in the environment; None when unset or empty (lexkb serve then keeps
+    its store beside the index root)."""
+    return os.environ.get(SERVE_STORE) or None
 
 
 def mcp_token(environ: Mapping[str, str] | None = None) -> str | None:

@@ -1,5 +1,5 @@
-"""The database under lexkb serve's store: SQLite (a file the operator names, WAL, 0600) or
-PostgreSQL (a URL), one connection under one lock, and the migrations that make and move its
+"""The database under lexkb serve's store: SQLite (the file the operator names, else serve.db
+beside the index root; WAL; a new one made 0600) or PostgreSQL (a URL), one connection under one lock, and the migrations that make and move its
 schema forward (lexkb_service.serve.store holds what is kept in it).
 
 One set of SQL serves both: statements are written with `?` placeholders and turned into
@@ -32,7 +32,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lexkb.core import environment
+
 log = logging.getLogger("lexkb_service.serve")
+# The default store's file name, beside the index root (store_beside).
+STORE_NAME = "serve.db"
+# The first bytes of every SQLite database file (https://sqlite.org/fileformat.html).
+SQLITE_HEADER = b"SQLite format 3\x00"
 # Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
 # request after this long instead of holding the store's lock (and every request) longer.
 CONNECT_TIMEOUT = 5
@@ -121,6 +127,18 @@ class StoreUnavailable(StoreError):
 
 def is_url(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
+
+
+def store_beside(index_root: str | Path) -> Path:
+    """The SQLite store of `index_root` when none is named: serve.db in the folder that holds
+    the root (var/serve.db for var/index), outside the root and never in the working directory
+    unless the root lies there. An s3:// root has no such folder: StoreError."""
+    if str(index_root).startswith("s3://"):
+        raise StoreError(
+            f"the index root {index_root} has no folder beside it for the store: name the store "
+            f"with --store or ${environment.SERVE_STORE}"
+        )
+    return Path(index_root).expanduser().absolute().parent / STORE_NAME
 
 
 def sqlite_path(target: str | Path, index_root: str | Path | None = None) -> Path:
@@ -308,15 +326,20 @@ class Database:
 
 
 def _open_sqlite(path: Path, create: bool) -> sqlite3.Connection:
-    """The SQLite file at `path` (made 0600 when `create`), in WAL mode; StoreError when it is
-    absent and not to be made, or is not a SQLite database."""
-    if not path.exists() and not create:
+    """The SQLite file at `path`, in WAL mode: made 0600 when it is absent and `create`;
+    StoreError when it is absent and not to be made, or is not a SQLite database (then it is
+    left as it was). An existing database keeps the mode its operator gave it, with a warning
+    when any user may read it."""
+    if path.exists():
+        _check_sqlite(path)
+    elif not create:
         raise StoreError(
             f"no store at {path} (lexkb serve, or lexkb serve keys add, makes one there)"
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-    os.chmod(path, 0o600)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600))
+        os.chmod(path, 0o600)  # whatever the umask
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -326,3 +349,20 @@ def _open_sqlite(path: Path, create: bool) -> sqlite3.Connection:
     db.execute("PRAGMA foreign_keys=ON")
     db.execute("PRAGMA synchronous=NORMAL")
     return db
+
+
+def _check_sqlite(path: Path) -> None:
+    """StoreError when the file at `path` is not a SQLite database (an empty file is one, as
+    SQLite reads it), read without changing it; a warning when other users may read it."""
+    with path.open("rb") as opened:
+        head = opened.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        raise StoreError(f"the store {path} is not a SQLite database (its header is not SQLite's)")
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o007:
+        log.warning(
+            "store: other users may read %s (mode %s): it holds key hashes and conversations; "
+            "chmod 600 it",
+            path,
+            oct(mode)[2:].zfill(4),
+        )

@@ -53,7 +53,8 @@ CREATED = {
     ("post", "/api/v1/conversations"): "api-v1#/$defs/conversation",
     ("post", "/api/v1/feedback"): "api-v1#/$defs/feedback",
 }
-# 404s with a body of their own: a reference that names nothing, to `get` and `hop` alike.
+# 404s with a body of their own: a reference that names nothing, or units of several documents
+# (ambiguous, the candidates in `alternatives`), to `get` and `hop` alike.
 NOT_FOUND = {
     ("get", "/api/v1/get"): "api-v1#/$defs/unknown_reference",
     ("post", "/api/v1/hop"): "api-v1#/$defs/unknown_reference",
@@ -137,7 +138,9 @@ def _described(method: str, path: str, operation: dict) -> None:
     for status, meaning in REFUSALS.items():
         responses[status] = _response("serve#/$defs/error", meaning)
     if (method, path) in NOT_FOUND:
-        responses["404"] = _response(NOT_FOUND[(method, path)], "the reference names nothing")
+        responses["404"] = _response(
+            NOT_FOUND[(method, path)], "the reference names nothing, or several documents' units"
+        )
 
 
 def document(app: FastAPI) -> dict[str, Any]:

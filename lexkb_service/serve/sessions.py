@@ -1,8 +1,9 @@
 """How many MCP sessions one key may hold open under lexkb serve.
 
-The MCP transport bounds sessions for the whole server (LEXKB_MCP_MAX_SESSIONS, 100), not per
-caller: one key that opened 100 sessions and kept them alive left every other key's
-`initialize` refused with 503 until its sessions went idle. `KeySessions` stands between the
+The MCP transport bounds sessions for the whole server (LEXKB_MCP_MAX_SESSIONS; its default is
+HttpSettings.max_sessions in lexkb_service.mcp.http), not per caller: one key that opened that
+many sessions and kept them alive left every other key's `initialize` refused with 503 until
+its sessions went idle. `KeySessions` stands between the
 Gate (which names the key of each request) and the MCP app, and counts each key's sessions: an
 `initialize` (a POST without a session id) past `per_key` gets 429 with Retry-After, as a
 JSON-RPC error. A session is counted from its opening until the client ends it (DELETE), the

@@ -84,7 +84,8 @@ def unknown_reference(lookup, index) -> JSONResponse:
 @router.get(
     "/get",
     operation_id="get_reference",
-    summary="a paragraph by chunk id or reference, with how it matched (404: it names nothing)",
+    summary="a paragraph by chunk id or reference, with how it matched (404 with the lookup: "
+    "it names nothing, or several documents' units, each in `alternatives`)",
 )
 def get(request: Request, reference: RefQuery) -> JSONResponse:
     index = service(request).index()
@@ -95,17 +96,20 @@ def get(request: Request, reference: RefQuery) -> JSONResponse:
 @router.post(
     "/hop",
     operation_id="hop",
-    summary="paragraphs reached along citations, with paths (404: the start names nothing)",
+    summary="paragraphs reached along citations, with paths (404 with the lookup, as `get`: "
+    "the start names nothing, or several documents' units)",
 )
 def hop(body: models.HopRequest, request: Request) -> JSONResponse:
     index = service(request).index()
     try:
         return sent(tools.hop(index, **dict(body)), index)
-    except KeyError:
+    except (KeyError, ValueError):
+        # Not a unit to walk from: none, or several (an ambiguous reference, refused as a bad
+        # argument by Index.hop). Answered as `get` answers it; where `get` finds one unit,
+        # walked from that unit (an argument refused for itself is refused again there).
         lookup = index.get(body.start)
         if not lookup.found or lookup.hit is None:
             return unknown_reference(lookup, index)
-        # Found as `get` finds it, not as a unit to walk from: walk from the unit it found.
         walked = tools.hop(index, **{**dict(body), "start": lookup.hit.chunk_id})
         return sent(walked, index)
 

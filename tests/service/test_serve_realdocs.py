@@ -47,6 +47,21 @@ def test_a_reference_that_fits_several_documents_is_ambiguous(served):
         assert (again["match"], again["hit"]["chunk_id"]) == ("exact", candidate["chunk_id"])
 
 
+def test_get_and_hop_answer_an_ambiguous_reference_alike(served):
+    # Before: 404 from `get` and 400 from `hop` (its reason a sentence, no candidates).
+    spec = call(served, "GET", "/api/v1/openapi.json").body
+    found = get(served, "section 7")
+    hopped = call(served, "POST", "/api/v1/hop", {"start": "section 7"})
+    assert (found.status, hopped.status) == (404, 404)
+    conforms(spec, "post", "/api/v1/hop", hopped)
+    assert hopped.body == found.body
+    assert (hopped.body["match"], hopped.body["error"]) == ("ambiguous", found.body["reason"])
+    assert {h["citation"] for h in hopped.body["alternatives"]} == CANDIDATES
+    # A candidate named is a start to walk from.
+    walked = call(served, "POST", "/api/v1/hop", {"start": "Bribery Act 2010, section 7"})
+    assert walked.status == 200 and walked.body["start"] == "Bribery Act 2010, section 7"
+
+
 def test_a_reference_is_kept_to_the_document_it_names(served):
     exact = get(served, "nda Section 4.2").body
     assert exact["match"] == "exact" and exact["hit"]["citation"] == "NDA, clause 4.2"

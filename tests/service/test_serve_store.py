@@ -3,6 +3,8 @@ Debian's server is installed, skipped otherwise): the same code, the same answer
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -66,6 +68,34 @@ def test_a_sqlite_store_is_private_and_stays_out_of_the_index(tmp_path: Path):
     (tmp_path / "link.db").symlink_to(tmp_path / "s.db")
     with pytest.raises(StoreError, match="not a regular file"):
         Store(tmp_path / "link.db")
+
+
+def test_a_store_file_keeps_the_mode_its_operator_gave_it(tmp_path: Path, caplog):
+    """A new store is made 0600 whatever the umask; an existing database keeps its mode (a
+    group the operator let read it stays so), with a warning when any user may read it; a file
+    that is no database is refused and left as it was (issue 60, item 8)."""
+    before = os.umask(0)
+    try:
+        Store(tmp_path / "new.db").close()
+    finally:
+        os.umask(before)
+    assert (tmp_path / "new.db").stat().st_mode & 0o777 == 0o600
+    for mode, warned in ((0o640, False), (0o644, True)):
+        (tmp_path / "new.db").chmod(mode)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="lexkb_service.serve"):
+            Store(tmp_path / "new.db").close()
+        assert (tmp_path / "new.db").stat().st_mode & 0o777 == mode
+        said = [r.getMessage() for r in caplog.records]
+        assert any("other users may read" in m and "chmod 600" in m for m in said) == warned, said
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"not a database, and longer than a SQLite header\n")
+    notes.chmod(0o644)
+    with pytest.raises(StoreError, match="is not a SQLite database"):
+        Store(notes)
+    assert notes.stat().st_mode & 0o777 == 0o644
+    assert notes.read_bytes() == b"not a database, and longer than a SQLite header\n"
+    assert not (tmp_path / "notes.txt-wal").exists()
 
 
 def test_the_service_on_postgresql_keeps_conversations_across_restarts(

@@ -165,6 +165,93 @@ def test_readable_on_a_phone(served, browser, shots):
         context.close()
 
 
+# Document records as the listing gives them, and the example question the ask box shows.
+APOLLOS = {
+    "document_key": "apollos-msa", "number": "apollos-msa", "document_type": "contract",
+    "title": "Master Services Agreement — The Apollos Project", "short_name": None,
+    "aliases": [], "tags": [],
+}  # fmt: skip
+DHR = {
+    "document_key": "data-handling-regulation", "number": "data-handling-regulation",
+    "document_type": "regulation", "title": "Data Handling Regulation", "short_name": "DHR",
+    "aliases": ["Regulation 1/2026"], "tags": ["data protection", "records"],
+}  # fmt: skip
+DORA = {
+    "document_key": "dora", "number": "dora", "document_type": "regulation",
+    "title": "Regulation (EU) 2022/2554 of the European Parliament and of the Council on "
+    "digital operational resilience for the financial sector", "short_name": "DORA",
+    "aliases": [], "tags": ["ICT risk"],
+}  # fmt: skip
+KEYED = {
+    "document_key": "CELEX_32022R2554_EN_TXT", "number": "CELEX_32022R2554_EN_TXT",
+    "document_type": None, "title": "CELEX_32022R2554_EN_TXT", "short_name": None,
+    "aliases": [], "tags": ["ICT risk"],
+}  # fmt: skip
+NEUTRAL = "Ask a question about the documents served"
+EXAMPLES = [
+    ([APOLLOS], "e.g. What does the Master Services Agreement say about termination?"),
+    ([DHR], "e.g. What does the Data Handling Regulation say about data protection?"),
+    ([DORA], "e.g. What does DORA say about ICT risk?"),
+    ([KEYED, APOLLOS], "e.g. What does the Master Services Agreement say about termination?"),
+    ([APOLLOS, DHR], "e.g. What does the Data Handling Regulation say about data protection?"),
+    ([KEYED], NEUTRAL),
+    ([], NEUTRAL),
+]
+
+
+def test_the_ask_box_suggests_a_question_a_person_would_ask(served, page):
+    # Before: "What does apollos-msa say about Master Services Agreement — The Apollos Project?"
+    page.goto(served.url + "/#ask")
+    page.wait_for_selector("body[data-ready]")
+    for documents, expected in EXAMPLES:
+        said = page.evaluate("(documents) => askExample(documents)", documents)
+        assert said == expected, documents
+    shown = page.get_attribute("#ask-q", "placeholder")
+    keys = [d["document_key"] for d in call(served, "GET", "/api/v1/documents").body["items"]]
+    assert shown.startswith("e.g. What does the ") and shown.endswith("?"), shown
+    assert "—" not in shown and not any(key in shown for key in keys), shown
+    assert page.errors == []
+
+
+# Each header cell's words, and how many lines each is drawn on (more than one: split inside).
+SPLIT_WORDS = """
+() => [...document.querySelectorAll("#view-admin th")].filter((th) => th.getClientRects().length)
+  .flatMap((th) => {
+    const text = th.firstChild, found = [];
+    for (const word of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, word.index);
+      range.setEnd(text, word.index + word[0].length);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) found.push(word[0]);
+    }
+    return found;
+  })
+"""
+
+
+def test_the_admin_tables_keep_their_headers_whole_on_a_phone(served, browser):
+    # Before: "Confidence" and "Relevance" broke mid-word at 390 px.
+    api = Client(served.url)
+    turn = api.ask("Which records of client money reconciliations must a firm keep?")  # not cached
+    api.give_feedback(turn["answer_id"], "positive", "a comment long enough to need the room")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(served.url + "/#admin")
+        page.wait_for_selector("#feedback-rows tr")
+        page.wait_for_selector("#traces details")
+        page.locator("#traces details summary").first.click()
+        page.wait_for_selector("#traces details[open] .candidates th")
+        headers = page.locator("#view-admin th:visible").all_inner_texts()
+        assert {"Confidence", "Sources", "Candidate", "Relevance"} <= set(headers), headers
+        assert page.evaluate(SPLIT_WORDS) == []
+        # The page does not scroll sideways: a table wider than the screen scrolls in its box.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
 def test_the_page_asks_for_a_key_when_the_service_needs_one(built_root, tmp_path, page):
     from tests.support.serve_process import add_key
 

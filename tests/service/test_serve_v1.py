@@ -12,6 +12,9 @@ items 9 to 12; the CLI around the service, item 13, is in test_serve_cli_store.p
 - 12: the client's methods are the OpenAPI document's operations, with their parameters and
   defaults.
 
+And issue 60, item 8: the client's lookups return the types of what the API sends (before:
+`dict[str, Any]` from `search`, `get_reference` and `hop`), each checked against real replies.
+
 And issue 60, item 3: the first routes, under /api without a version, are gone (404, as any
 path that names no route), and the page calls /api/v1 alone.
 """
@@ -25,6 +28,7 @@ import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import get_type_hints, is_typeddict
 
 import pytest
 
@@ -35,6 +39,7 @@ from tests.conftest import CORPUS
 from tests.service.conftest import CHROMIUM
 from tests.support.next_snapshot import NOTICE
 from tests.support.serve_process import ANSWER, Served, add_key, call, start
+from tests.support.typed_replies import check
 
 QUESTION = "How long must client money reconciliation records be kept?"
 FOLLOW_UP = "and who must keep them?"
@@ -238,6 +243,38 @@ def test_traces_show_what_was_searched_the_candidates_time_and_owner(keyed):
     listed = [t["answer_id"] for t in admin.every(admin.admin_traces, limit=3)]
     assert len(listed) == len(set(listed)) == len(traces)
     assert refused(lambda: ann.admin_traces(), 403).error.startswith("this needs an admin key")
+
+
+def test_the_clients_replies_are_the_types_it_declares(keyed):
+    ann = keyed["clients"]["ann"]
+
+    def returned(name: str, *args, **kwargs):
+        """The method's reply, checked against its declared return type."""
+        hint = get_type_hints(getattr(Client, name))["return"]
+        reply = getattr(ann, name)(*args, **kwargs)
+        check(reply, hint, name)
+        return reply
+
+    for name in ("search", "get_reference", "hop"):
+        assert is_typeddict(get_type_hints(getattr(Client, name))["return"]), name
+    found = returned("search", "client money reconciliation records", limit=5)
+    assert found["hits"] and found["hits"][0]["citation"]
+    returned("search", "records", mode="keyword", filters={"document": "records-retention-act"})
+    looked = returned("get_reference", "§ 103(b)")
+    assert looked["hit"] is not None and looked["cites"]
+    hopped = returned("hop", looked["hit"]["chunk_id"], max_hops=2)
+    assert hopped["results"] and hopped["results"][0]["path"]
+    returned("hop", "§ 103")  # a section, walked from
+    returned("ask", QUESTION)
+    returned("me")
+    returned("list_documents")
+    returned("list_snapshots")
+    # A refusal's body is the lookup too, with its reason as the error.
+    unknown = refused(lambda: ann.get_reference("Article 999(9)"), 404).response.body
+    lookup = {k: v for k, v in unknown.items() if k != "error"}
+    check(lookup, get_type_hints(Client.get_reference)["return"], "refused")
+    for name in ("search", "ask"):  # each says what it returns and raises
+        assert "ApiError" in (getattr(Client, name).__doc__ or ""), name
 
 
 def test_what_is_made_is_201_with_its_location(keyed):

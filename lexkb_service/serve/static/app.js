@@ -170,15 +170,45 @@ async function loadDocuments() {
   placeholders(state.documents);
 }
 
+// A document as a person names it in a question: its title without a subtitle ("Master
+// Services Agreement", not "... — The Apollos Project"), else its short name, else its shortest
+// alias; never its key or file name. null when none is fit to say.
+function spokenName(d) {
+  const keys = new Set([d.document_key, d.number, d.source_name].filter(Boolean));
+  const fit = (name) => Boolean(name) && name.length <= 48 && !keys.has(name) &&
+    !/^[a-z0-9]+(?:[-_.][a-z0-9]+)+$/i.test(name);  // a key's shape: apollos-msa, CELEX_3202...
+  const article = (name) => /^(the\s|\d|§)/i.test(name) ? name : `the ${name}`;
+  const title = (d.title || "").split(/\s*[—–]\s*|\s+-\s+|:\s+/)[0].trim();
+  if (fit(title)) return article(title);
+  if (fit(d.short_name)) return d.short_name;
+  const alias = (d.aliases || []).filter(fit).sort((a, b) => a.length - b.length)[0];
+  return alias ? article(alias) : null;
+}
+
+// What a question about a document with no tags asks, by its type.
+const SUBJECT_OF_TYPE = { contract: "termination", agreement: "termination" };
+
+// The ask box's example: a question a person would ask of the documents served, about a
+// document named as spokenName names it and one of its subjects (a tag); a neutral line when no
+// document has a name fit to say.
+function askExample(documents) {
+  const named = documents.map((d) => ({ d, name: spokenName(d) })).filter((c) => c.name);
+  const tagged = named.find((c) => c.d.tags && c.d.tags.length);
+  const chosen = tagged || named[0];
+  if (!chosen) return "Ask a question about the documents served";
+  const subject = tagged ? tagged.d.tags[0] : SUBJECT_OF_TYPE[chosen.d.document_type];
+  return subject ? `e.g. What does ${chosen.name} say about ${subject}?` : `e.g. What does ${chosen.name} cover?`;
+}
+
 // Examples in the empty fields taken from the index served, never from another corpus: a
 // document's subject, and one of its paragraphs (found by a keyword search, off the start's path).
 async function placeholders(documents) {
+  $("ask-q").placeholder = askExample(documents);
   const d = documents.find((doc) => doc.tags && doc.tags.length) || documents[0];
   if (!d) return;
-  const subject = (d.tags && d.tags[0]) || d.title;
-  const name = d.short_name || (d.title.length <= 40 ? d.title : d.number);
+  const subject = (d.tags && d.tags[0]) || (spokenName(d) || "").replace(/^the /, "");
+  if (!subject) return;
   $("search-q").placeholder = `Words or a question, e.g. ${subject}`;
-  $("ask-q").placeholder = `e.g. What does ${name} say about ${subject}?`;
   try {
     const found = await api(`${API}/search`, { query: subject, limit: 1, mode: "keyword", filters: { document: d.document_key } });
     const hit = found.hits[0];
@@ -564,11 +594,11 @@ function traceView(t) {
     : el("p", { class: "muted", text: "Nothing searched (answered from the cache, or refused first)." });
   const heads = ["Candidate", "Score", "Relevance", "Answers"].map((h) => el("th", { scope: "col", text: h }));
   const candidates = t.candidates.length
-    ? el("table", { class: "table candidates" }, el("thead", {}, el("tr", {}, ...heads)),
+    ? el("div", { class: "table-box" }, el("table", { class: "table candidates" }, el("thead", {}, el("tr", {}, ...heads)),
       el("tbody", {}, ...t.candidates.map((c) => el("tr", {},
         el("td", {}, el("a", { href: passageLink({ chunk: c.chunk_id, reference: c.citation }), text: c.citation || c.chunk_id })),
         el("td", { class: "number", text: Number(c.score).toPrecision(3) }),
-        el("td", { class: "number", text: figure(c.relevance) }), el("td", { class: "number", text: figure(c.answers) })))))
+        el("td", { class: "number", text: figure(c.relevance) }), el("td", { class: "number", text: figure(c.answers) }))))))
     : null;
   return el("details", { class: "turn" },
     el("summary", { text: `${a.mode} · ${t.question}` }),
