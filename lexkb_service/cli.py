@@ -143,6 +143,13 @@ def configure_mcp(
         metavar="ORIGIN",
         help="a browser origin allowed, such as https://app.example.com (repeatable)",
     )
+    mcp.add_argument(
+        "--asks-per-hour",
+        type=int,
+        default=None,
+        help="with --http: asks per caller (the token, else each client address) an hour; "
+        "default 100, as lexkb serve's per key",
+    )
     with_index(mcp)
     mcp.set_defaults(func=cmd_mcp)
 
@@ -150,7 +157,7 @@ def configure_mcp(
 def cmd_mcp(args: argparse.Namespace) -> int:
     from lexkb_service.mcp.server import serve
 
-    serve(args.index, args.http, args.allow_host or (), args.allow_origin or ())
+    serve(args.index, args.http, args.allow_host or (), args.allow_origin or (), args.asks_per_hour)
     return 0
 
 

@@ -30,27 +30,39 @@ settings, each of which an operator can change through the environment:
 What a connection holds while its head arrives is then at most this bound plus one read from
 the socket (256 KiB): the bytes after a request that ends in the middle of a read are parsed
 before they can be counted.
+
+In front of the SDK's app stands the Gate that lexkb serve stands behind too
+(lexkb_service.mcp.access): Host, Origin, the body's size and the caller, against the access
+PATH declares (a KEY: the token in LEXKB_MCP_TOKEN, or the keyless local user on loopback when
+there is none).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from lexkb.core import environment as env
-from lexkb_service.mcp.access import Access, BearerGate
+from lexkb_service.mcp.access import Access, Caller, Gate, Paths, Policy
 
 if TYPE_CHECKING:
     import socket
 
     from mcp.server.mcpserver import MCPServer
-    from starlette.types import ASGIApp
+    from starlette.types import ASGIApp, Scope
 
 PATH = "/mcp"
+# What MCP at PATH needs, under lexkb serve (an API key, or the keyless local user) and under
+# lexkb mcp --http (its token, or the keyless local user when it has none) alike.
+ACCESS = Access.KEY
+# The one caller of lexkb mcp --http with a token: whoever holds it.
+TOKEN_HOLDER = Caller("token", "token")
 # A request's head (request line and headers) up to this many bytes: browsers and HTTP
 # clients send a few KiB, and 64 KiB is above the 8-16 KiB that nginx and Apache accept.
 MAX_HEADER_BYTES = 64 * 1024
@@ -59,7 +71,7 @@ MAX_HEADER_BYTES = 64 * 1024
 # 431 before reading it.
 REFUSED_LINGER_SECONDS = 1.0
 # On the replies written here before any app runs (431, and 503 past a client's connections):
-# the same security headers lexkb serve's gate puts on every other reply, once each.
+# the same security headers the Gate (lexkb_service.mcp.access) puts on every other reply.
 SECURITY_HEADERS = (
     b"x-content-type-options: nosniff\r\nreferrer-policy: no-referrer\r\nx-frame-options: DENY\r\n"
 )
@@ -246,25 +258,47 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
         self._deadline = self.loop.call_later(REFUSED_LINGER_SECONDS, self._expire)
 
 
-def app_for(server: MCPServer, host: str, access: Access, settings: HttpSettings) -> ASGIApp:
-    """The SDK's streamable HTTP app under lexkb's bounds, behind the bearer check when a
-    token is set."""
+def app_for(server: MCPServer, host: str, policy: Policy, settings: HttpSettings) -> ASGIApp:
+    """The SDK's streamable HTTP app under lexkb's bounds, behind the Gate that lexkb serve
+    stands behind too (lexkb_service.mcp.access): Host, Origin and body size, then PATH's
+    access, a KEY, that the token is (when LEXKB_MCP_TOKEN is set) or the keyless local user,
+    each client address its own caller (when it is not)."""
     app = server.streamable_http_app(
         streamable_http_path=PATH,
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle,
         max_sessions=settings.max_sessions,
-        transport_security=access.security(),
+        transport_security=policy.security(),
         host=host,
     )
-    return app if access.token is None else BearerGate(app, access.token)
+    identify = None if policy.token is None else holder_of(policy.token)
+    routes = Paths({PATH: ACCESS})
+    return Gate(app, policy, routes, settings.max_body_bytes, identify, client_of)
+
+
+def holder_of(token: str) -> Callable[[str], Awaitable[Caller | None]]:
+    """The caller a secret names when it is `token` (compared in constant time), else None."""
+    expected = token.encode()
+
+    async def identify(secret: str) -> Caller | None:
+        return TOKEN_HOLDER if hmac.compare_digest(secret.encode(), expected) else None
+
+    return identify
+
+
+def client_of(scope: Scope) -> Caller:
+    """A keyless request's caller: the local user at its client address (each address has
+    an ask allowance of its own)."""
+    client = scope.get("client")
+    address = str(client[0]) if client else "unknown"
+    return Caller(f"local@{address}", "local", admin=True)
 
 
 def serve_http(
-    server: MCPServer, host: str, port: int, access: Access, settings: HttpSettings
+    server: MCPServer, host: str, port: int, policy: Policy, settings: HttpSettings
 ) -> None:
     """Serve `server` at http://host:port/mcp until stopped."""
-    run_bounded(app_for(server, host, access, settings), host, port, settings)
+    run_bounded(app_for(server, host, policy, settings), host, port, settings)
 
 
 def run_bounded(

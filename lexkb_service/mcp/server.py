@@ -30,7 +30,8 @@ from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
 from lexkb_service.mcp.admission import Busy, KeyBudget
 from lexkb_service.mcp.pools import Pools
-from lexkb_service.mcp.tools import TOOLS, Tool
+from lexkb_service.mcp.ratelimit import ASKS_PER_HOUR, OverLimit, RateLimit
+from lexkb_service.mcp.tools import BY_NAME, TOOLS, Tool
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -104,7 +105,15 @@ def handler(
         try:
             with held:
                 result = await anyio.to_thread.run_sync(run, arguments, state, limiter=limiter)
-        except (check.QueryError, ValueError, KeyError, SnapshotError, Refused, Busy) as exc:
+        except (
+            check.QueryError,
+            ValueError,
+            KeyError,
+            SnapshotError,
+            Refused,
+            Busy,
+            OverLimit,
+        ) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
         payload = result.to_dict() if hasattr(result, "to_dict") else result
@@ -149,12 +158,14 @@ def build_server(
     current: CurrentIndex | None = None,
     hosted: Mapping[str, Hosted] | None = None,
     budget: KeyBudget | None = None,
+    asks: RateLimit | None = None,
 ) -> MCPServer:
     """The MCP server for the index at `root` (opened now, so a bad root fails at start), or
     on `current` when a service that serves more than MCP already follows it; the tools named
-    in `hosted` run through the service's own function (see Hosted), and costly calls count
+    in `hosted` run through the service's own function (see Hosted), costly calls count
     against the caller's key in `budget` (lexkb_service.mcp.admission) when the service names
-    one."""
+    one, and `ask` within each caller's hourly allowance in `asks` when one is given (and the
+    service does not run `ask` itself: lexkb serve counts it with the API's asks)."""
     from mcp.server.mcpserver import MCPServer
 
     from lexkb import __version__
@@ -162,7 +173,7 @@ def build_server(
     pools = pools or Pools.sized()
     current = current or CurrentIndex(root, limits)
     server = MCPServer("lexkb", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    hosted = hosted or {}
+    hosted = {**({"ask": allowed(asks, current)} if asks is not None else {}), **(hosted or {})}
     unknown = set(hosted) - {tool.name for tool in TOOLS}
     if unknown:
         raise ValueError(f"no such tools to host: {sorted(unknown)}")
@@ -177,26 +188,55 @@ def build_server(
     return server
 
 
+def allowed(asks: RateLimit, current: CurrentIndex) -> Hosted:
+    """MCP's `ask` within an hourly allowance per caller (the `owner` the HTTP Gate found: the
+    token's holder, or the client's address without a token), as lexkb serve allows each key:
+    past it, OverLimit, a tool error that says when to retry. Counted only when answered (an
+    ask refused for a bad filter, or one that failed, is given back)."""
+    ask = BY_NAME["ask"].function
+
+    def hosted(state: Mapping[str, Any], arguments: dict[str, Any]) -> Any:
+        who = state.get("owner")
+        if not who:  # the Gate names a caller for every request to the MCP path
+            raise Refused("this request names no caller")
+        with asks.spending(who) as wait:
+            if wait:
+                raise OverLimit(asks.per_window, wait)
+            return ask(current.get(), **arguments)
+
+    return hosted
+
+
 def serve(
     root: str,
     http: str | None = None,
     allow_hosts: Sequence[str] = (),
     allow_origins: Sequence[str] = (),
+    asks_per_hour: int | None = None,
 ) -> None:
     """Run until stopped: stdio, or streamable HTTP at `http` ("HOST:PORT", path /mcp). Off
     loopback, HTTP needs the Host and Origin values clients will send and a bearer token in
-    LEXKB_MCP_TOKEN (lexkb_service.mcp.access); all is checked before the index is opened."""
+    LEXKB_MCP_TOKEN (lexkb_service.mcp.access); over HTTP each caller may ask `asks_per_hour`
+    questions an hour (None: lexkb serve's default). All is checked before the index is
+    opened."""
     from lexkb_service.mcp.stdio import serve_stdio
 
     if http is None:
-        if allow_hosts or allow_origins:
-            raise ValueError("--allow-host and --allow-origin apply to --http only")
+        given = [name for name, value in (("--allow-host", allow_hosts),
+                 ("--allow-origin", allow_origins)) if value]  # fmt: skip
+        given += ["--asks-per-hour"] if asks_per_hour is not None else []
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise ValueError(f"{', '.join(given)} {verb} to --http only")
         anyio.run(serve_stdio, build_server(root))
         return
     from lexkb_service.mcp.access import access_for
     from lexkb_service.mcp.http import HttpSettings, address, serve_http
 
+    if asks_per_hour is not None and asks_per_hour < 1:
+        raise ValueError("--asks-per-hour takes a whole number of at least 1")
     host, port = address(http)
-    access = access_for(host, allow_hosts, allow_origins)
+    policy = access_for(host, allow_hosts, allow_origins)
     settings = HttpSettings.from_env()
-    serve_http(build_server(root), host, port, access, settings)
+    asks = RateLimit(asks_per_hour or ASKS_PER_HOUR)
+    serve_http(build_server(root, asks=asks), host, port, policy, settings)

@@ -40,10 +40,10 @@ from lexkb.request_types import SearchFilters, chosen
 from lexkb_service.mcp import degraded, tools
 from lexkb_service.mcp.admission import KeyBudget
 from lexkb_service.mcp.pools import Pools
+from lexkb_service.mcp.ratelimit import OverLimit, RateLimit
 from lexkb_service.mcp.server import Refused
 from lexkb_service.serve import models
 from lexkb_service.serve.metrics import Metrics
-from lexkb_service.serve.ratelimit import RateLimit
 from lexkb_service.serve.store import CONVERSATIONS_PER_KEY, Store, Trace
 
 if TYPE_CHECKING:
@@ -56,14 +56,6 @@ RefQuery = Annotated[
     str,
     Query(min_length=1, max_length=DEFAULT_LIMITS.max_reference_chars, examples=["Article 6(1)"]),
 ]
-
-
-class OverLimit(Refused):
-    """An ask past the key's hourly allowance; `wait` is the Retry-After in seconds."""
-
-    def __init__(self, per_window: int, wait: int) -> None:
-        super().__init__(f"over {per_window} asks an hour: retry in {wait} s")
-        self.wait = wait
 
 
 class OwnersCache(AnswerCache):

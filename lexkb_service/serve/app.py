@@ -3,8 +3,10 @@ operators watch (/metrics, /healthz, /readyz), all on one CurrentIndex that foll
 
 The MCP SDK's streamable HTTP app takes /mcp and the lifespan (it runs the MCP session manager); the
 FastAPI app with the API and the page takes every other path (`Split`), and the Gate
-(lexkb_service.serve.gate) stands in front of both; between the Gate and MCP, KeySessions bounds
-each key's MCP sessions (lexkb_service.serve.sessions). The API and MCP share one set of worker
+(lexkb_service.serve.gate) stands in front of both, refusing each request that its route's
+declared access does not allow (lexkb_service.serve.access_rules: the app is not built when a
+route declares none); between the Gate and MCP, KeySessions bounds each key's MCP sessions
+(lexkb_service.serve.sessions). The API and MCP share one set of worker
 pools and one budget of costly work per key (lexkb_service.mcp.pools, lexkb_service.mcp.admission),
 so a key's costly calls count the same through either door and never take the threads the page,
 health checks and plain searches run in. uvicorn runs it with the MCP server's bounds
@@ -25,19 +27,22 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from lexkb.current import CurrentIndex
+from lexkb_service.mcp.access import Access
 from lexkb_service.mcp.admission import KeyBudget
+from lexkb_service.mcp.http import ACCESS as MCP_ACCESS
 from lexkb_service.mcp.http import PATH as MCP_PATH
 from lexkb_service.mcp.http import HttpSettings, run_bounded
 from lexkb_service.mcp.pools import Pools
+from lexkb_service.mcp.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb_service.mcp.server import build_server
 from lexkb_service.serve import v1, v1_people
+from lexkb_service.serve.access_rules import RouteTable, declare, requires
 from lexkb_service.serve.api import Service
 from lexkb_service.serve.errors import add_error_handlers
-from lexkb_service.serve.gate import Gate, Policy
-from lexkb_service.serve.metrics import CONTENT_TYPE, Metrics, RouteLabels
+from lexkb_service.serve.gate import Policy, gate
+from lexkb_service.serve.metrics import CONTENT_TYPE, Metrics
 from lexkb_service.serve.openapi import document
 from lexkb_service.serve.pages import router as pages
-from lexkb_service.serve.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb_service.serve.sessions import SESSIONS_PER_KEY, KeySessions
 from lexkb_service.serve.store import CONVERSATIONS_PER_KEY, Store
 from lexkb_service.serve.versions import V1
@@ -60,7 +65,7 @@ PAGE_HEADERS = {
 
 @dataclass(frozen=True)
 class Quotas:
-    """What one key may have: asks an hour (lexkb_service.serve.ratelimit), cost units of costly
+    """What one key may have: asks an hour (lexkb_service.mcp.ratelimit), cost units of costly
     work in progress (lexkb_service.mcp.admission; None: LEXKB_SERVE_COST_PER_KEY, else its
     default), MCP sessions open (lexkb_service.serve.sessions) and conversations kept
     (lexkb_service.serve.store)."""
@@ -89,7 +94,7 @@ def build_app(
         title="lexkb",
         version=__version__,
         summary="Citable search, lookup and verified answers over a lexkb snapshot",
-        openapi_url=f"{V1}/openapi.json",
+        openapi_url=None,  # served by a route of our own, which declares its access
         docs_url=None,
         redoc_url=None,
     )
@@ -113,6 +118,7 @@ def build_app(
     )
     # The page's files carry the page's headers: /static/index.html is the same page as /.
     api.mount("/static", WithHeaders(StaticFiles(directory=STATIC), PAGE_HEADERS), name="static")
+    declare(api.router.routes[-1], Access.OPEN)
 
     # MCP's `ask` is the API's ask: the same key's hourly allowance, recorded the same way.
     server = build_server(
@@ -123,7 +129,7 @@ def build_app(
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle,
         max_sessions=settings.max_sessions,
-        transport_security=policy.access().security(),
+        transport_security=policy.security(),
     )
     sessions = KeySessions(mcp, quotas.sessions_per_key, settings.session_idle)
     metrics.counted_by(
@@ -131,9 +137,10 @@ def build_app(
         "MCP sessions refused: their key had as many open as it may",
         lambda: sessions.refused,
     )
-    routes = RouteLabels(api.routes, [MCP_PATH])
+    # What every route needs, read from the routes: UndeclaredAccess when one declares none.
+    routes = RouteTable(api.routes, {MCP_PATH: MCP_ACCESS})
     app = Split(sessions, api)
-    return Gate(app, policy, store, metrics, settings.max_body_bytes, routes)
+    return gate(app, policy, store, metrics, settings.max_body_bytes, routes)
 
 
 class WithHeaders:
@@ -174,15 +181,22 @@ def _add_operator_routes(
     # own: none of them waits for a worker thread behind searches or costly calls.
     checks = anyio.CapacityLimiter(READY_CHECKS)
 
-    @api.get("/", include_in_schema=False)
+    # The page, health and the API's description show nothing of the index or anyone's data.
+    public = [requires(Access.OPEN)]
+
+    @api.get("/", include_in_schema=False, dependencies=public)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
-    @api.get("/healthz", include_in_schema=False)
+    @api.get(f"{V1}/openapi.json", include_in_schema=False, dependencies=public)
+    async def openapi() -> JSONResponse:
+        return JSONResponse(api.openapi())
+
+    @api.get("/healthz", include_in_schema=False, dependencies=public)
     async def healthz() -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
-    @api.get("/readyz", include_in_schema=False)
+    @api.get("/readyz", include_in_schema=False, dependencies=public)
     async def readyz() -> JSONResponse:
         return await anyio.to_thread.run_sync(ready, limiter=checks)
 
@@ -208,7 +222,7 @@ def _add_operator_routes(
             body["warning"] = "following CURRENT failed; the last snapshot opened is served"
         return JSONResponse(body)
 
-    @api.get("/metrics", include_in_schema=False)
+    @api.get("/metrics", include_in_schema=False, dependencies=[requires(Access.ADMIN)])
     def prometheus(request: Request) -> Response:
         metrics.serving(current.get().version)
         return Response(metrics.text(), media_type=CONTENT_TYPE)

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.limits import QueryError
 from lexkb_service.mcp.admission import Busy
-from lexkb_service.serve.api import OverLimit
+from lexkb_service.mcp.ratelimit import OverLimit
 from lexkb_service.serve.gate import RETRY_AFTER
 from lexkb_service.serve.store import StoreUnavailable
 

@@ -9,33 +9,25 @@ without a Prometheus server. Everything is registered in a registry of the app's
 apps in one process (the tests) do not share counts.
 
 Every label comes from a closed set, whatever clients send: a request's route is the template
-of the app route its path matches (`RouteLabels`: "/api/v1/conversations/{conversation_id}",
-never the id), and any other path is "unknown", refused or not. A label made from a raw path
-let one client grow the process by 94 MB and /metrics to 55 MB (20,000 requests to distinct
-paths, each refused with 421): each new label is a series kept for the process's life, in the
-counter, the histogram's 16 buckets and the quantiles' window.
+of the app route its path matches (lexkb_service.serve.access_rules.RouteTable, which the gate
+asks once a request for the route's access and its label:
+"/api/v1/conversations/{conversation_id}", never the id), and any other path is "unknown",
+refused or not. A label made from a raw path let one client grow the process by 94 MB and
+/metrics to 55 MB (20,000 requests to distinct paths, each refused with 421): each new label is
+a series kept for the process's life, in the counter, the histogram's 16 buckets and the
+quantiles' window.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
-from starlette.routing import BaseRoute, compile_path
-
-try:  # FastAPI 0.165 on keeps an included router as one route; this walks what it holds
-    from fastapi.routing import iter_route_contexts
-except ImportError:  # earlier versions copy each included route into the app's list
-
-    def iter_route_contexts(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:  # type: ignore[misc]
-        return iter(routes)
-
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 WINDOW = 1000
@@ -44,28 +36,6 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 SHARE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The route label of every path that matches none of the app's routes.
 UNKNOWN_ROUTE = "unknown"
-
-
-class RouteLabels:
-    """The route label of a request path: the template of the first route whose pattern the
-    path matches (a mount such as /static is its prefix), else UNKNOWN_ROUTE. The labels are
-    fixed when the app is built, so clients cannot add one."""
-
-    def __init__(self, routes: Iterable[BaseRoute], paths: Iterable[str] = ()) -> None:
-        patterns: list[tuple[re.Pattern[str], str]] = []
-        for route in iter_route_contexts(list(routes)):
-            pattern, template = getattr(route, "path_regex", None), getattr(route, "path", None)
-            if isinstance(pattern, re.Pattern) and isinstance(template, str):
-                patterns.append((pattern, template))
-        patterns += [(compile_path(path)[0], path) for path in paths]
-        self._patterns = tuple(patterns)
-        self.labels = frozenset(template for _, template in patterns) | {UNKNOWN_ROUTE}
-
-    def __call__(self, path: str) -> str:
-        for pattern, template in self._patterns:
-            if pattern.match(path):
-                return template
-        return UNKNOWN_ROUTE
 
 
 class _Quantiles(Collector):
@@ -148,7 +118,7 @@ class Metrics:
         self.registry.register(_Read(name, documentation, read))
 
     def request(self, route: str, status: int, seconds: float) -> None:
-        """Count one request; `route` is a label from RouteLabels, never a raw path."""
+        """Count one request; `route` is a label from RouteTable, never a raw path."""
         self.requests.labels(route, str(status)).inc()
         self.latency.labels(route).observe(seconds)
         self.quantiles.observe(route, seconds)

@@ -24,6 +24,8 @@ from starlette.exceptions import HTTPException
 
 from lexkb.core.store.snapshot import SOURCE_FORMATS
 from lexkb.limits import DEFAULT_LIMITS
+from lexkb_service.mcp.access import Access
+from lexkb_service.serve.access_rules import requires
 from lexkb_service.serve.api import service
 from lexkb_service.serve.versions import V1
 
@@ -32,7 +34,7 @@ MAX_SIDE = 1600  # pixels on a page's longer side
 MAX_SCALE = 2.0  # pixels per PDF point, for pages smaller than MAX_SIDE allows
 RENDERED = 32  # pages kept in memory
 CACHE = "private, max-age=86400"  # private: where keys are needed, a page is a key holder's
-router = APIRouter(prefix=V1)
+router = APIRouter(prefix=V1, dependencies=[requires(Access.KEY)])
 # One page rendered at a time, in a thread of its own: pdfium is not thread-safe, and a render
 # must not take a worker thread from searches.
 _rendering = anyio.CapacityLimiter(1)

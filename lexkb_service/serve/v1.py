@@ -8,7 +8,8 @@ What v1 holds to, route by route:
   its paragraphs and citations, one part at a time;
 - a reference that names nothing is answered alike by `get` and `hop`: 404 with the lookup
   that says why (its reason, the nearest unit, the closest references);
-- each route has an operation id, the name of its method in lexkb_service.client.
+- each route has an operation id, the name of its method in lexkb_service.client;
+- every route needs a key (declared on the router: lexkb_service.serve.access_rules).
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from lexkb_service.mcp import tools
+from lexkb_service.mcp.access import Access
 from lexkb_service.serve import api, models
+from lexkb_service.serve.access_rules import requires
 from lexkb_service.serve.api import RefQuery, diff_between, local_root, sent, service
 from lexkb_service.serve.paging import PAGE, Cursor, Limit, envelope, position_page
 from lexkb_service.serve.versions import V1
 
-router = APIRouter(prefix=V1)
+router = APIRouter(prefix=V1, dependencies=[requires(Access.KEY)])
 Version = Annotated[
     str, Query(max_length=100, description="a version, a prefix, previous, CURRENT")
 ]

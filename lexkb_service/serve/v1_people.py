@@ -7,6 +7,8 @@ and the admin's reading of everyone's feedback and of each ask's trace.
 - A conversation has one shape in the listing and alone (its number of turns); its turns are a
   listing of their own.
 - Every time is ISO 8601 in UTC, and every listing a page (lexkb_service.serve.paging).
+- Every route needs a key, and the admin's an admin key (declared on the router and on each of
+  them: lexkb_service.serve.access_rules).
 - An admin's trace says what the ask searched (a follow-up's text includes the question before
   it), the candidates retrieved with their scores, how long it took, who asked (key id and
   name), and the answer with its verification.
@@ -17,7 +19,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from lexkb_service.mcp.access import Access
 from lexkb_service.serve import api, models
+from lexkb_service.serve.access_rules import requires
 from lexkb_service.serve.api import (
     answered,
     bounded,
@@ -32,7 +36,9 @@ from lexkb_service.serve.store import After
 from lexkb_service.serve.v1 import Same, add_same
 from lexkb_service.serve.versions import V1
 
-router = APIRouter(prefix=V1)
+router = APIRouter(prefix=V1, dependencies=[requires(Access.KEY)])
+# Everyone's feedback and traces: an admin key's alone.
+ADMIN = [requires(Access.ADMIN)]
 SAME = (
     Same("DELETE", "/conversations/{conversation_id}", api.delete_conversation,
          "delete_conversation", "delete one of my conversations"),
@@ -189,6 +195,7 @@ def get_feedback(feedback_id: str, request: Request) -> JSONResponse:
     "/admin/feedback",
     operation_id="admin_feedback",
     summary="everyone's feedback, most recent first, with whose it is (admin)",
+    dependencies=ADMIN,
 )
 def admin_feedback(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     return _feedback_page(request, None, limit, cursor)
@@ -198,6 +205,7 @@ def admin_feedback(request: Request, limit: Limit = PAGE, cursor: Cursor = None)
     "/admin/answers",
     operation_id="admin_traces",
     summary="every ask, newest first: what it searched, the candidates, time, who (admin)",
+    dependencies=ADMIN,
 )
 def admin_traces(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> JSONResponse:
     store = service(request).store

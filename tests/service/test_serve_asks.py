@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from lexkb_service.serve.ratelimit import RateLimit
+from lexkb_service.mcp.ratelimit import RateLimit
 from tests.support.serve_process import Served, add_key, call, start
 
 QUESTION = "How long must client money reconciliation records be kept?"

@@ -1,5 +1,8 @@
-"""How many asks a key may make: a sliding window per key (default 100 an hour, as the ASK_ISA
-design has), answered past it with 429 and Retry-After.
+"""How many asks a caller may make: a sliding window per caller (default 100 an hour, as the
+ASK_ISA design has), for `lexkb serve` (per key, its API's and MCP's asks together) and
+`lexkb mcp --http` (per caller: the token's holder, or each client address without a token)
+alike; past it, OverLimit, which says when to retry (429 with Retry-After from the API, a tool
+error over MCP).
 
 The window is kept in memory: a restart forgives the hour in progress, which errs toward the
 user, and counting in the database would add a write to every ask. Search, get and the other
@@ -19,6 +22,14 @@ from contextlib import contextmanager
 
 ASKS_PER_HOUR = 100
 WINDOW_SECONDS = 3600.0
+
+
+class OverLimit(Exception):
+    """An ask past the caller's hourly allowance; `wait` is the Retry-After in seconds."""
+
+    def __init__(self, per_window: int, wait: int) -> None:
+        super().__init__(f"over {per_window} asks an hour: retry in {wait} s")
+        self.wait = wait
 
 
 class RateLimit:
