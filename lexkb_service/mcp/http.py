@@ -4,24 +4,25 @@ The SDK's runner starts uvicorn with no read timeout, a 4 MiB body limit and up 
 sessions that live 30 minutes idle: 600 connections that never finish their headers were held
 as long as they liked, 40 stalled 4 MB bodies held 160 MB, and abandoned sessions piled up.
 Here the same Starlette app (the SDK's session manager and transport) runs under lexkb's
-settings, each of which an operator can change through the environment:
+settings, each of which an operator can change through the environment (the defaults are
+HttpSettings's fields, stated there once):
 
-- LEXKB_MCP_READ_TIMEOUT (seconds, default 10): a request's headers and body must all arrive
+- LEXKB_MCP_READ_TIMEOUT (seconds): a request's headers and body must all arrive
   within this long of its first byte (or of the connection opening); else the connection is
   closed. A response may take as long as its tool does.
-- LEXKB_MCP_MAX_BODY_BYTES (default 1 MiB): a larger body is refused with 413, before it is
+- LEXKB_MCP_MAX_BODY_BYTES: a larger body is refused with 413, before it is
   read when Content-Length says so.
-- LEXKB_MCP_MAX_SESSIONS (default 100): one more `initialize` gets 503 until one ends.
-- LEXKB_MCP_SESSION_IDLE (seconds, default 600): a session with no request for this long is
+- LEXKB_MCP_MAX_SESSIONS: one more `initialize` gets 503 until one ends.
+- LEXKB_MCP_SESSION_IDLE (seconds): a session with no request for this long is
   closed; its id then answers 404 and the client starts a new one.
-- LEXKB_MCP_MAX_CONNECTIONS (default 200): past this many open connections, requests get 503.
-- LEXKB_MCP_MAX_CLIENT_CONNECTIONS (default 50): past this many open
+- LEXKB_MCP_MAX_CONNECTIONS: past this many open connections, requests get 503.
+- LEXKB_MCP_MAX_CLIENT_CONNECTIONS: past this many open
   connections from one client address, that address's next connection is answered 503 and
   closed at once, while other addresses are served. Without it 200 connections from one
   client that never finished a request took every slot, and everyone got 503 for up to the
   read timeout, as often as the client liked. Behind a reverse proxy every request comes
   from the proxy's address: raise this to LEXKB_MCP_MAX_CONNECTIONS there.
-- LEXKB_MCP_MAX_HEADER_BYTES (default 64 KiB): a request whose request line and headers
+- LEXKB_MCP_MAX_HEADER_BYTES: a request whose request line and headers
   together pass this many bytes gets 431 and its connection is closed, before more is read into
   memory. uvicorn's httptools parser has no such bound: it kept a 64 MB header (4.5 s of
   copying, during which the event loop answered nobody, not even /healthz) before any check

@@ -6,8 +6,9 @@ What v1 holds to, route by route:
 - every listing is a page, `limit` and `cursor` in, `{"items", "next_cursor"}` out
   (lexkb_service.serve.paging); a diff names its documents with their titles in one reply, and pages
   its paragraphs and citations, one part at a time;
-- a reference that names nothing is answered alike by `get` and `hop`: 404 with the lookup
-  that says why (its reason, the nearest unit, the closest references);
+- a reference that names nothing, or fits units of several documents alike, is answered
+  alike by `get` and `hop`: 404 with the lookup that says why (its reason, the nearest unit,
+  the closest references, or the candidates in `alternatives`);
 - each route has an operation id, the name of its method in lexkb_service.client;
 - every route needs a key (declared on the router: lexkb_service.serve.access_rules).
 """
@@ -77,9 +78,9 @@ def add_same(target: APIRouter, routes: tuple[Same, ...]) -> None:
 
 
 def unknown_reference(lookup, index) -> JSONResponse:
-    """404 for a reference that names no unit, `get`'s and `hop`'s alike: the lookup (how it
-    matched, why not, the nearest unit and the closest references) with the reason as its
-    error."""
+    """404 for a reference that names no unit, or several alike, `get`'s and `hop`'s alike: the
+    lookup (how it matched, why not, the nearest unit, the closest references, the candidates)
+    with the reason as its error."""
     body = {**lookup.to_dict(), "error": lookup.reason}
     return JSONResponse(body, status_code=404, headers={"X-Lexkb-Snapshot": index.version})
 
