@@ -21,7 +21,7 @@ EXTRA = "serve"
 # Each command the service offers, with its line in `lexkb --help`: the command is listed in an
 # install without the service too, so that running it can say what to install.
 COMMANDS = {
-    "serve": "one service on one port: the web page (/), the JSON API (/api), MCP (/mcp), /metrics",
+    "serve": "one service on one port: the web page (/), the JSON API (/api/v1), MCP (/mcp), /metrics",
     "mcp": "serve the index's tools over MCP: stdio, or streamable HTTP",
 }
 INSTALL_SERVICE = (
