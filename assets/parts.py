@@ -1,14 +1,14 @@
 """The partitioned build's index: planned into parts, a task per part, a small merge.
 
 `part_plan` splits the corpus into runs of whole documents of bounded size; `index_parts`
-builds each part (transforms.part_build) as a task on a Dask cluster when the build has one,
+builds each part (transforms.parts.part_tables) as a task on a Dask cluster when the build has one,
 else one after another; `merged_parts` reads the parts one at a time for what needs them all
-(transforms.part_merge). The parts are Dask tasks submitted by the `index_parts` step rather
+(transforms.parts.merge). The parts are Dask tasks submitted by the `index_parts` step rather
 than Dagster steps of their own because dagster-dask's executor plans every step before the run
 starts and does not run dynamic outputs (dagster-io/dagster#9785). Every part reads and writes the
 root's work folder, so the workers need it on a shared filesystem, as the one-process build's
 steps on Dask do. Each step and part reports the peak resident memory of its process while it
-ran (transforms.memory): what bounds a worker is the part size, not the corpus.
+ran (transforms.parts.memory): what bounds a worker is the part size, not the corpus.
 """
 
 import json
@@ -20,10 +20,10 @@ import dagster as dg
 from assets.checks import check_result, continuity
 from assets.documents import document_chunks
 from assets.resources import EmbedderSettings, LexkbSettings
-from transforms import part_merge
-from transforms.memory import peak_rss
-from transforms.part_build import REPORT_FILE, PartReport, build_part, part_path
-from transforms.parts import load_plan, make_plan
+from transforms.parts import merge
+from transforms.parts.memory import peak_rss
+from transforms.parts.part_tables import REPORT_FILE, PartReport, build_part, part_path
+from transforms.parts.plan import load_plan, make_plan
 from transforms.source_parts import PartMissing
 
 
@@ -157,8 +157,8 @@ def merged_parts(
         for p in plan.parts
     ]
     with peak_rss() as peak:
-        merged = part_merge.merge(settings.work, plan, reports)
-        part_merge.stage(merged, part_merge.merged_path(settings.work))
+        merged = merge.merge(settings.work, plan, reports)
+        merge.stage(merged, merge.merged_path(settings.work))
     context.log.info(
         f"merged {len(reports)} parts: {merged.tables['edges'].height} edges "
         f"({merged.crossing} citations across parts), peak {peak.mb} MiB"
@@ -200,8 +200,8 @@ def parts_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="Both ends of every edge exist; types and weights are in range.",
 )
 def part_edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
-    merged = part_merge.staged(part_merge.merged_path(settings.work))
-    return check_result(part_merge.check_edges(merged))
+    merged = merge.staged(merge.merged_path(settings.work))
+    return check_result(merge.check_edges(merged))
 
 
 @dg.asset_check(
@@ -210,7 +210,7 @@ def part_edges_are_sound(settings: LexkbSettings) -> dg.AssetCheckResult:
     description="No document of the current snapshot is lost unless its source file was removed.",
 )
 def no_part_document_lost(settings: LexkbSettings) -> dg.AssetCheckResult:
-    merged = part_merge.staged(part_merge.merged_path(settings.work))
+    merged = merge.staged(merge.merged_path(settings.work))
     return continuity(settings, merged.tables["documents"], merged.tables["quarantine"])
 
 

@@ -10,7 +10,7 @@ import dagster as dg
 from lexkb.core import environment
 from lexkb.core.store.object_store import is_remote, mirror_path
 from transforms.limits import ParseLimits
-from transforms.parts import MAX_CHUNKS
+from transforms.parts.plan import MAX_CHUNKS
 from transforms.source_files import MAX_FILE_MB
 from transforms.staging import TABLE_DIR
 from transforms.workdir import WorkDir
@@ -44,7 +44,7 @@ class LexkbSettings(dg.ConfigurableResource):
     max_chars: int = ParseLimits.max_chars
     # Files parsed at once, each in its own process: the machine's cores, up to four.
     parse_workers: int = max(1, min(4, os.cpu_count() or 1))
-    # Chunks a part of a partitioned build holds at most (transforms.parts), and the address
+    # Chunks a part of a partitioned build holds at most (transforms.parts.plan), and the address
     # of the Dask scheduler its parts go to: empty, the cluster its step runs on, if any, else
     # this process (assets.parts).
     part_chunks: int = MAX_CHUNKS

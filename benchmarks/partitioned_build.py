@@ -6,7 +6,7 @@ Dask memory limit (`--worker-memory`: Dask pauses a worker at 80% of it and rest
 the scheduler in this process. The Dagster run goes through dagster-dask's executor on that
 cluster (`build_index_in_parts_on_dask`), so every step, and every part the `index_parts` step
 fans out, runs in a worker process. Each step and part samples its own process's resident
-memory while it runs (transforms.memory), which is what a worker's memory limit sees.
+memory while it runs (transforms.parts.memory), which is what a worker's memory limit sees.
 
     .venv/bin/python -m benchmarks.partitioned_build SOURCES ROOT --parts 20000 --workers 2
 """

@@ -8,7 +8,7 @@ that partitioned build's snapshot with the classic one instead: the whole path, 
 merge to shards, against the one-process build.
 
 Otherwise splits the classic build staged at ROOT/work/tables into `--parts` runs of whole documents of
-about equal chunk counts (transforms.shards.split), publishes them as a sharded snapshot into a
+about equal chunk counts (transforms.parts.shard_files.split), publishes them as a sharded snapshot into a
 temporary root, opens both, and runs the first `--questions` ObliQA dev questions in keyword,
 vector and hybrid mode through each: how many top-10 lists are identical (ids and order) and
 the largest score difference. Open time and resident memory are each measured in a fresh
@@ -105,8 +105,8 @@ def main() -> None:
 
     from lexkb import Index
     from transforms import staging
+    from transforms.parts.shard_files import split
     from transforms.publish import publish_sharded
-    from transforms.shards import split
 
     questions = [q["Question"] for q in load_questions(args.data)[: args.questions]]
     if args.parted is not None:

@@ -15,10 +15,11 @@ from assets.partitions import WRITER_TAGS
 from assets.parts import index_parts, merged_parts, part_plan
 from assets.resources import LexkbSettings
 from lexkb.core.store import snapshot as snap
-from transforms import dbt_runner, part_merge
+from transforms import dbt_runner
 from transforms import source_files as src
 from transforms.dbt_sources import export_standards
-from transforms.memory import peak_rss
+from transforms.parts import merge
+from transforms.parts.memory import peak_rss
 from transforms.publish import publish_sharded
 
 DATABASE_FILE = "models.duckdb"
@@ -34,13 +35,13 @@ def published_parts(
     context: dg.AssetExecutionContext, settings: LexkbSettings
 ) -> dg.MaterializeResult:
     work = settings.work
-    staged = part_merge.merged_path(work)
+    staged = merge.merged_path(work)
     # The merge's tables stay in their files: DuckDB reads them for dbt, publishing one at a time.
-    merged = part_merge.staged_lazily(staged)
+    merged = merge.staged_lazily(staged)
     with peak_rss() as peak:
         database = work.path / DATABASE_FILE
         outcome = dbt_runner.build_files(
-            part_merge.dbt_inputs(staged, merged.parts), database, work.path / "dbt-target"
+            merge.dbt_inputs(staged, merged.parts), database, work.path / "dbt-target"
         )
         if not outcome.success:
             failed = [f"{r.name}: {r.status}" for r in outcome.results if not r.passed]

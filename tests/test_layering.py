@@ -80,10 +80,17 @@ def floor(module: str) -> str:
     return {"lexkb": "query", "lexkb_service": "service"}.get(top, top)
 
 
+# What benchmarks write (their indexes, the fresh venvs benchmarks/query_install.py makes) is
+# no module of the repository's, though it lies under one of its packages.
+OUTPUT = REPO / "benchmarks" / "out"
+
+
 def modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
         for path in (REPO / package).rglob("*.py"):
+            if path.is_relative_to(OUTPUT):
+                continue
             parts = path.relative_to(REPO).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             found[name] = path

@@ -248,7 +248,7 @@ def _named_near(
 class Resolver:
     """Cited units found by address in the target chunks (paragraphs and sections) of
     `chunks`: all of a snapshot's, or, with a `row` column, some documents' rows of a larger
-    one (transforms.part_edges)."""
+    one (transforms.parts.cross_edges)."""
 
     def __init__(self, chunks: pl.DataFrame) -> None:
         rows = chunks["row"].to_list() if "row" in chunks.columns else range(chunks.height)
@@ -272,7 +272,7 @@ class Resolver:
     def add(self, other: Resolver) -> None:
         """Take in `other`'s units, of documents none of this one's: then this one resolves as
         one over both's chunks would, since a citation is looked up in each of its candidate
-        documents' own units (transforms.part_edges joins one per document)."""
+        documents' own units (transforms.parts.cross_edges joins one per document)."""
         self._ids.update(other._ids)
         self._doc_of.update(other._doc_of)
         self._tables.update(other._tables)

@@ -293,7 +293,7 @@ def publish_sharded(
     made), beside `global_tables` (shards.GLOBAL_TABLES), under the same lock, checks and
     switch. A global table may be given as a scan of its file, read when it is hashed and again
     when it is written, so that one is held at a time. `settings["bm25"]["groups"]` must hold
-    the groups' statistics (transforms.shards.global_bm25). Unchanged part files and global
+    the groups' statistics (transforms.parts.shard_files.global_bm25). Unchanged part files and global
     tables publish nothing."""
     with root_lock.hold(root, wait_seconds=600, purpose="publish"):
         published = _publish_sharded(root, part_dirs, global_tables, settings, sources, now, keep)
@@ -321,7 +321,9 @@ def _publish_sharded(
     if not part_dirs:
         raise ValueError("a sharded snapshot needs at least one part")
     if not isinstance(settings.get("bm25", {}).get("groups"), dict):
-        raise ValueError("settings['bm25'] has no 'groups' (transforms.shards.global_bm25)")
+        raise ValueError(
+            "settings['bm25'] has no 'groups' (transforms.parts.shard_files.global_bm25)"
+        )
     names = part_files(bool(settings.get("embedder")))
     hashes = [{name: snap.file_sha256(Path(part) / name) for name in names} for part in part_dirs]
     fingerprint = sharded_fingerprint(hashes, global_tables, settings)

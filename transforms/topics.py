@@ -88,7 +88,7 @@ def reduced(vectors: np.ndarray) -> np.ndarray:
 
 def principal_axes(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The vectors' mean and first REDUCED_DIMENSIONS principal axes (columns): `reduced`'s
-    projection, kept to put other vectors in the same coordinates (transforms.part_topics)."""
+    projection, kept to put other vectors in the same coordinates (transforms.parts.sampled_topics)."""
     mean = vectors.mean(axis=0)
     centered = vectors - mean
     _, components = np.linalg.eigh(centered.T @ centered)  # ascending eigenvalues

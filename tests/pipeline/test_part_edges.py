@@ -1,4 +1,4 @@
-"""The merge's citation edges (transforms.part_edges): parts written to disk as the part step
+"""The merge's citation edges (transforms.parts.cross_edges): parts written to disk as the part step
 writes them, merged one part at a time, give the edges of one resolver over every chunk
 (transforms.edges.build_edges), for citations that land in earlier and later parts, on a
 document a name shares with another, on the nearest of two units of the same number, and on
@@ -11,8 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from transforms import metadata, part_edges
+from transforms import metadata
 from transforms.edges import build_edges
+from transforms.parts import cross_edges
 
 # (chunk id, document, level, ref, text) by part, in row order.
 PARTS = [
@@ -68,7 +69,7 @@ def _chunks(rows: list[tuple[str, ...]]) -> pl.DataFrame:
     )
 
 
-@pytest.mark.parametrize("kept", [0, part_edges.KEPT_UNITS])
+@pytest.mark.parametrize("kept", [0, cross_edges.KEPT_UNITS])
 def test_merged_edges_are_one_resolver_over_every_chunk(tmp_path: Path, kept: int) -> None:
     documents = _documents()
     one = build_edges(_chunks([row for part in PARTS for row in part]), documents)
@@ -76,14 +77,14 @@ def test_merged_edges_are_one_resolver_over_every_chunk(tmp_path: Path, kept: in
     for n, rows in enumerate(PARTS):
         chunks, folder = _chunks(rows), tmp_path / f"p{n}"
         folder.mkdir()
-        citations = part_edges.part_citations(chunks, documents, {})
-        citations.write_parquet(folder / part_edges.CITATIONS_FILE)
-        part_edges.units(chunks).write_parquet(folder / part_edges.UNITS_FILE)
+        citations = cross_edges.part_citations(chunks, documents, {})
+        citations.write_parquet(folder / cross_edges.CITATIONS_FILE)
+        cross_edges.units(chunks).write_parquet(folder / cross_edges.UNITS_FILE)
         parts.append((folder, start))
         start += chunks.height
-        pending += int((citations["status"] == part_edges.PENDING).sum())
+        pending += int((citations["status"] == cross_edges.PENDING).sum())
 
-    edges, crossing = part_edges.merged_edges(parts, documents, {}, kept)
+    edges, crossing = cross_edges.merged_edges(parts, documents, {}, kept)
 
     assert edges.equals(one)
     assert crossing == pending > 0

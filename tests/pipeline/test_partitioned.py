@@ -42,8 +42,8 @@ def parted_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_build_in_parts_answers_as_one_build(index: Index, parted_root: Path) -> None:
-    from transforms import part_merge
-    from transforms.parts import load_plan
+    from transforms.parts import merge
+    from transforms.parts.plan import load_plan
     from transforms.workdir import WorkDir
 
     parted = Index.open(parted_root)
@@ -57,7 +57,7 @@ def test_a_build_in_parts_answers_as_one_build(index: Index, parted_root: Path) 
     assert all(p.chunks <= PART_CHUNKS or len(p.documents) == 1 for p in plan.parts)
     same_answers(index, parted)
     # Citations from one part to another were resolved by the merge, to the same edges.
-    assert part_merge.staged(part_merge.merged_path(WorkDir(parted_root))).crossing > 0
+    assert merge.staged(merge.merged_path(WorkDir(parted_root))).crossing > 0
     assert parted.tables.edges.equals(index.tables.edges)
     assert parted.tables.documents.equals(index.tables.documents)
 
@@ -74,8 +74,8 @@ def test_a_rebuild_redoes_only_the_changed_part(tmp_path: Path) -> None:
     )
     second = run_build([sources], root, embedder="none", parts=PART_CHUNKS)
     assert second.version != first.version
-    from transforms.part_build import REPORT_FILE, part_path
-    from transforms.parts import load_plan
+    from transforms.parts.part_tables import REPORT_FILE, part_path
+    from transforms.parts.plan import load_plan
     from transforms.workdir import WorkDir
 
     plan, _ = load_plan(WorkDir(root))

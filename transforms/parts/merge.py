@@ -19,17 +19,18 @@ from typing import Generic, TypeVar
 import polars as pl
 
 from lexkb.core.store.schema import CLAUSES, DEFINITIONS, empty_frame
-from transforms import checks_worker, part_edges, part_topics, shards
+from transforms import checks_worker
 from transforms import table_checks as tc
 from transforms.bm25 import BM25Params
-from transforms.part_build import (
+from transforms.parts import cross_edges, sampled_topics, shard_files
+from transforms.parts.part_tables import (
     CLAUSES_FILE,
     DEFINITIONS_FILE,
     DOCUMENTS_FILE,
     PartReport,
     part_path,
 )
-from transforms.parts import Plan, plan_dir
+from transforms.parts.plan import Plan, plan_dir
 from transforms.quarantine import quarantine_frame
 from transforms.workdir import WorkDir
 
@@ -58,11 +59,11 @@ def merge(work: WorkDir, plan: Plan, reports: list[PartReport]) -> Merged[pl.Dat
         offsets.append(start)
         start += report.chunks
     documents = pl.concat([pl.read_parquet(f / DOCUMENTS_FILE) for f in folders])
-    edges, crossing = part_edges.merged_edges(
+    edges, crossing = cross_edges.merged_edges(
         list(zip(folders, offsets, strict=True)), documents, plan.aliases
     )
     params = BM25Params()
-    terms, groups, group_settings = shards.global_bm25(folders, params)
+    terms, groups, group_settings = shard_files.global_bm25(folders, params)
     tables = {
         "documents": documents,
         "edges": edges,
@@ -71,7 +72,7 @@ def merge(work: WorkDir, plan: Plan, reports: list[PartReport]) -> Merged[pl.Dat
         "quarantine": quarantine_frame(plan.quarantined),
         "clauses": _concat(folders, CLAUSES_FILE) if folders else empty_frame(CLAUSES),
         "definitions": _concat(folders, DEFINITIONS_FILE) if folders else empty_frame(DEFINITIONS),
-        "topics": part_topics.topic_table(folders),
+        "topics": sampled_topics.topic_table(folders),
     }
     settings = {
         "bm25": {**params.settings(), "groups": group_settings},
@@ -92,7 +93,7 @@ def check_edges(merged: Merged) -> tc.SuiteResult:
     """Both ends of every edge exist: the edge suite of the one-process build, against the ids
     of every part's chunks (a column of ids, not the chunks)."""
     ids = pl.concat(
-        [pl.read_parquet(f / part_edges.UNITS_FILE, columns=["chunk_id"]) for f in merged.parts]
+        [pl.read_parquet(f / cross_edges.UNITS_FILE, columns=["chunk_id"]) for f in merged.parts]
     )
     return checks_worker.run(tc.check_edges, merged.tables["edges"], ids)
 

@@ -2,13 +2,13 @@
 
 Everything here reads the part's own sources and the plan's documents rows (a few hundred
 bytes a document), never another part's chunks, so the step's memory is set by the part's size
-(transforms.parts.MAX_CHUNKS). It does what the one-process build's whole-corpus steps do
+(transforms.parts.plan.MAX_CHUNKS). It does what the one-process build's whole-corpus steps do
 (assets.index, assets.embeddings), for the part's rows: the same functions, so the rows, terms,
 vectors and labels are the ones that build gives them. What needs the whole corpus waits for
-the merge (transforms.part_merge): BM25's document frequencies, citations that may land in
+the merge (transforms.parts.merge): BM25's document frequencies, citations that may land in
 another part, topics, the catalog of standards.
 
-A part whose identity (transforms.parts) matches the one its folder was written for is not
+A part whose identity (transforms.parts.plan) matches the one its folder was written for is not
 built again: a rebuild after one document changed redoes one part.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.embed.embedders import Embedder
-from transforms import checks_worker, citation_cache, inferred, part_edges, shards
+from transforms import checks_worker, citation_cache, inferred
 from transforms import edges as graph
 from transforms import source_files as src
 from transforms import table_checks as tc
@@ -31,7 +31,8 @@ from transforms.bm25 import terms_by_hash, tokens_of
 from transforms.clauses import clause_table
 from transforms.defined_terms import definition_table
 from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
-from transforms.parts import PartPlan, Plan, plan_dir
+from transforms.parts import cross_edges, shard_files
+from transforms.parts.plan import PartPlan, Plan, plan_dir
 from transforms.source_parts import PartMissing
 from transforms.tables import with_duplicate_sources
 from transforms.workdir import WorkDir
@@ -78,7 +79,7 @@ def build_part(
     embedder: Embedder | None,
 ) -> PartReport:
     """Build `part` into its folder (part_path), or keep the folder when it was built from the
-    same inputs. `planned`: the plan's documents rows (transforms.parts.load_plan)."""
+    same inputs. `planned`: the plan's documents rows (transforms.parts.plan.load_plan)."""
     target = part_path(work, part.name)
     report_file = target / REPORT_FILE
     identity_file = target / IDENTITY_FILE
@@ -118,22 +119,22 @@ def build_part(
     else:
         vectors, lines = pl.DataFrame(schema=CHUNK_VECTORS), pl.DataFrame(schema=LINE_VECTORS)
     tables |= {"embeddings": vectors, "line_embeddings": lines}
-    shards.write_part(target, tables, terms, record["dimension"] if record else None)
+    shard_files.write_part(target, tables, terms, record["dimension"] if record else None)
     documents.write_parquet(target / DOCUMENTS_FILE)
     clause_table(chunks, documents, cache / "embeddings", embed=embedder is not None).write_parquet(
         target / CLAUSES_FILE
     )
     definition_table(chunks).write_parquet(target / DEFINITIONS_FILE)
     citations = _citations(cache, chunks, planned, plan.aliases)
-    citations.write_parquet(target / part_edges.CITATIONS_FILE)
-    part_edges.units(chunks).write_parquet(target / part_edges.UNITS_FILE)
+    citations.write_parquet(target / cross_edges.CITATIONS_FILE)
+    cross_edges.units(chunks).write_parquet(target / cross_edges.UNITS_FILE)
     report = PartReport(
         name=part.name,
         chunks=chunks.height,
         documents=documents.height,
         reused=False,
         embedded=embedded,
-        citations_pending=int((citations["status"] == part_edges.PENDING).sum()),
+        citations_pending=int((citations["status"] == cross_edges.PENDING).sum()),
         seconds=round(time.perf_counter() - started, 2),
         failed_checks=_checks(documents, sections, chunks, vectors, lines, record),
         embedder=record,
@@ -156,11 +157,11 @@ def _terms(cache: Path, chunks: pl.DataFrame) -> pl.Series:
 def _citations(
     cache: Path, chunks: pl.DataFrame, documents: pl.DataFrame, aliases: dict[str, str]
 ) -> pl.DataFrame:
-    """The part's citations (transforms.part_edges), its paragraphs' readings kept by content
+    """The part's citations (transforms.parts.cross_edges), its paragraphs' readings kept by content
     hash under the grammar of every document's names (transforms.citation_cache)."""
     stamp = citation_cache.grammar_stamp(graph.grammar_names(documents, aliases))
     readings = citation_cache.load(cache, stamp)
-    found = part_edges.part_citations(chunks, documents, aliases, readings)
+    found = cross_edges.part_citations(chunks, documents, aliases, readings)
     citation_cache.save(cache, stamp, readings)
     return found
 

@@ -10,7 +10,7 @@ Parts are runs of documents in the sources' order, so the shards of a snapshot c
 in part order are the rows a one-process build gives. A part closes before the document that
 would take it past `max_chunks` (a document larger than that is a part of its own). Each part
 carries an identity: a hash of everything its outputs are made from, so a rebuild redoes only
-the parts whose identity changed (transforms.part_build).
+the parts whose identity changed (transforms.parts.part_tables).
 """
 
 from __future__ import annotations

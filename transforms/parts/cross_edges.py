@@ -28,7 +28,7 @@ import polars as pl
 
 from lexkb.core.text.citations import Citation, Parsed
 from transforms import edges as graph
-from transforms.parts import MAX_CHUNKS
+from transforms.parts.plan import MAX_CHUNKS
 
 CITATIONS_FILE = "citations.parquet"
 UNITS_FILE = "units.parquet"
