@@ -24,6 +24,7 @@ from collections.abc import Callable
 from lexkb.core import environment
 from lexkb.core.text.terminal import safe
 from lexkb_service.mcp.admission import PER_KEY_UNITS
+from lexkb_service.mcp.ratelimit import ASKS_PER_HOUR
 from lexkb_service.serve.sessions import SESSIONS_PER_KEY
 from lexkb_service.serve.store import CONVERSATIONS_PER_KEY
 
@@ -76,7 +77,7 @@ def configure_serve(
         help="on loopback too, every API request needs a key (off loopback, or with a "
         "non-loopback --allow-host, it always does)",
     )
-    serve.add_argument("--asks-per-hour", type=int, default=100, help="per key")
+    serve.add_argument("--asks-per-hour", type=int, default=ASKS_PER_HOUR, help="per key")
     serve.add_argument(
         "--cost-per-key",
         type=int,
@@ -148,7 +149,7 @@ def configure_mcp(
         type=int,
         default=None,
         help="with --http: asks per caller (the token, else each client address) an hour; "
-        "default 100, as lexkb serve's per key",
+        f"default {ASKS_PER_HOUR}, as lexkb serve's per key",
     )
     with_index(mcp)
     mcp.set_defaults(func=cmd_mcp)

@@ -31,7 +31,7 @@ from lexkb_service.mcp.access import Access
 from lexkb_service.mcp.admission import KeyBudget
 from lexkb_service.mcp.http import ACCESS as MCP_ACCESS
 from lexkb_service.mcp.http import PATH as MCP_PATH
-from lexkb_service.mcp.http import HttpSettings, run_bounded
+from lexkb_service.mcp.http import HttpSettings, run_bounded, sdk_app
 from lexkb_service.mcp.pools import Pools
 from lexkb_service.mcp.ratelimit import ASKS_PER_HOUR, RateLimit
 from lexkb_service.mcp.server import build_server
@@ -124,13 +124,7 @@ def build_app(
     server = build_server(
         root, pools=pools, current=current, hosted={"ask": service.mcp_ask}, budget=budget
     )
-    mcp = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        max_request_body_size=settings.max_body_bytes,
-        session_idle_timeout=settings.session_idle,
-        max_sessions=settings.max_sessions,
-        transport_security=policy.security(),
-    )
+    mcp = sdk_app(server, MCP_PATH, policy, settings)
     sessions = KeySessions(mcp, quotas.sessions_per_key, settings.session_idle)
     metrics.counted_by(
         "lexkb_mcp_sessions_refused",
