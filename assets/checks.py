@@ -1,4 +1,4 @@
-"""Asset checks that gate publishing: the Great Expectations suites of transforms.table_checks.
+"""Asset checks that gate publishing: the Great Expectations suites of transforms.publishing.table_checks.
 
 They are blocking: when one fails, `published_snapshot` is not materialized in that run and
 CURRENT keeps pointing at the last good snapshot. The failing rows go into the check's metadata.
@@ -12,13 +12,13 @@ import dagster as dg
 import polars as pl
 
 from assets.embeddings import chunk_embeddings
-from assets.index import citation_edges, search_tables
+from assets.index_tables import citation_edges, search_tables
 from assets.resources import LexkbSettings
 from lexkb.core.store import snapshot as snap
-from transforms import checks_worker
-from transforms import source_files as src
-from transforms import table_checks as tc
-from transforms.staging import EMBEDDER_FILE
+from transforms.publishing import checks_worker
+from transforms.publishing import table_checks as tc
+from transforms.publishing.staging import EMBEDDER_FILE
+from transforms.reading import source_files as src
 
 
 def _table(settings: LexkbSettings, name: str, columns: list[str] | None = None) -> pl.DataFrame:

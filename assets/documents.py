@@ -14,12 +14,12 @@ from assets.partitions import documents_partitions
 from assets.progress import PARSED
 from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
-from transforms import source_files as src
-from transforms.isolation import Outcome, parse_all
-from transforms.parse_plan import plan
-from transforms.quarantine import SourceError
-from transforms.source_parts import recover
-from transforms.workdir import WorkDir
+from transforms.publishing.workdir import WorkDir
+from transforms.reading import source_files as src
+from transforms.reading.isolation import Outcome, parse_all
+from transforms.reading.parse_plan import plan
+from transforms.reading.quarantine import SourceError
+from transforms.reading.source_parts import recover
 
 
 def _sources_by_key(work: WorkDir) -> dict[str, src.SourceFile]:

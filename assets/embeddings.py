@@ -6,12 +6,17 @@ import json
 import dagster as dg
 import polars as pl
 
-from assets.index import search_tables
+from assets.index_tables import search_tables
 from assets.progress import EMBEDDED
 from assets.resources import EmbedderSettings, LexkbSettings
-from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
-from transforms.staging import EMBEDDER_FILE
-from transforms.topics import topic_table
+from transforms.indexing.chunk_embeddings import (
+    CHUNK_VECTORS,
+    LINE_VECTORS,
+    embed_chunks,
+    embedder_record,
+)
+from transforms.indexing.topics import topic_table
+from transforms.publishing.staging import EMBEDDER_FILE
 
 
 @dg.asset(

@@ -24,7 +24,7 @@ from transforms.parts import merge
 from transforms.parts.memory import peak_rss
 from transforms.parts.part_tables import REPORT_FILE, PartReport, build_part, part_path
 from transforms.parts.plan import load_plan, make_plan
-from transforms.source_parts import PartMissing
+from transforms.reading.source_parts import PartMissing
 
 
 def _part_task(root: str, name: str, provider: str, model: str) -> dict:

@@ -9,11 +9,11 @@ import dagster as dg
 
 from lexkb.core import environment
 from lexkb.core.store.object_store import is_remote, mirror_path
-from transforms.limits import ParseLimits
 from transforms.parts.plan import MAX_CHUNKS
-from transforms.source_files import MAX_FILE_MB
-from transforms.staging import TABLE_DIR
-from transforms.workdir import WorkDir
+from transforms.publishing.staging import TABLE_DIR
+from transforms.publishing.workdir import WorkDir
+from transforms.reading.file_limits import ParseLimits
+from transforms.reading.source_files import MAX_FILE_MB
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ class LexkbSettings(dg.ConfigurableResource):
     """Source files or folders to index, the index root that receives snapshots (a folder or
     an `s3://bucket/prefix`, see lexkb.core.store.object_store), how many
     snapshots publishing keeps (CURRENT's and recently opened ones are kept regardless), and the
-    limits one source file may cost (see transforms.limits; a file past one is quarantined)."""
+    limits one source file may cost (see transforms.reading.file_limits; a file past one is quarantined)."""
 
     sources: list[str]
     root: str
@@ -97,7 +97,7 @@ class EmbedderSettings(dg.ConfigurableResource):
     @property
     def embeds(self) -> bool:
         """False for `none`: a keyword-only build loads no model in any step, the clause labels
-        included (transforms.clauses)."""
+        included (transforms.structure.clauses)."""
         return self.provider != "none"
 
     def build(self):

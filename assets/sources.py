@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.partitions import DOCUMENTS
 from assets.resources import LexkbSettings
-from transforms import source_files as src
+from transforms.reading import source_files as src
 
 
 @dg.asset(

@@ -4,8 +4,8 @@ Great Expectations (about 8 s to import), dbt (about 3 s) and onnxruntime are ne
 parsing, and parsing runs in worker processes while this process mostly waits for them. A cold
 `lexkb build` starts importing them at once, so by the time their assets run they are loaded,
 and starts the local embedder's session (0.8 s), which its later instances share.
-Great Expectations is skipped when the checks run in their own worker (transforms.checks_worker),
-and dbt when it runs in its own (transforms.dbt_runner).
+Great Expectations is skipped when the checks run in their own worker (transforms.publishing.checks_worker),
+and dbt when it runs in its own (transforms.publishing.dbt_runner).
 An import that fails here fails again, with its real error, where the asset imports it.
 onnxruntime is loaded through lexkb.core.offline like everywhere else in lexkb: this is usually
 the build's first load of it, and an `import onnxruntime` of its own here would come before
@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 
 from lexkb.core import offline
-from transforms import checks_worker, dbt_runner
+from transforms.publishing import checks_worker, dbt_runner
 
 LATE_IMPORTS = ("great_expectations", "dbt.cli.main", "dbt.contracts.graph.manifest", "onnxruntime")
 # Modules loaded by a function of lexkb's rather than imported as they are.

@@ -27,7 +27,7 @@ Needs the ObliQA index with the local embedder (benchmarks/obliqa.py builds one)
   trained on ObliQA's tune half and XRefRAG train). For each set, the share the floor would
   decline at several values is printed.
 
-`--fit` fits lexkb.answers.scope's two models (dense and lexical) on the tune sets and prints
+`--fit` fits lexkb.answers.question.scope's two models (dense and lexical) on the tune sets and prints
 their coefficients and the scope table on the tune sets; the shipped models are then reported.
 Side by side in the same run: the relevance floor alone (a hybrid search's best hit under
 lexkb.relevance.RELEVANCE_FLOOR), and the best hit's cosine with a threshold set to abstain on
@@ -51,8 +51,8 @@ from evaluation_data.cuad import clauses, descriptions
 from evaluation_data.obliqa import gold_of, held_out, load_questions, passage_key
 from evaluation_data.questions import written_questions
 from lexkb import Index, relevance
-from lexkb.answers import scope
 from lexkb.answers.evidence import ABSTAIN, DIRECT, EvidenceSettings, evidence
+from lexkb.answers.question import scope
 
 REPO = Path(__file__).resolve().parent.parent
 

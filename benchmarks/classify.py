@@ -43,7 +43,7 @@ import numpy as np
 
 from benchmarks.clause_head_fit import fitted, load_contracts
 from evaluation_data.cuad import descriptions
-from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.default_types import DEFAULT_TYPES
 from lexkb.core.clauses.labels import MIN_SCORE, NAME_BONUS, decide, decide_by_name, scores
 from lexkb.core.text.tokenize import tokenize
 
@@ -261,7 +261,7 @@ def speed(data: Path) -> None:
 
     from lexkb import Index
     from lexkb.answers.classify import classify
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     files = sorted((data / "cuad" / "txt").glob("*.txt"), key=lambda f: -f.stat().st_size)
     chosen = files[:SPEED_CONTRACTS]

@@ -63,7 +63,7 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
     """Per contract: its paragraphs' vectors (from the build's cache), texts, their terms
     (`word_sets`, read once for every fold), and for each category the paragraphs each marked
     clause overlaps."""
-    from transforms.clauses import paragraph_vectors
+    from transforms.structure.clauses import paragraph_vectors
 
     index = Index.open(root)
     gold: dict[str, dict[str, list[str]]] = {}

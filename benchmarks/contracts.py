@@ -166,7 +166,7 @@ def structure_faults(root: Path) -> dict:
 
 
 def raw_units(files: dict[str, Path]) -> dict[str, list[str]]:
-    from transforms import offline_nlp
+    from transforms.reading import offline_nlp
 
     offline_nlp.install()
     from unstructured.partition.pdf import partition_pdf
@@ -287,8 +287,8 @@ def _span(clause: cuad.Clause) -> dict:
 def structured_units(files: dict[str, Path]) -> dict[str, list[str]]:
     """contract_key -> paragraph texts, from the build's own parse and structure steps run in
     this process (no index, no checks, no vectors)."""
-    from transforms.elements import document_elements
-    from transforms.source_files import discover
+    from transforms.reading.elements import document_elements
+    from transforms.reading.source_files import discover
     from transforms.structure import structure_document
 
     units = {}

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.defined_terms
 
-Runs transforms.defined_terms (what the `defined_terms` asset runs) over the paragraphs of indexes
+Runs transforms.structure.defined_terms (what the `defined_terms` asset runs) over the paragraphs of indexes
 built earlier: the GDPR from DOCX and from PDF (benchmarks/structure.py builds them under
 benchmarks/out/structure) and the ObliQA passages (benchmarks/obliqa.py).
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from lexkb import Index
-from transforms.defined_terms import definitions_in
+from transforms.structure.defined_terms import definitions_in
 
 REPO = Path(__file__).resolve().parent.parent
 

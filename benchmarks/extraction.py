@@ -38,8 +38,8 @@ import numpy as np
 from evaluation_data.cuad import clauses, contract_key, descriptions
 from lexkb import Index
 from lexkb.answers.extract import MIN_RELEVANCE, extract, head_values
-from lexkb.answers.statements import split_sentences
-from lexkb.answers.typed import kind_asked
+from lexkb.answers.passages.statements import split_sentences
+from lexkb.answers.passages.typed import kind_asked
 
 REPO = Path(__file__).resolve().parent.parent
 

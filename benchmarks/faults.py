@@ -9,7 +9,7 @@
    `lexkb build --embedder none`. Reported: files tried, quarantined with a reason naming
    their real fault (the kind the generator expects), crashes, good sentences lost, and the
    slowest file's parse time and the largest worker's memory against the limits (measured by
-   parsing every file again through transforms.isolation, as the build does).
+   parsing every file again through transforms.reading.isolation, as the build does).
 2. The fuzzers of tests/hostile/test_fuzz.py: examples run and failures.
 3. Concurrency: two builders alternating two corpora into one root, four reader processes
    opening CURRENT and searching, and a pruner, all for `--concurrency-seconds`. Reported:
@@ -73,9 +73,9 @@ def hostile_corpus(work: Path, copies: int, long_line_mb: float) -> tuple[Path, 
 
 def build_hostile(work: Path, copies: int, long_line_mb: float) -> dict:
     from lexkb import Index
-    from transforms.isolation import parse_all
-    from transforms.limits import ParseLimits
-    from transforms.source_files import scan
+    from transforms.reading.file_limits import ParseLimits
+    from transforms.reading.isolation import parse_all
+    from transforms.reading.source_files import scan
 
     corpus, expected = hostile_corpus(work, copies, long_line_mb)
     root = work / "root"
@@ -262,7 +262,7 @@ def concurrency(work: Path, seconds: float) -> dict:
 def _outcome(call, patience: float) -> tuple[float, str]:
     """(seconds, what the call ended in: a warning, an error of lexkb's, another exception, or
     nothing yet after `patience` seconds)."""
-    from lexkb.answers.llm import LLMError
+    from lexkb.answers.external.llm import LLMError
     from lexkb.core.embed.embedders import EmbedderError
     from tests.support.hostile_http import call_within
 
@@ -284,8 +284,8 @@ def outbound(deadline: float) -> list[str]:
     """The outbound section's table (see the module's docstring)."""
     import tracemalloc
 
-    from lexkb.answers.llm import chat
-    from lexkb.answers.web import web_search
+    from lexkb.answers.external.llm import chat
+    from lexkb.answers.external.web import web_search
     from lexkb.core.embed.embedders import VoyageEmbedder
     from tests.support import hostile_http as http
 

@@ -1,7 +1,7 @@
 """Line vectors of list paragraphs: embedded alone, pooled from the paragraph's own pass, or none.
 
 A list paragraph gets one vector per line so that a question about one item finds it
-(transforms/embeddings.py). Embedding every line again costs model time; pooling the line's
+(transforms/indexing/chunk_embeddings.py). Embedding every line again costs model time; pooling the line's
 token states from the paragraph's pass ("late chunking") costs none. This compares the three
 on ObliQA dev (tune half and held-out half, hybrid and vector search) by swapping the line
 vectors of one opened index, and times what each way of making them costs the model.
@@ -24,7 +24,7 @@ from evaluation_data.obliqa import held_out, load_questions
 from lexkb.core.embed.embedders import LocalEmbedder
 from lexkb.core.store import vector_files
 from lexkb.index import Index
-from transforms.embeddings import line_spans
+from transforms.indexing.chunk_embeddings import line_spans
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from evaluation_data.obliqa import held_out, load_questions
 from evaluation_data.people import adgm, people_sets
 from lexkb import Index
-from lexkb.answers import ranker
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
+from lexkb.answers.ranking import ranker
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"

@@ -270,7 +270,7 @@ def title_right(lexkb_title: str, truth_title: str) -> bool:
 
 # unstructured's raw partition ----------------------------------------------------------------
 def partition(path: Path) -> list[str]:
-    from transforms import offline_nlp
+    from transforms.reading import offline_nlp
 
     offline_nlp.install()
     if path.suffix == ".pdf":

@@ -5,7 +5,7 @@
 A section chunk is its heading and the text of all its paragraphs, so the embedder, which reads
 at most 256 tokens, sees only the start of a long section. The alternative costs nothing to
 compute: the mean of the section's paragraph vectors, normalised (what builds now store,
-`transforms.embeddings.section_means`); the sections' own vectors are embedded here. For every
+`transforms.indexing.chunk_embeddings.section_means`); the sections' own vectors are embedded here. For every
 dev question, the sections are ranked by cosine with each kind of vector; a section counts as
 found when it holds one of the question's gold passages. Recall@10 and MRR@10, on the tune half (sha256 of the
 question id even) and the held-out half, and the share of embedder input the sections take.
@@ -28,7 +28,7 @@ K = 10
 
 def main() -> None:
     from lexkb.index import Index
-    from transforms.embeddings import section_means
+    from transforms.indexing.chunk_embeddings import section_means
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")

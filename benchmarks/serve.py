@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from lexkb import Index
-from lexkb.answers.ask import AnswerCache, ask
+from lexkb.answers.answer_cache import AnswerCache
+from lexkb.answers.ask import ask
 from tests.support.serve_process import start
 
 REPO = Path(__file__).resolve().parent.parent

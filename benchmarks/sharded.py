@@ -104,9 +104,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from lexkb import Index
-    from transforms import staging
     from transforms.parts.shard_files import split
-    from transforms.publish import publish_sharded
+    from transforms.publishing import staging
+    from transforms.publishing.publish import publish_sharded
 
     questions = [q["Question"] for q in load_questions(args.data)[: args.questions]]
     if args.parted is not None:

@@ -199,7 +199,7 @@ def open_cost(root: Path) -> dict[str, float]:
 
 _WARM_CHILD = """
 import sys, time
-from pipelines.build import run_build
+from pipelines.in_process import run_build
 times = []
 for name in ("first", "second"):
     started = time.perf_counter()
@@ -291,7 +291,7 @@ def model_texts(chunks, embedder) -> list[str]:
     model's window truncates it as in the build); sections and parts are not read on their own."""
     import polars as pl
 
-    from transforms.embeddings import line_spans
+    from transforms.indexing.chunk_embeddings import line_spans
 
     with_parts = set(chunks.filter(pl.col("chunk_level") == "part")["parent_chunk_id"])
     texts = []

@@ -178,7 +178,7 @@ def obliqa_recovered(chunks: pl.DataFrame, passages: dict[int, list[dict]]) -> d
 
 # speed ----------------------------------------------------------------------------------------
 def raw_partition(path: Path) -> tuple[list, float]:
-    from transforms import offline_nlp
+    from transforms.reading import offline_nlp
 
     offline_nlp.install()
     started = time.perf_counter()
@@ -194,8 +194,8 @@ def raw_partition(path: Path) -> tuple[list, float]:
 
 
 def lexkb_ingest(path: Path) -> tuple[pl.DataFrame, float]:
-    from transforms.elements import document_elements
-    from transforms.source_files import discover
+    from transforms.reading.elements import document_elements
+    from transforms.reading.source_files import discover
     from transforms.structure import structure_document
 
     source = discover([path])[0]

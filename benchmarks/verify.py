@@ -13,7 +13,7 @@ writes XML a standard parser refuses (both must be never). Reported:
 per-class precision, recall and F1 and macro-F1 at document level; at evidence level, how often
 the sentence lexkb reports for a supported or contradicted verdict overlaps a gold evidence span.
 lexkb's document verdict reads the support model's findings over the NDA's nearest paragraphs
-(lexkb.answers.document_verdict): reported as shipped and with its two thresholds chosen by
+(lexkb.answers.passages.document_verdict): reported as shipped and with its two thresholds chosen by
 5-fold cross-validation over documents, next to the verifier without its model (word overlap,
 its threshold and conflict rank chosen the same way), each hypothesis's most common label in
 train.csv (the bar a verifier must clear), and term overlap over the NDA's best paragraph, its
@@ -52,11 +52,11 @@ from pathlib import Path
 
 from evaluation_data.obliqa import held_out, load_questions
 from lexkb import Index
-from lexkb.answers import document_verdict as model
 from lexkb.answers import verify_citations
 from lexkb.answers.claims import judge
-from lexkb.answers.quantities import find_quantities
-from lexkb.answers.statements import split_sentences
+from lexkb.answers.passages import document_verdict as model
+from lexkb.answers.passages.quantities import find_quantities
+from lexkb.answers.passages.statements import split_sentences
 from lexkb.core.text.tokenize import tokenize
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from lexkb import limits as check
-from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.default_types import DEFAULT_TYPES
 from lexkb.core.clauses.heads import clause_heads
 from lexkb.core.store import snapshot as snap
 from lexkb.filters import defined_term_asked

@@ -1,7 +1,7 @@
 """The dense path of a search: the snapshot's vectors, the query's embedding and its cosines.
 
 A chunk scores the cosine of its own vector or, for a multi-line paragraph, of its best line,
-whichever is higher (transforms.embeddings), so a question about one item of a list is not
+whichever is higher (transforms.indexing.chunk_embeddings), so a question about one item of a list is not
 diluted by the others. Small snapshots score every row exactly; larger ones take candidates from
 an int8 scan (lexkb.dense_scan) or, past its crossover, a graph (lexkb.core.store.ann), and score
 only those exactly. A sharded snapshot's vectors stay in their shards' mapped files, read as one

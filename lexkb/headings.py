@@ -2,7 +2,7 @@
 
 A paragraph rarely says what it is about; its headings do (Bribery Act "11 Penalties" over
 "An individual guilty of an offence ... is liable ..."). A person asks by the heading's words,
-so the heading path (lexkb.core.text.context) scores as a field of its own, added to the
+so the heading path (lexkb.core.text.heading_path) scores as a field of its own, added to the
 paragraph's BM25 at HEADING_WEIGHT. Read into every paragraph's own postings instead, the
 heading made the paragraphs under one heading alike and cost ObliQA keyword Recall@10 0.780 ->
 0.734; as a lightly weighted field it leaves a paragraph's own words to tell siblings apart.
@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from lexkb.core.text.context import heading_context
+from lexkb.core.text.heading_path import heading_context
 from lexkb.core.text.tokenize import tokenize
 
 # The heading field's weight against the paragraph's own BM25. On the people's questions written
@@ -29,7 +29,7 @@ from lexkb.core.text.tokenize import tokenize
 # 0 gives 0.39 / 0.76); 0.25 costs ObliQA's held-out hybrid less (R@10 0.808 -> 0.804, MAP@10
 # 0.675 -> 0.669; at 0.5 0.761 / 0.626). BENCHMARKS.md "People's questions".
 HEADING_WEIGHT = 0.25
-_K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.bm25.BM25Params)
+_K1, _B = 0.9, 0.6  # as the paragraphs' own BM25 (transforms.indexing.bm25.BM25Params)
 
 
 class Headings:

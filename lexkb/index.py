@@ -119,7 +119,7 @@ class Index:
     def dense_scores(self, query: str) -> np.ndarray:
         """Cosine similarity of every chunk row to `query`. A multi-line paragraph scores the best
         of its whole text and each of its lines, so a question about one item of a list is not
-        diluted by the others (transforms.embeddings)."""
+        diluted by the others (transforms.indexing.chunk_embeddings)."""
         return self._dense.scores(query)
 
     def cosines(self, query: str, rows: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Annotated, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexkb import defaults
-from lexkb.answers.web import MAX_RESULTS_PER_QUERY
+from lexkb.answers.external.web import MAX_RESULTS_PER_QUERY
 from lexkb.limits import DEFAULT_LIMITS as LIMITS
 from lexkb.request_types import (
     MAX_SPANS,

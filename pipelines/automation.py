@@ -22,7 +22,7 @@ import polars as pl
 
 from assets.partitions import DOCUMENTS, WRITER_TAGS, documents_partitions
 from assets.resources import LexkbSettings
-from transforms import source_files as src
+from transforms.reading import source_files as src
 
 update_index_job = dg.define_asset_job(
     "update_index",

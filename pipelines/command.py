@@ -1,6 +1,6 @@
 """The `lexkb build` command's work, offered to the query module's CLI as the entry point
 `build` in the group `lexkb.pipeline` (pyproject.toml; lexkb.cli.build loads it by that name).
-It starts the build's worker processes, runs the pipeline (pipelines.build) and reports what
+It starts the build's worker processes, runs the pipeline (pipelines.in_process) and reports what
 was published, as text or JSON."""
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from lexkb.core.text.terminal import safe
 
 
 def build_command(args: argparse.Namespace) -> int:
-    from transforms import checks_worker, dbt_runner
-    from transforms.isolation import start_server
-    from transforms.source_files import formats_in
+    from transforms.publishing import checks_worker, dbt_runner
+    from transforms.reading.isolation import start_server
+    from transforms.reading.source_files import formats_in
 
     for source in args.sources:  # before any worker starts (run_build checks it again)
         if not os.path.exists(source):
             raise ValueError(f"source path does not exist: {source}")
-    # The parse workers' imports overlap Dagster's (transforms.isolation).
+    # The parse workers' imports overlap Dagster's (transforms.reading.isolation).
     start_server(formats_in(args.sources))
     checks_worker.start()  # and Great Expectations' import, in the checks' own worker
     dbt_runner.worker.start()  # and dbt's first run, in dbt's
@@ -37,7 +37,7 @@ def build_command(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from lexkb.core.store.root_lock import RootBusy
-    from pipelines.build import NothingPublished, run_build
+    from pipelines.in_process import NothingPublished, run_build
 
     started = time.perf_counter()
     # dbt's log lines go to stdout; keep stdout for the report (and for --json).

@@ -1,11 +1,11 @@
 """The dbt project as Dagster assets: each model an asset, each dbt test an asset check.
 
 dagster-dbt's `@dbt_assets` defines the assets and checks from dbt's manifest; the build runs
-dbt through dbt's own programmatic runner (transforms.dbt_runner: in a warm worker when the build
+dbt through dbt's own programmatic runner (transforms.publishing.dbt_runner: in a warm worker when the build
 started one, else in this process) and reports each model and test as a Dagster event. dbt
 reads the tables the build stages in ROOT/work/tables, loaded into its database first (its
 `lexkb` source, mapped to the `search_tables` and `citation_edges` assets; see
-transforms.dbt_sources), and `standards.parquet` is written back beside them, so the catalog it
+transforms.publishing.dbt_sources), and `standards.parquet` is written back beside them, so the catalog it
 computes is published with the snapshot. A failing dbt test fails the step, and
 `published_snapshot`, which depends on `standards`, is not materialized.
 """
@@ -20,8 +20,8 @@ import dagster as dg
 
 from assets import tags
 from assets.resources import REPO_ROOT, LexkbSettings
-from transforms import dbt_runner
-from transforms.dbt_sources import export_standards
+from transforms.publishing import dbt_runner
+from transforms.publishing.dbt_sources import export_standards
 
 with dbt_runner.dbt_core_hidden():
     from dagster_dbt import (
@@ -103,7 +103,7 @@ LAST_INPUT = "citation_edges"
 
 @dg.success_hook(required_resource_keys={"settings"})
 def dbt_starts_early(context: dg.HookContext) -> None:
-    """Once dbt's last input is staged, start its run in the worker (transforms.dbt_runner):
+    """Once dbt's last input is staged, start its run in the worker (transforms.publishing.dbt_runner):
     it overlaps the steps dbt does not depend on, and `dbt_models` collects it."""
     if context.op.name == LAST_INPUT:
         dbt_runner.start_early(*_paths(context.resources.settings))

@@ -7,7 +7,7 @@ import dagster as dg
 from assets.checks import TABLE_CHECKS
 from assets.documents import document_chunks, document_elements_asset
 from assets.embeddings import chunk_embeddings, topic_clusters
-from assets.index import citation_edges, clause_types, defined_terms, search_tables
+from assets.index_tables import citation_edges, clause_types, defined_terms, search_tables
 from assets.partitions import WRITER_TAGS
 from assets.parts import PART_CHECKS
 from assets.progress import progress_logger

@@ -15,12 +15,12 @@ from assets.partitions import WRITER_TAGS
 from assets.parts import index_parts, merged_parts, part_plan
 from assets.resources import LexkbSettings
 from lexkb.core.store import snapshot as snap
-from transforms import dbt_runner
-from transforms import source_files as src
-from transforms.dbt_sources import export_standards
 from transforms.parts import merge
 from transforms.parts.memory import peak_rss
-from transforms.publish import publish_sharded
+from transforms.publishing import dbt_runner
+from transforms.publishing.dbt_sources import export_standards
+from transforms.publishing.publish import publish_sharded
+from transforms.reading import source_files as src
 
 DATABASE_FILE = "models.duckdb"
 

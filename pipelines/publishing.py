@@ -7,11 +7,11 @@ import dagster as dg
 from dagster_dbt import get_asset_key_for_model
 
 from assets.embeddings import chunk_embeddings, topic_clusters
-from assets.index import citation_edges, clause_types, defined_terms, search_tables
+from assets.index_tables import citation_edges, clause_types, defined_terms, search_tables
 from assets.resources import LexkbSettings
 from pipelines.dbt import dbt_models
-from transforms import staging
-from transforms.publish import publish
+from transforms.publishing import staging
+from transforms.publishing.publish import publish
 
 
 @dg.asset(

@@ -63,7 +63,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def built_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     root = tmp_path_factory.mktemp("index")
     run_build([CORPUS], root)
@@ -94,8 +94,8 @@ def shared_file(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def gdpr_pdf_tables():
     """The GDPR PDF through elements and structure, once per session (about ten seconds)."""
-    from transforms.elements import document_elements
-    from transforms.source_files import discover
+    from transforms.reading.elements import document_elements
+    from transforms.reading.source_files import discover
     from transforms.structure import structure_document
 
     source = discover([shared_file("gdpr", "gdpr-en.pdf")])[0]

@@ -14,6 +14,8 @@ REPO = Path(__file__).resolve().parent.parent
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 # The query module with the ground floor, and the service.
 PACKAGES = (REPO / "lexkb", REPO / "lexkb_service")
+# The build, one package a stage.
+BUILD = (REPO / "transforms", REPO / "assets", REPO / "pipelines")
 # A name in backticks: a module ("keyword"), a package ("mcp/"), a path inside one
 # ("core/store", "legal_xml/") or a module's member ("index_view.IndexView": its module).
 _TICKED = re.compile(r"`([a-z_][a-z0-9_]*(?:/[a-z_][a-z0-9_]*)*/?)(?:\.[A-Z]\w*)?`")
@@ -50,6 +52,13 @@ def test_architecture_names_every_module_of_the_query_module_and_the_service() -
     named = {n.rstrip("/").rsplit("/", 1)[-1] for n in _TICKED.findall(ARCHITECTURE.read_text())}
     missing = sorted(_modules(*PACKAGES) - named)
     assert not missing, f"docs/architecture.md does not name: {missing}"
+
+
+def test_architecture_names_every_module_of_the_build() -> None:
+    build = ARCHITECTURE.read_text()[ARCHITECTURE.read_text().index("### The build") :]
+    named = {n.rstrip("/").rsplit("/", 1)[-1] for n in _TICKED.findall(build)}
+    missing = sorted(_modules(*BUILD) - named)
+    assert not missing, f"docs/architecture.md's build does not name: {missing}"
 
 
 def test_architecture_names_no_module_that_is_gone() -> None:

@@ -192,12 +192,16 @@ def test_the_graph_sees_an_upward_arrow(tmp_path):
     source = tmp_path / "probe.py"
     source.write_text(
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from assets import index\n"
-        "def f():\n    from pipelines import build\n    from lexkb.core.store import schema\n"
+        "if TYPE_CHECKING:\n    from assets import index_tables\n"
+        "def f():\n    from pipelines import in_process\n    from lexkb.core.store import schema\n"
     )
-    known = {"pipelines.build": source, "lexkb.core.store.schema": source, "assets.index": source}
+    known = {
+        "pipelines.in_process": source,
+        "lexkb.core.store.schema": source,
+        "assets.index_tables": source,
+    }
     found = imports("lexkb.probe", source, known)
-    assert found == {"pipelines.build", "lexkb.core.store.schema"}
+    assert found == {"pipelines.in_process", "lexkb.core.store.schema"}
 
 
 def test_the_graph_reads_training_and_the_benchmarks(graph):
@@ -275,8 +279,10 @@ def test_the_library_loads_nothing_of_the_service():
 
 
 def test_the_build_loads_no_answer_tools():
-    """transforms.clauses labels contracts with the ground floor's rule, not lexkb.answers."""
-    loaded = _loaded_after("import transforms.clauses, transforms.publish, transforms.metadata")
+    """transforms.structure.clauses labels contracts with the ground floor's rule, not lexkb.answers."""
+    loaded = _loaded_after(
+        "import transforms.structure.clauses, transforms.publishing.publish, transforms.reading.metadata"
+    )
     assert [m for m in loaded if m.startswith("lexkb")] == []
 
 

@@ -17,7 +17,7 @@ import pytest
 from fastapi import FastAPI
 
 from lexkb import answers
-from lexkb.answers.web import web_search
+from lexkb.answers.external.web import web_search
 from lexkb.cli.main import build_parser
 from lexkb.index import Index
 from lexkb.request_types import Relation

@@ -6,11 +6,11 @@
 Reads the examples training/ranker.py wrote (each question's candidates and what the question
 names) and the ranker training/ranker_fit.py fitted, scores each question's candidates with the
 ranker as lexkb does (lexkb.core.judge.trees), and fits a logistic model over
-lexkb.answers.answerability.FEATURES on the train split: answerable and list questions against
+lexkb.answers.ranking.answerability.FEATURES on the train split: answerable and list questions against
 unanswerable ones, over train and tune. Thresholds come from out-of-fold chances over the two
 (five folds by document): ABSTAIN_BELOW declines at most 5% of their answerable questions,
 FLAG_BELOW flags or declines at most 10%. Printed: the coefficients to put
-in lexkb/answers/answerability.py, and ROC AUC per split beside the relevance model's best
+in lexkb/answers/ranking/answerability.py, and ROC AUC per split beside the relevance model's best
 chance alone (the signal `ask` declined by before) and the scope model alone.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lexkb.answers.answerability import FEATURES, question_features
+from lexkb.answers.ranking.answerability import FEATURES, question_features
 from lexkb.core.judge.trees import Trees
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ The index holds every document the people's question sets (benchmarks/questions/
 built with the local embedder (training/README.md says how). Each first-turn question
 (answerable, list, unanswerable) is searched as `ask` searches (hybrid, `RANK_DEPTH` hits, no
 relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
-becomes a row of lexkb.answers.candidate_features, labelled 1 when it is a unit that answers
+becomes a row of lexkb.answers.ranking.candidate_features, labelled 1 when it is a unit that answers
 (the answer's document and unit, or a unit inside or around it). Per question it also keeps
 the scope model's probability and what the question names, for the answerability model. Splits
 are by document (evaluation_data.people.split_of). Hard negatives are lexkb's own: the other
@@ -26,9 +26,9 @@ import numpy as np
 
 from evaluation_data.people import holds, people_sets, split_of
 from lexkb import Index
-from lexkb.answers import named_laws, scope
-from lexkb.answers.candidate_features import FEATURES, candidate_features
-from lexkb.answers.ranker import RANK_DEPTH, chances_of
+from lexkb.answers.question import named_laws, scope
+from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
+from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("answerable", "list", "unanswerable")

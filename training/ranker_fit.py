@@ -5,7 +5,7 @@
 
 Needs only numpy and LightGBM (a venv of its own: `python3.11 -m venv /tmp/lgbvenv &&
 /tmp/lgbvenv/bin/pip install lightgbm numpy`). The examples come from training/ranker.py
-(each question's first twenty hits with lexkb.answers.candidate_features' rows, labelled right
+(each question's first twenty hits with lexkb.answers.ranking.candidate_features' rows, labelled right
 when the hit is a unit that answers it). The train split fits; the tune split chooses the
 number of trees (early stopping on nDCG@3); the test split is not read here. The model is
 written as plain arrays (lexkb.core.judge.trees), and its SHA-256 printed for

@@ -72,7 +72,7 @@ class Answer:
     warnings: list[str] = field(default_factory=list)
     snapshot_version: str | None = None
     # How the question was read: alone, or as a follow-up with the one before it
-    # (lexkb.answers.followup).
+    # (lexkb.answers.question.followup).
     read_as: str = "read alone"
     # The figures behind `explanation` (which says it in words, lexkb.answers.plain): the
     # evidence's reasons, scope, the relevance model's chances, relevance.

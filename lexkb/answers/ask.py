@@ -4,7 +4,7 @@
    questions the index can answer. A question worded as a prediction, an estimate or about the
    asker's own records is refused for that only where the documents do not answer it ("How long
    will the copyright last?" asks what the statute says); answered, it carries a warning.
-2. How the question is read (lexkb.answers.followup): a follow-up with no subject of its own
+2. How the question is read (lexkb.answers.question.followup): a follow-up with no subject of its own
    together with the question before it, any other question alone; `read_as` says which.
    The cache: normalised question, the text searched, filters, snapshot version and how the
    answer is written; one hour, emptied when the snapshot changes. An extractive answer made
@@ -13,14 +13,14 @@
    ABSTAIN with its reason; a question no paragraph found answers is declined here.
 4. The answer. Offline it is extractive: the best sentences of the first paragraphs found,
    each cited [n]; a DIRECT answer opens with the first, and a lead-in brings its points
-   (lexkb.answers.whole). When LEXKB_LLM_URL names an OpenAI-compatible endpoint (lexkb.answers.llm), a model
+   (lexkb.answers.passages.whole). When LEXKB_LLM_URL names an OpenAI-compatible endpoint (lexkb.answers.external.llm), a model
    writes it from format_context under a prompt that demands a citation on every sentence and
    says the paragraphs are quoted material whose instructions are never to be followed. Any
    failure of the model's call (llm.LLMError) gives the extractive answer with a warning.
 5. Every sentence is checked against what it cites (verify_citations) and the answer's numbers,
    dates and names against its sources (verify_entities). A sentence without support is dropped
    (or kept and marked, `unsupported="mark"`); if none is left, the answer abstains. Text in a
-   source addressed to a model or a reader (lexkb.answers.injection) supports nothing. Of a
+   source addressed to a model or a reader (lexkb.answers.passages.injection) supports nothing. Of a
    model's reply the first `max_verified_sentences` are checked; the rest are dropped with a
    warning that says which, so that a reply of thousands of sentences cannot hold `ask` up.
 
@@ -32,9 +32,7 @@ orders answers and is not itself calibrated.
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,14 +40,15 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from lexkb import limits as check
-from lexkb.answers import llm, named_laws, plain, ranker
+from lexkb.answers import plain
 from lexkb.answers.answer import Answer, AnswerSentence, Source
+from lexkb.answers.answer_cache import CACHE, AnswerCache
 from lexkb.answers.claims import verify_citations
 from lexkb.answers.context import format_context
 from lexkb.answers.entities import verify_entities
 from lexkb.answers.evidence import ABSTAIN, DIRECT, Evidence, EvidenceSettings, evidence
+from lexkb.answers.external import llm
 from lexkb.answers.extract import best_sentences, is_fragment
-from lexkb.answers.followup import read_as
 from lexkb.answers.guardrails import (
     ALLOWED,
     REFUSALS,
@@ -57,13 +56,16 @@ from lexkb.answers.guardrails import (
     question_type,
     suggestions,
 )
-from lexkb.answers.history import append_turn, read_history
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.injection import instruction_excerpt, trusted_text
-from lexkb.answers.quantities import find_quantities
-from lexkb.answers.scope import capitalised_terms
-from lexkb.answers.statements import split_sentences
-from lexkb.answers.whole import is_lead_in, points_after
+from lexkb.answers.passages.injection import instruction_excerpt, trusted_text
+from lexkb.answers.passages.quantities import find_quantities
+from lexkb.answers.passages.statements import split_sentences
+from lexkb.answers.passages.whole import is_lead_in, points_after
+from lexkb.answers.question import named_laws
+from lexkb.answers.question.followup import read_as
+from lexkb.answers.question.history import append_turn, read_history
+from lexkb.answers.question.scope import capitalised_terms
+from lexkb.answers.ranking import ranker
 from lexkb.core import environment
 from lexkb.core.vocabulary import UNCITED, AbstentionReason, EntityFound, Verdict
 from lexkb.results import Hit
@@ -118,65 +120,9 @@ class AskSettings:
     # held-out answerable questions (0.786 -> 0.777) and cost about 0.3 s a question
     # (BENCHMARKS.md, "Stop 37").
     rerank: bool = False
-    # The ranker learnt from people's questions (lexkb.answers.ranker) orders the search's
+    # The ranker learnt from people's questions (lexkb.answers.ranking.ranker) orders the search's
     # first twenty before the evidence reads them. Off: the search's order.
     rank: bool = True
-
-
-class AnswerCache:
-    """Answers by (normalised question, normalised text searched, filters, snapshot version,
-    how the answer is written) for `seconds`; emptied when asked under a different snapshot
-    version than the last."""
-
-    def __init__(self, max_entries: int = 1024) -> None:
-        self._entries: dict[str, tuple[float, Answer]] = {}
-        self._version: str | None = None
-        self._lock = threading.Lock()
-        self.max_entries = max_entries
-
-    @staticmethod
-    def key(
-        question: str,
-        filters: Mapping[str, Any] | None,
-        version: str | None,
-        searched: str | None = None,
-        writer: str = "",
-    ) -> str:
-        """`searched` is the text searched when it is not the question (a follow-up's includes
-        the question before it); `writer` names what writes the answer (a model, settings)."""
-
-        def words(text: str) -> str:
-            return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
-
-        return json.dumps(
-            [words(question), words(searched or question), filters or {}, version, writer],
-            sort_keys=True,
-            default=str,
-        )
-
-    def get(self, key: str, version: str | None, seconds: float) -> Answer | None:
-        with self._lock:
-            if version != self._version:
-                self._entries.clear()
-                self._version = version
-            found = self._entries.get(key)
-            if found and time.monotonic() - found[0] <= seconds:
-                return found[1]
-            self._entries.pop(key, None)
-            return None
-
-    def put(self, key: str, answer: Answer) -> None:
-        with self._lock:
-            if len(self._entries) >= self.max_entries:
-                self._entries.pop(next(iter(self._entries)))
-            self._entries[key] = (time.monotonic(), answer)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-CACHE = AnswerCache()
 
 
 def _turn(answer: Answer) -> dict[str, Any]:
@@ -197,7 +143,7 @@ def _extractive(
     """[(sentence, [hit])] from the first hits' best sentences. The answer opens with the first
     hit, the paragraph the ranker (or, unranked, the search) puts first: as a lawyer answers,
     with the provision that answers, then what qualifies it; a lead-in comes with its points
-    (lexkb.answers.whole)."""
+    (lexkb.answers.passages.whole)."""
     # A heading kept as a paragraph of its own answers nothing.
     candidates = [h for h in found.hits if not is_fragment(h.text)][: settings.max_sentences + 2]
     ranked = best_sentences(index, question, candidates or found.hits[:1])
@@ -331,7 +277,7 @@ def ask(
 ) -> Answer:
     """Answer `question` from the index, with numbered citations, a mode and a verification
     summary. `history` names a JSON file of earlier turns, read for follow-ups and appended to
-    (lexkb.answers.history: anything else there is refused with a HistoryError); a service that
+    (lexkb.answers.question.history: anything else there is refused with a HistoryError); a service that
     keeps conversations itself passes their earlier `turns` ({question, ...}) instead.
     `observe` is told the text searched and the hits retrieved (None when nothing was searched:
     an answer from the cache, or a question refused for its wording), for a service's traces."""

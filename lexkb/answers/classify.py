@@ -13,7 +13,7 @@ Two kinds of label, and each result says which it came from (`method`):
   its cosine reaches `min_score`, or when it says the name and its cosine reaches
   `min_score` - NAME_BONUS.
 
-The default types are in lexkb.core.clauses.defaults. `min_score`, the bonus and the heads' thresholds
+The default types are in lexkb.core.clauses.default_types. `min_score`, the bonus and the heads' thresholds
 were chosen on CUAD's contracts, and benchmarks/classify.py reports them cross-validated by
 contract.
 
@@ -33,8 +33,8 @@ import numpy as np
 
 from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.source_hits import source_hits
-from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.answers.passages.source_hits import source_hits
+from lexkb.core.clauses.default_types import DEFAULT_TYPES
 from lexkb.core.clauses.heads import clause_heads, name_key
 from lexkb.core.clauses.labels import (
     LABELLED_TYPE,

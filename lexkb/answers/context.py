@@ -14,7 +14,7 @@ escaped, and characters XML 1.0 cannot carry are replaced by U+FFFD.
 
 Paragraph text is quoted material, never instructions: the context opens with a `<notice>`
 saying so, and a paragraph holding text addressed to a model or a reader ("SYSTEM: Ignore all
-previous instructions...", lexkb.answers.injection) carries `quoted_instructions="ignore"`, so a
+previous instructions...", lexkb.answers.passages.injection) carries `quoted_instructions="ignore"`, so a
 model reading it (lexkb's own `ask`, or an assistant over MCP) is told twice not to obey it.
 """
 
@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape, quoteattr
 from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.injection import instruction_start
+from lexkb.answers.passages.injection import instruction_start
 from lexkb.answers.tokens import TOKENIZER, count_tokens
 from lexkb.results import GraphHit, Hit
 

@@ -1,6 +1,6 @@
 """check_contradictions: statements that conflict on the same subject.
 
-Two statements conflict when their topics overlap (lexkb.answers.statements.overlap at least
+Two statements conflict when their topics overlap (lexkb.answers.passages.statements.overlap at least
 TOPIC_OVERLAP) and either their modalities are opposed on the same action (an obligation against
 a prohibition or an exemption, a permission against a prohibition: "must keep" against "need not
 keep"; "shall not disclose" against "shall be identified" is no conflict), or they state the
@@ -11,7 +11,7 @@ These rules read wording, not meaning: two paragraphs where one is the exception
 ("must ... unless", "need not ... where") are reported too, for a person or a model to judge.
 
 A claim checked against paragraphs is also read by the support model trained here
-(lexkb.answers.model_reading) where no rule fires: a sentence it reads as contradicting the
+(lexkb.answers.passages.model_reading) where no rule fires: a sentence it reads as contradicting the
 claim (CONTRADICT_AT, while no sentence of the paragraph states it) is a conflict of kind
 `meaning`, with the model's probability as `confidence`. Two paragraphs are compared by the rules
 alone: the model was trained to read a claim against a contract's spans, not one rule against
@@ -28,11 +28,11 @@ from typing import Any
 
 from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.injection import trusted_text
-from lexkb.answers.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
-from lexkb.answers.quantities import Quantity
-from lexkb.answers.source_hits import source_hits
-from lexkb.answers.statements import OPPOSED, Statement, overlap, statements, topic_terms
+from lexkb.answers.passages.injection import trusted_text
+from lexkb.answers.passages.model_reading import CONTRADICT_AT, ENTAIL_AT, Reading, read_claim
+from lexkb.answers.passages.quantities import Quantity
+from lexkb.answers.passages.source_hits import source_hits
+from lexkb.answers.passages.statements import OPPOSED, Statement, overlap, statements, topic_terms
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import Decider
 from lexkb.results import Hit

@@ -3,7 +3,7 @@ answer in its sources?
 
 Each entity is matched in one of two ways. A quantity ("thirty (30) days", "$5000",
 "1 January 2024") is compared by value with every quantity in the sources
-(lexkb.answers.quantities), so "30 days" is found in "thirty (30) days" and not in "130 days".
+(lexkb.answers.passages.quantities), so "30 days" is found in "thirty (30) days" and not in "130 days".
 Any other entity is compared by its letters and digits alone, case-folded, so hyphens, line
 breaks, quotes and spacing do not matter ("co-operation" = "cooperation"), at word boundaries.
 
@@ -25,8 +25,8 @@ from typing import Any
 from lexkb import defaults
 from lexkb import limits as check
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.quantities import Quantity, as_quantity, find_quantities
-from lexkb.answers.source_hits import source_hits
+from lexkb.answers.passages.quantities import Quantity, as_quantity, find_quantities
+from lexkb.answers.passages.source_hits import source_hits
 from lexkb.core.vocabulary import EntityFound
 from lexkb.results import Hit
 

@@ -3,9 +3,9 @@
 The answer mode is DIRECT (answer from the sources), QUALIFIED (answer, saying what is weak) or
 ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judged from:
 
-- scope: lexkb.answers.scope, the chance the question is about what this index holds (an
+- scope: lexkb.answers.question.scope, the chance the question is about what this index holds (an
   out-of-scope reading is overruled where the relevance model is near certain that a paragraph
-  found answers: lexkb.answers.answered);
+  found answers: lexkb.answers.ranking.answered);
 - relevance: calibrated per hit (lexkb.relevance): the best hit's, the mean of the first five,
   and the number of strong hits;
 - authority: Σ level x relevance / Σ relevance over the strong hits, with each document's level
@@ -16,7 +16,7 @@ ABSTAIN (do not answer), with a reason for anything short of DIRECT. It is judge
   question on a neighbouring subject ("breach notification" asked of a rulebook that never
   mentions it) is declined as `not_answered_by_sources`;
 - names: the laws, regulators, standards and jurisdictions the question names
-  (lexkb.answers.named_laws). Naming only ones the index neither holds nor mentions declines
+  (lexkb.answers.question.named_laws). Naming only ones the index neither holds nor mentions declines
   the question as `not_held`; naming one beside a known one qualifies the answer.
 
 Every threshold is a setting. The defaults were chosen on the tune half of ObliQA dev against
@@ -31,17 +31,18 @@ from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
-from lexkb.answers import answerability, named_laws, ranker, scope
-from lexkb.answers.answered import (
+from lexkb.answers.contradictions import check_contradictions
+from lexkb.answers.index_view import IndexView
+from lexkb.answers.passages.source_hits import as_hits
+from lexkb.answers.question import named_laws, scope
+from lexkb.answers.ranking import answerability, ranker
+from lexkb.answers.ranking.answered import (
     DIRECT_ANSWERS,
     MIN_ANSWERS,
     best_chance,
     declined,
     is_question,
 )
-from lexkb.answers.contradictions import check_contradictions
-from lexkb.answers.index_view import IndexView
-from lexkb.answers.source_hits import as_hits
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import AbstentionReason, AnswerMode
 from lexkb.results import Hit
@@ -53,7 +54,7 @@ DIRECT, QUALIFIED, ABSTAIN = AnswerMode.DIRECT, AnswerMode.QUALIFIED, AnswerMode
 class EvidenceSettings:
     # Below: the question reads as foreign to the index. It names why a question is declined
     # (out_of_scope rather than not_answered_by_sources); only a statement, which the relevance
-    # model does not read, is declined by it alone (lexkb.answers.answered.declined).
+    # model does not read, is declined by it alone (lexkb.answers.ranking.answered.declined).
     min_scope: float = 0.6
     direct_scope: float = 0.8  # DIRECT needs at least this, or direct_answers (below)
     min_relevance: float = 0.15  # best hit below: ABSTAIN low_similarity
@@ -66,7 +67,7 @@ class EvidenceSettings:
     direct_authority: float = 0.5
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
     # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN
-    # (lexkb.answers.answered.declined; why 0.005, and what other values trade, is there).
+    # (lexkb.answers.ranking.answered.declined; why 0.005, and what other values trade, is there).
     min_answers: float = MIN_ANSWERS
     # DIRECT needs the first hit, the paragraph an answer cites first, to answer at this chance.
     direct_answers: float = DIRECT_ANSWERS
@@ -85,7 +86,7 @@ class EvidenceSettings:
     )
     unknown_authority: float | None = None  # a document without a known level counts as this
     # A question naming only laws, regulators, standards or jurisdictions the index neither
-    # holds nor mentions: ABSTAIN not_held (lexkb.answers.named_laws). Off, it is judged as any.
+    # holds nor mentions: ABSTAIN not_held (lexkb.answers.question.named_laws). Off, it is judged as any.
     decline_not_held: bool = True
     # ... unless the relevance model reads a paragraph found as answering at least this: then
     # the name is taken for another name of what the index holds (the "DMCA" of 17 U.S.C.
@@ -93,7 +94,7 @@ class EvidenceSettings:
     # questions that name the GDPR, the AI Act, the DMA, the CSRD or the Police Act asked of
     # ADGM's rulebooks (benchmarks/named_laws.py).
     not_held_overrule: float = 0.9
-    # The answerability model (lexkb.answers.answerability) over the ranked list: a question
+    # The answerability model (lexkb.answers.ranking.answerability) over the ranked list: a question
     # below `abstain_below` is declined, one below `flag_below` answered as possibly not
     # answering. None: the model's thresholds, chosen on the tune split of the people's
     # questions written here. Off, the relevance model's best chance alone decides.

@@ -4,7 +4,7 @@ Candidates are the sentences of the paragraphs a search returns (the whole index
 document, or hits the caller passes). Each sentence scores by its local-model cosine with the
 question plus the IDF-weighted share of the question's terms it holds; a paragraph's best
 sentence is its answer. Headings and fragments are not candidates, and a lead-in ending with ":"
-comes with its list (lexkb.answers.whole), since "... apply in the following cases:" answers
+comes with its list (lexkb.answers.passages.whole), since "... apply in the following cases:" answers
 nothing alone. `confidence` is the paragraph's calibrated relevance (lexkb.relevance)
 times the sentence's share of the best sentence score in that search; it is not itself
 calibrated, and answers come in the order of their sentence scores.
@@ -14,7 +14,7 @@ that does not address the question still has a "most similar" sentence.
 
 A question that asks for a document's title, its parties or its own date is answered first
 with that value as the document's head writes it (`kind` "title", "party", "date";
-lexkb.answers.typed; needs `document`), then with sentences. A question asking for another date
+lexkb.answers.passages.typed; needs `document`), then with sentences. A question asking for another date
 gets the best sentence, then the date that sentence writes.
 
 With `rerank` (the default), the relevance model (lexkb.core.judge.shipped.answers) reads the
@@ -33,11 +33,11 @@ import numpy as np
 
 from lexkb import defaults
 from lexkb import limits as check
-from lexkb.answers import typed
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.source_hits import as_hits
-from lexkb.answers.statements import split_sentences
-from lexkb.answers.whole import is_lead_in
+from lexkb.answers.passages import typed
+from lexkb.answers.passages.source_hits import as_hits
+from lexkb.answers.passages.statements import split_sentences
+from lexkb.answers.passages.whole import is_lead_in
 from lexkb.core.embed.sentence_vectors import sentence_vectors
 from lexkb.core.judge.shipped import answers as answer_chances
 from lexkb.core.text.tokenize import tokenize
@@ -224,7 +224,7 @@ def reranked(question: str, spans: list[Span], paragraphs: dict[str, str]) -> li
 
 
 def head_values(index: IndexView, kind: str | None, document: str | None) -> list[Span]:
-    """The title, parties or own date a question asks for (`kind`, lexkb.answers.typed), where
+    """The title, parties or own date a question asks for (`kind`, lexkb.answers.passages.typed), where
     the document's head (its first OPENING_CHUNKS chunks) writes them; none when it asks for
     none, no document is named, or the head does not say it."""
     if document is None or kind not in ("title", "parties", "own date"):

@@ -10,7 +10,7 @@ Requirement questions phrased for the asker ("do we need to...", "must our firm.
 required to...") are allowed: they ask what the rules say, not what to choose.
 
 The first four types are read from the wording (patterns below); out of scope is judged against
-the index as `evidence` judges it (lexkb.answers.answered.declined): no paragraph found answers
+the index as `evidence` judges it (lexkb.answers.ranking.answered.declined): no paragraph found answers
 the question and the scope model reads it as foreign. Which types are refused is a setting.
 `ask` refuses advice from the wording alone; a predictive, estimation or own-data wording is
 refused only when the documents do not answer it ("How long will the copyright last?" asks
@@ -26,9 +26,9 @@ from typing import Any
 
 from lexkb import defaults
 from lexkb import limits as check
-from lexkb.answers import scope
-from lexkb.answers.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
 from lexkb.answers.index_view import IndexView
+from lexkb.answers.question import scope
+from lexkb.answers.ranking.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
 from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 

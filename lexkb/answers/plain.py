@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from lexkb.answers.answered import NOT_ANSWERED, OUT_OF_SCOPE
+from lexkb.answers.ranking.answered import NOT_ANSWERED, OUT_OF_SCOPE
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit

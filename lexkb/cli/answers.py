@@ -140,7 +140,7 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
 
 
 def cmd_web_search(args: argparse.Namespace) -> int:
-    from lexkb.answers.web import web_search
+    from lexkb.answers.external.web import web_search
 
     result = web_search(args.queries, args.max_results, args.prefer or ())
     _emit(

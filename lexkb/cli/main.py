@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable
 
 from lexkb import defaults
+from lexkb.cli.answering import add_commands as add_ask_commands
 from lexkb.cli.answers import add_commands as add_answer_commands
-from lexkb.cli.ask import add_commands as add_ask_commands
 from lexkb.cli.build import cmd_build
 from lexkb.cli.query import (
     add_filters,

@@ -1,6 +1,6 @@
 """The BM25 weight of a posting: one formula for the build and for the query side.
 
-A classic snapshot stores each (term, chunk) posting already weighted (transforms.bm25); a
+A classic snapshot stores each (term, chunk) posting already weighted (transforms.indexing.bm25); a
 sharded one stores term frequencies only and `Index.open` weights them (lexkb.keyword), because
 weights depend on corpus-wide statistics that change whenever any part changes. Both call these
 functions, in this order of float64 operations, so the two layouts give the same float32

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Where the variables' defaults live when they are not written here: the ANN threshold in
-# lexkb.core.store.ann.MIN_VECTORS, the LLM deadline in lexkb.answers.llm, the MCP bounds in
+# lexkb.core.store.ann.MIN_VECTORS, the LLM deadline in lexkb.answers.external.llm, the MCP bounds in
 # lexkb_service.mcp.http.HttpSettings, lexkb_service.mcp.pools and lexkb_service.mcp.admission.
 
 # Both sides.
@@ -119,7 +119,7 @@ def llm_api_key() -> str | None:
 
 
 def llm_timeout() -> str:
-    """LEXKB_LLM_TIMEOUT as written, stripped ("" when unset): lexkb.answers.llm checks it."""
+    """LEXKB_LLM_TIMEOUT as written, stripped ("" when unset): lexkb.answers.external.llm checks it."""
     return os.environ.get(LLM_TIMEOUT, "").strip()
 
 

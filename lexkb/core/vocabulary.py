@@ -90,7 +90,7 @@ class AbstentionReason(StrEnum):
     AMBIGUOUS_QUERY = "ambiguous_query"
     OUT_OF_SCOPE = "out_of_scope"
     # The question names a law, regulator, standard or jurisdiction the index neither holds
-    # nor mentions (lexkb.answers.named_laws).
+    # nor mentions (lexkb.answers.question.named_laws).
     NOT_HELD = "not_held"
     NOT_ANSWERED_BY_SOURCES = "not_answered_by_sources"
     PREDICTIVE = "predictive"

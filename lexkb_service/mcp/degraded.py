@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from lexkb.answers.answered import is_question
+from lexkb.answers.ranking.answered import is_question
 from lexkb.core.judge.pairs import PairModelError
 from lexkb.core.judge.shipped import relevance_model
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexkb import answers
-from lexkb.answers.answered import ANSWER_DEPTH
 from lexkb.answers.ask import ask as ask_question
 from lexkb.answers.classify import classify as classify_clauses
 from lexkb.answers.evidence import evidence as judge_evidence
+from lexkb.answers.external.web import web_search as search_web
 from lexkb.answers.extract import extract as extract_span
 from lexkb.answers.guardrails import check_question as guard_question
-from lexkb.answers.web import web_search as search_web
+from lexkb.answers.ranking.answered import ANSWER_DEPTH
 from lexkb.index import Index
 from lexkb.request_types import MAX_SPANS, SearchFilters, chosen
 from lexkb.requests import BY_TOOL, parameters

@@ -15,7 +15,7 @@ from lexkb.answers import (
     verify_entities,
     verify_relations,
 )
-from lexkb.answers.quantities import as_quantity, find_quantities
+from lexkb.answers.passages.quantities import as_quantity, find_quantities
 from lexkb.answers.tokens import count_tokens
 from lexkb.limits import QueryError
 from lexkb.results import Hit
@@ -172,7 +172,7 @@ def test_a_claim_cited_to_a_whole_document_finds_its_paragraph(index):
 
 
 def test_a_document_verdict_rests_on_what_was_found():
-    from lexkb.answers.document_verdict import document_verdict
+    from lexkb.answers.passages.document_verdict import document_verdict
     from lexkb.core.vocabulary import Decider
 
     def paragraph(chunk_id):

@@ -12,7 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from lexkb.answers.ask import AnswerCache, ask
+from lexkb.answers.answer_cache import AnswerCache
+from lexkb.answers.ask import ask
 from lexkb.answers.evidence import (
     ABSTAIN,
     DIRECT,
@@ -23,8 +24,8 @@ from lexkb.answers.evidence import (
 )
 from lexkb.answers.extract import extract
 from lexkb.answers.guardrails import ALLOWED, GuardrailSettings, check_question, question_type
-from lexkb.answers.scope import capitalised_terms
-from lexkb.answers.statements import split_sentences
+from lexkb.answers.passages.statements import split_sentences
+from lexkb.answers.question.scope import capitalised_terms
 from tests.service.test_cli import LEXKB
 from tests.support.http_fake import JSONHandler, LocalServer
 

@@ -48,7 +48,7 @@ This Master Supply Agreement (the "Agreement") is made as of May 2, 2022 by and 
 
 @pytest.fixture(scope="module")
 def contract_index(tmp_path_factory):
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     sources = tmp_path_factory.mktemp("contracts")
     (sources / "master-supply-agreement.txt").write_text(CONTRACT, encoding="utf-8")
@@ -85,9 +85,9 @@ def test_a_rebuild_embeds_only_the_contract_paragraphs_that_changed(contract_ind
     import polars as pl
 
     from lexkb.core.clauses.labels import sentences
-    from transforms.clauses import CACHE_NAME, clause_table
-    from transforms.ids import sha256_text
-    from transforms.vector_cache import VectorCache
+    from transforms.indexing.vector_cache import VectorCache
+    from transforms.structure.clauses import CACHE_NAME, clause_table
+    from transforms.structure.ids import sha256_text
 
     def paragraphs(chunks: pl.DataFrame) -> set[str]:
         return set(
@@ -221,7 +221,7 @@ def test_every_fitted_category_at_once_and_in_the_builds_labels(contract_index):
 def modelled_contract_index(tmp_path_factory):
     """The contract built with the local model, whose labels a snapshot then records as the
     shipped model's."""
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     sources = tmp_path_factory.mktemp("modelled-contract")
     (sources / "master-supply-agreement.txt").write_text(CONTRACT, encoding="utf-8")
@@ -348,7 +348,7 @@ def test_a_date_question_the_text_has_no_date_for_gets_sentences_only(contract_i
 
 def test_a_date_cut_from_a_sentence_follows_that_sentence():
     from lexkb.answers.extract import _span, sentence_date
-    from lexkb.answers.typed import kind_asked
+    from lexkb.answers.passages.typed import kind_asked
     from lexkb.results import Hit
 
     text = "The initial term shall continue until December 31, 2024 unless terminated earlier."

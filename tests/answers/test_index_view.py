@@ -94,7 +94,9 @@ def test_the_signature_check_catches_a_mismatch():
 
 
 def _sources() -> list[tuple[str, ast.Module]]:
-    return [(p.name, parse(p.read_text())) for p in sorted(ANSWERS.glob("*.py"))]
+    return [
+        (str(p.relative_to(ANSWERS)), parse(p.read_text())) for p in sorted(ANSWERS.rglob("*.py"))
+    ]
 
 
 def test_the_answer_tools_read_only_what_the_view_lists():

@@ -5,9 +5,9 @@ every verdict the support model decides says so."""
 from __future__ import annotations
 
 from lexkb.answers import verify_citations
-from lexkb.answers.answered import is_question
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
 from lexkb.answers.guardrails import GuardrailSettings, check_question
+from lexkb.answers.ranking.answered import is_question
 
 QUESTION = "How long must client money reconciliation records be kept?"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lexkb.answers.ask import ask
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
-from lexkb.answers.named_laws import named, names_in
+from lexkb.answers.question.named_laws import named, names_in
 from lexkb.core.vocabulary import AbstentionReason
 
 
@@ -65,7 +65,7 @@ def test_a_foreign_name_beside_a_held_one_is_answered_with_a_warning(index):
 
 
 def test_a_question_word_is_no_part_of_the_term_it_opens():
-    from lexkb.answers.scope import capitalised_terms
+    from lexkb.answers.question.scope import capitalised_terms
 
     assert capitalised_terms("Does MiFID II apply to us?") == [["MiFID", "II"]]
     assert capitalised_terms("What ADGM rule applies?") == [["ADGM"]]
@@ -88,7 +88,7 @@ def test_a_question_naming_a_held_document_is_asked_of_it(realdocs_built):
     """Issue 58 item 1: a held document's name scopes the search to that document, and is no
     word of the search (its front matter repeats its name)."""
     from lexkb import Index
-    from lexkb.answers.named_laws import scoped
+    from lexkb.answers.question.named_laws import scoped
 
     six = Index.open(realdocs_built[0])
     question = "Under the Bribery Act 2010, what must a company show to escape liability?"

@@ -5,7 +5,7 @@ where it had cost ContractNLI 9 points of macro-F1 on pairs and 18 over whole ND
 from __future__ import annotations
 
 from lexkb.answers.claims import judge
-from lexkb.answers.document_verdict import document_verdict
+from lexkb.answers.passages.document_verdict import document_verdict
 from lexkb.core.vocabulary import Verdict
 from lexkb.results import Hit
 from tests.conftest import shared_file

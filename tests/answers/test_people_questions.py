@@ -8,9 +8,9 @@ import pytest
 
 from lexkb.answers.ask import ask
 from lexkb.answers.evidence import ABSTAIN
-from lexkb.answers.followup import is_follow_up, read_as
-from lexkb.answers.whole import is_lead_in
-from lexkb.core.text.context import heading_context, indexed_text
+from lexkb.answers.passages.whole import is_lead_in
+from lexkb.answers.question.followup import is_follow_up, read_as
+from lexkb.core.text.heading_path import heading_context, indexed_text
 
 
 def test_a_chunk_is_indexed_below_its_heading_path():
@@ -99,7 +99,7 @@ def test_a_question_worded_as_a_prediction_is_answered_when_the_documents_answer
 
 def test_a_claim_that_denies_what_its_source_affirms_is_contradicted():
     from lexkb.answers.contradictions import polarity_conflict
-    from lexkb.answers.statements import statements
+    from lexkb.answers.passages.statements import statements
 
     source = statements(
         "But it is a defence for C to prove that C had in place adequate procedures designed to "

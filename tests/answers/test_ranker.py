@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from lexkb.answers import ranker
 from lexkb.answers.ask import AskSettings, ask
-from lexkb.answers.candidate_features import FEATURES, candidate_features
+from lexkb.answers.ranking import ranker
+from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
 
 QUESTION = "How long must client money reconciliation records be kept?"
 

@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from lexkb.answers.web import web_search
+from lexkb.answers.external.web import web_search
 from lexkb.limits import QueryError
 from tests.support.http_fake import JSONHandler, LocalServer
 

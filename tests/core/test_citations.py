@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 
 from lexkb.core.text.citations import CitationParser
-from transforms import metadata
-from transforms.edges import build_edges
+from transforms.edges.graph import build_edges
+from transforms.reading import metadata
 
 
 def _read(text: str, names: tuple[str, ...] = ("GEN", "PRU", "FSMR", "COBS")) -> list[tuple]:

@@ -1,6 +1,6 @@
 """How each family is cited (lexkb.core.text.citing, refs.short_name), readable document keys
 (lexkb.core.text.keys), what a title says a document is (refs.title_type) and the dates a
-document writes in words (lexkb.core.text.dates, transforms.inferred)."""
+document writes in words (lexkb.core.text.dates, transforms.structure.inferred)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from lexkb.core.text.citing import asked_kind, citation, cited_ref, fits, unit_w
 from lexkb.core.text.dates import find_date, find_month
 from lexkb.core.text.keys import file_key, readable_key, unique_keys
 from lexkb.core.text.refs import short_name, title_type
-from transforms.inferred import stated_dates
+from transforms.structure.inferred import stated_dates
 
 DORA = (
     "REGULATION (EU) 2022/2554 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 14 December "
@@ -166,7 +166,7 @@ def test_dates_in_figures_are_read_only_where_they_mean_one_day():
 
 
 def test_a_contract_states_its_dates_on_lines_of_its_own():
-    from transforms.contracts import preamble
+    from transforms.structure.contracts import preamble
 
     terms = ["PREFECT TERMS OF SERVICE", "Effective 3/29/2022", "These terms govern your use."]
     assert preamble(terms)["effective_date"] == date(2022, 3, 29)

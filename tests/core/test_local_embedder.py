@@ -13,7 +13,7 @@ from lexkb.core.embed.embedders import EmbedderError, LocalEmbedder, VoyageEmbed
 from lexkb.core.store import snapshot as snap
 from lexkb.fusion import FUSION_DEPTH
 from tests.support.voyage_fake import KEY
-from transforms.embeddings import paragraph_lines
+from transforms.indexing.chunk_embeddings import paragraph_lines
 
 PASSAGES = [
     "A PFP Operator offering an exit facility must tell its clients how the facility works.",
@@ -155,7 +155,7 @@ LIST = (
 
 
 def test_line_spans_locate_the_lines_in_the_paragraph():
-    from transforms.embeddings import line_spans
+    from transforms.indexing.chunk_embeddings import line_spans
 
     spans = line_spans(LIST)
     assert [LIST[a:b] for a, b in spans] == paragraph_lines(LIST)
@@ -163,7 +163,7 @@ def test_line_spans_locate_the_lines_in_the_paragraph():
 
 
 def test_pooled_lines_come_from_the_paragraphs_own_pass(local):
-    from transforms.embeddings import line_spans
+    from transforms.indexing.chunk_embeddings import line_spans
 
     spans = line_spans(LIST)
     vectors, pooled = local.embed_with_spans([LIST, PASSAGES[0]], [spans, []])
@@ -188,9 +188,9 @@ def test_pooled_lines_come_from_the_paragraphs_own_pass(local):
 
 
 def test_one_pass_gives_lines_and_parts_their_vectors(local, tmp_path):
-    from transforms.chunks import split_parts
-    from transforms.embeddings import embed_chunks, line_spans
-    from transforms.ids import sha256_text
+    from transforms.indexing.chunk_embeddings import embed_chunks, line_spans
+    from transforms.structure.chunks import split_parts
+    from transforms.structure.ids import sha256_text
 
     long_text = LIST + "\n" + " ".join(["custody"] * 300) + "\n(e) the last line, out of reach."
     sentences = " ".join(
@@ -226,8 +226,8 @@ def test_one_pass_gives_lines_and_parts_their_vectors(local, tmp_path):
 
 
 def test_parts_are_found_in_their_paragraph():
-    from transforms.chunks import split_parts
-    from transforms.embeddings import part_spans
+    from transforms.indexing.chunk_embeddings import part_spans
+    from transforms.structure.chunks import split_parts
 
     text = "First rule applies.  It is long.\nSecond rule: it is longer still. Third (a) item."
     parts = split_parts(text, limit=30)
@@ -238,8 +238,8 @@ def test_parts_are_found_in_their_paragraph():
 
 
 def test_a_paragraph_under_a_heading_gets_a_heading_vector(local, tmp_path):
-    from transforms.embeddings import HEADING_LINE, embed_chunks
-    from transforms.ids import sha256_text
+    from transforms.indexing.chunk_embeddings import HEADING_LINE, embed_chunks
+    from transforms.structure.ids import sha256_text
 
     text = "An individual guilty of an offence under section 1, 2 or 6 is liable to a fine."
     chunks = pl.DataFrame(

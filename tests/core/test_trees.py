@@ -43,7 +43,7 @@ def test_a_file_other_than_the_one_stated_is_refused(tmp_path: Path):
 
 
 def test_the_shipped_ranker_reads_the_features_lexkb_computes():
-    from lexkb.answers.candidate_features import FEATURES
+    from lexkb.answers.ranking.candidate_features import FEATURES
     from lexkb.core.judge.shipped import ranker_model
 
     assert ranker_model().features == FEATURES

@@ -137,7 +137,7 @@ def test_a_manifest_without_files_is_a_clear_error(root):
 
 
 def test_a_deeply_nested_source_keeps_short_work_file_names(tmp_path):
-    from transforms.workdir import WorkDir
+    from transforms.publishing.workdir import WorkDir
 
     key = "/".join(["a-rather-long-folder-name"] * 40) + "/rules.txt"
     work = WorkDir(tmp_path)

@@ -15,12 +15,12 @@ import pytest
 from lexkb import Index
 from lexkb.core.store import root_lock
 from lexkb.core.store import snapshot as snap
-from pipelines.build import NothingPublished, run_build
+from pipelines.in_process import NothingPublished, run_build
 from tests.conftest import CORPUS, REPO
 from tests.support import hostile
-from transforms.isolation import parse_all
-from transforms.limits import ParseLimits
-from transforms.source_files import discover
+from transforms.reading.file_limits import ParseLimits
+from transforms.reading.isolation import parse_all
+from transforms.reading.source_files import discover
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
 BUILDING_FIXTURES = {"hostile_build"}

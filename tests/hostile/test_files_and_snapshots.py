@@ -21,7 +21,7 @@ from lexkb.core.store import index_root
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.object_store import ObjectRoot
 from tests.support.local_s3 import local_s3
-from transforms.publish import publish
+from transforms.publishing.publish import publish
 
 
 def _publish(built_root: Path, root: Path, count: int) -> list[str]:

@@ -13,8 +13,8 @@ import subprocess
 import pytest
 
 from lexkb.answers.ask import ask
-from lexkb.answers.llm import LLMError, chat
-from lexkb.answers.web import web_search
+from lexkb.answers.external.llm import LLMError, chat
+from lexkb.answers.external.web import web_search
 from lexkb.limits import QueryError
 from tests.service.test_cli import LEXKB
 from tests.support.hostile_http import (
@@ -241,7 +241,7 @@ def test_the_web_endpoint_check_reads_the_host_not_a_prefix(brave, looked_up, mo
 
 
 def test_the_web_endpoint_may_be_https_anywhere_or_http_on_this_machine(brave):
-    from lexkb.answers.web import endpoint
+    from lexkb.answers.external.web import endpoint
 
     allowed = {
         "https://api.search.brave.com/res/v1/web/search": "api.search.brave.com",

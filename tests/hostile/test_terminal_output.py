@@ -34,7 +34,7 @@ RAW = ("\x1b", "\x07", "\x9b")
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     sources = tmp_path_factory.mktemp("hostile-text")
     (sources / "rules.md").write_text(RULES, encoding="utf-8")

@@ -9,8 +9,8 @@ from assets.partitions import documents_partitions
 from assets.resources import LexkbSettings
 from lexkb import Index
 from pipelines.automation import daily_rebuild, source_changes
-from pipelines.build import run_build
 from pipelines.definitions import defs
+from pipelines.in_process import run_build
 
 pytestmark = pytest.mark.build
 

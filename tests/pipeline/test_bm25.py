@@ -4,7 +4,7 @@ import bm25s
 import numpy as np
 
 from lexkb.core.text.tokenize import tokenize
-from transforms.bm25 import BM25Params, build_bm25
+from transforms.indexing.bm25 import BM25Params, build_bm25
 
 TEXTS = [
     "A firm must reconcile client money records every 25 business days under Rule 4.3.1.",

@@ -8,10 +8,10 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.text.citations import Parsed
-from transforms import citation_cache
-from transforms.bm25 import build_bm25, terms_by_hash, tokens_of
-from transforms.edges import build_edges, grammar_names
-from transforms.workdir import WorkDir
+from transforms.edges import citation_cache
+from transforms.edges.graph import build_edges, grammar_names
+from transforms.indexing.bm25 import build_bm25, terms_by_hash, tokens_of
+from transforms.publishing.workdir import WorkDir
 
 
 def _tables() -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -53,7 +53,7 @@ def refuse(*args, **kwargs):
     raise RuntimeError("the build loaded an embedding model")
 
 embedders._runtime = refuse
-from pipelines.build import run_build
+from pipelines.in_process import run_build
 
 run_build([sys.argv[1]], sys.argv[2], embedder="none")
 print(json.dumps({"sessions": started}))

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from tests.conftest import shared_file
-from transforms.elements import document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import document_elements
+from transforms.reading.source_files import discover
 from transforms.structure import structure_document
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).

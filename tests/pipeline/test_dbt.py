@@ -11,7 +11,7 @@ import polars as pl
 
 from lexkb.core.store import snapshot as snap
 from tests.conftest import REPO
-from transforms.dbt_sources import export_standards, load_sources
+from transforms.publishing.dbt_sources import export_standards, load_sources
 
 
 def test_dbt_models_are_published_with_the_snapshot(built_root, index):
@@ -33,7 +33,7 @@ def test_dbt_models_are_published_with_the_snapshot(built_root, index):
 
 def _dbt_build(tmp_path, tables, database=None) -> subprocess.CompletedProcess:
     """`dbt build --project-dir dbt_project` from the repository root, as a user runs it, after
-    loading the build's tables into the models' database (transforms.dbt_sources)."""
+    loading the build's tables into the models' database (transforms.publishing.dbt_sources)."""
     database = database or tmp_path / "models.duckdb"
     load_sources(tables, database)
     env = {**os.environ, "LEXKB_DBT_DATABASE": str(database)}
@@ -95,10 +95,10 @@ def _broken_edges(tables) -> None:
 
 
 def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_root, tmp_path):
-    """`lexkb build` runs dbt in a warm worker (transforms.dbt_runner); a run from the Dagster UI
+    """`lexkb build` runs dbt in a warm worker (transforms.publishing.dbt_runner); a run from the Dagster UI
     runs it in its own process. Both must build and test the same nodes the same way, here on a
     table with a broken edge type, so a failure must come back from either."""
-    from transforms import dbt_runner
+    from transforms.publishing import dbt_runner
 
     tables = tmp_path / "tables"
     shutil.copytree(built_root / "work" / "tables", tables)
@@ -125,9 +125,9 @@ def test_dbt_gives_the_same_verdicts_in_its_worker_and_in_this_process(built_roo
 
 def test_an_early_dbt_run_is_collected_only_while_its_inputs_are_unchanged(built_root, tmp_path):
     """The build starts dbt as soon as its tables are staged and collects that run in the dbt
-    step (transforms.dbt_runner.start_early). A table rewritten in between must be run again:
+    step (transforms.publishing.dbt_runner.start_early). A table rewritten in between must be run again:
     here the early run saw sound edges, and the collected outcome must see the broken ones."""
-    from transforms import dbt_runner
+    from transforms.publishing import dbt_runner
 
     dbt_runner.worker.start()
     tables, database, target = tmp_path / "tables", tmp_path / "models.duckdb", tmp_path / "t"

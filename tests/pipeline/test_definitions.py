@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lexkb.filters import defined_term_asked
-from transforms.defined_terms import definitions_in
+from transforms.structure.defined_terms import definitions_in
 
 TEXT = (
     "For the purposes of this Regulation:\n"

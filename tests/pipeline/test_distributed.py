@@ -43,8 +43,8 @@ def test_the_build_runs_on_a_dask_cluster(tmp_path: Path) -> None:
 
 
 def _parse_nothing(queue) -> None:
-    from transforms.isolation import parse_all
-    from transforms.limits import ParseLimits
+    from transforms.reading.file_limits import ParseLimits
+    from transforms.reading.isolation import parse_all
 
     try:
         parse_all([], ParseLimits())

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from tests.conftest import CORPUS, REPO, shared_file
-from transforms.elements import SourceError, document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import SourceError, document_elements
+from transforms.reading.source_files import discover
 
 
 def _source(path):
@@ -26,15 +26,15 @@ def test_the_parse_server_loads_once_what_every_partition_would_load():
     """Each file parses in a worker forked from the parse server; what the server loads (the
     sentence pipeline, langdetect's profiles) its workers start with, and what it does not, each
     worker loads again (1.6 s a DOCX, Markdown or HTML file). Only corpora with such files pay."""
-    from transforms.isolation import preloaded
+    from transforms.reading.isolation import preloaded
 
-    assert "transforms.parse_preload" in preloaded({"docx", "passages"})
+    assert "transforms.reading.parse_preload" in preloaded({"docx", "passages"})
     assert not any("unstructured" in m or "preload" in m for m in preloaded({"passages", "pdf"}))
     code = (
-        "import transforms.parse_preload\n"
+        "import transforms.reading.parse_preload\n"
         "from langdetect import detector_factory\n"
         "import unstructured.nlp.tokenize as t\n"
-        "from transforms import offline_nlp\n"
+        "from transforms.reading import offline_nlp\n"
         "assert detector_factory._factory is not None\n"
         "assert t._get_nlp is offline_nlp._blank_english\n"
         "assert offline_nlp._blank_english.cache_info().currsize == 1\n"

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 from tests.conftest import shared_file
-from transforms.elements import document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import document_elements
+from transforms.reading.source_files import discover
 from transforms.structure import structure_document
 from transforms.structure.builder import Builder
 from transforms.structure.document import document_profile
@@ -190,7 +190,7 @@ def test_csrd_amending_points_are_the_directives_own(tmp_path: Path):
     """The CSRD's Article 1 holds points (1)-(17), each quoting text into Directive 2013/34/EU;
     the quoted text's own "(18)" and notes are no units of the CSRD."""
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     root = tmp_path / "index"
     run_build([shared_file(*CSRD)], root, embedder="none")

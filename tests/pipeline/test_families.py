@@ -11,9 +11,9 @@ import polars as pl
 import pytest
 
 from tests.conftest import shared_file
-from transforms.elements import pdf_elements
-from transforms.limits import ParseLimits
-from transforms.source_files import SourceFile
+from transforms.reading.elements import pdf_elements
+from transforms.reading.file_limits import ParseLimits
+from transforms.reading.source_files import SourceFile
 from transforms.structure import structure_document
 
 SIZE = 10
@@ -392,7 +392,7 @@ def test_a_dotted_number_is_never_read_as_a_footnote_call_out():
     """Headings set in mixed sizes ("2.2 Separation of duties" in an IBM Redbook) raised the
     second number above the first: digits after a number's dot are never a call-out, digits
     after a word may be ("Ponemon Institute2")."""
-    from transforms.pdf_text import _INNER_DIGITS
+    from transforms.reading.pdf_text import _INNER_DIGITS
 
     assert [m.group() for m in _INNER_DIGITS.finditer("2.2 Separation of duties 1.3.1")] == []
     assert [m.group() for m in _INNER_DIGITS.finditer("the Ponemon Institute2 revealed")] == ["2"]

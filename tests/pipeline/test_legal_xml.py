@@ -19,10 +19,10 @@ from lxml import etree
 from rapidfuzz.fuzz import partial_ratio, ratio
 
 from tests.conftest import shared_file
-from transforms.elements import document_elements
-from transforms.legal_xml.read import local
-from transforms.quarantine import SourceError
-from transforms.source_files import SourceFile, scan
+from transforms.reading.elements import document_elements
+from transforms.reading.legal_xml.read import local
+from transforms.reading.quarantine import SourceError
+from transforms.reading.source_files import SourceFile, scan
 from transforms.structure import structure_legal_xml
 
 USLM_NS = "http://xml.house.gov/schemas/uslm/1.0"
@@ -240,7 +240,7 @@ def test_hostile_or_malformed_xml_is_quarantined_with_its_reason(tmp_path, name,
 
 
 def test_xml_over_the_size_bound_is_refused_before_parsing(tmp_path):
-    from transforms.legal_xml.read import parse
+    from transforms.reading.legal_xml.read import parse
 
     path = _write(tmp_path, "t99.xml", USLM_DOC)
     with pytest.raises(SourceError) as caught:
@@ -260,7 +260,7 @@ def test_a_build_reads_each_dialect_and_quarantines_the_hostile_file(tmp_path):
     """Through the whole build: the scan lets legal XML in, the parse worker reads it, the
     structure step takes its units, `get` finds them; entities are quarantined, not expanded."""
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -9,8 +9,8 @@ import json
 import polars as pl
 
 from tests.conftest import shared_file
-from transforms.elements import document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import document_elements
+from transforms.reading.source_files import discover
 from transforms.structure import structure_document
 from transforms.structure.builder import Builder
 

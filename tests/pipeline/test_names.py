@@ -68,7 +68,7 @@ def test_the_names_join_the_document_names():
 @pytest.fixture(scope="module")
 def named(tmp_path_factory):
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     folder = tmp_path_factory.mktemp("names")
     rows = [
@@ -113,7 +113,7 @@ def test_a_name_no_document_has_is_not_found(named):
 
 
 def test_a_question_naming_a_document_uses_a_word_the_index_knows(named):
-    from lexkb.answers.scope import capitalised_terms, vocabulary
+    from lexkb.answers.question.scope import capitalised_terms, vocabulary
 
     known = vocabulary(named)
     # "IFRS" is in no paragraph or title here, only in the name read from the title.

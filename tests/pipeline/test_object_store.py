@@ -41,7 +41,7 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def first(s3, sources: Path):
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     return run_build([sources], URL, embedder="local")
 
@@ -73,7 +73,7 @@ def test_a_cold_reader_downloads_verifies_and_searches(
 
 
 def test_unchanged_content_uploads_nothing(first, sources: Path) -> None:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     again = run_build([sources], URL, embedder="local")
     assert not again.published_new
@@ -81,7 +81,7 @@ def test_unchanged_content_uploads_nothing(first, sources: Path) -> None:
 
 
 def test_current_moves_rolls_back_and_prunes(first, sources: Path, capsys) -> None:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     service = CurrentIndex(URL)
     assert service.get().version == first.version

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from lexkb import Index
-from pipelines.build import run_build
+from pipelines.in_process import run_build
 from tests.conftest import CORPUS
 from tests.support.dask_cluster import two_workers
 from tests.support.same_answers import assert_same_rankings, unversioned
@@ -44,7 +44,7 @@ def parted_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_build_in_parts_answers_as_one_build(index: Index, parted_root: Path) -> None:
     from transforms.parts import merge
     from transforms.parts.plan import load_plan
-    from transforms.workdir import WorkDir
+    from transforms.publishing.workdir import WorkDir
 
     parted = Index.open(parted_root)
     plan, _ = load_plan(WorkDir(parted_root))
@@ -76,7 +76,7 @@ def test_a_rebuild_redoes_only_the_changed_part(tmp_path: Path) -> None:
     assert second.version != first.version
     from transforms.parts.part_tables import REPORT_FILE, part_path
     from transforms.parts.plan import load_plan
-    from transforms.workdir import WorkDir
+    from transforms.publishing.workdir import WorkDir
 
     plan, _ = load_plan(WorkDir(root))
     rebuilt = [

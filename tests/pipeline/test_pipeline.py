@@ -13,12 +13,12 @@ from assets.resources import EmbedderSettings, LexkbSettings
 from lexkb import Index
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.schema import TABLES
-from pipelines.build import materialized_metadata, run_build
 from pipelines.definitions import defs
+from pipelines.in_process import materialized_metadata, run_build
 from tests.conftest import CORPUS, REPO
-from transforms.bm25 import build_bm25
-from transforms.edges import build_edges
-from transforms.workdir import WorkDir
+from transforms.edges.graph import build_edges
+from transforms.indexing.bm25 import build_bm25
+from transforms.publishing.workdir import WorkDir
 
 pytestmark = pytest.mark.build
 
@@ -280,7 +280,7 @@ print(json.dumps({
 
 
 def test_dbt_assets_are_the_same_without_dbt_core_in_the_building_process():
-    """pipelines.dbt imports dagster-dbt with dbt-core hidden (transforms.dbt_runner); the
+    """pipelines.dbt imports dagster-dbt with dbt-core hidden (transforms.publishing.dbt_runner); the
     assets and checks it defines must be those it defines with dbt-core imported."""
     runs = {
         mode: json.loads(

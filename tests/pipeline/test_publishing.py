@@ -19,9 +19,9 @@ from lexkb.cli.main import main
 from lexkb.core.store import index_root
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.diff import diff
-from pipelines.build import run_build
+from pipelines.in_process import run_build
 from tests.conftest import REPO
-from transforms.publish import publish
+from transforms.publishing.publish import publish
 
 pytestmark = pytest.mark.build
 
@@ -31,7 +31,7 @@ PUBLISHER = """
 import json, sys
 from pathlib import Path
 import polars as pl
-from transforms.publish import publish
+from transforms.publishing.publish import publish
 tables_dir, root = Path(sys.argv[1]), Path(sys.argv[2])
 settings = json.loads((tables_dir / "settings.json").read_text())
 sources = settings.pop("sources")

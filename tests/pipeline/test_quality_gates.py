@@ -9,8 +9,8 @@ import pytest
 from assets.resources import EmbedderSettings, LexkbSettings
 from lexkb import Index
 from lexkb.core.store import snapshot as snap
-from pipelines.build import failed_checks, run_build
 from pipelines.definitions import defs
+from pipelines.in_process import failed_checks, run_build
 
 
 def _drop_a_paragraph(tables):
@@ -132,7 +132,7 @@ def test_one_implausible_document_is_quarantined_not_the_build(corpus_copy, tmp_
 
 
 def test_reference_checks_name_the_rows_that_dangle():
-    from transforms.table_checks import check_edges, check_sections
+    from transforms.publishing.table_checks import check_edges, check_sections
 
     chunks = pl.DataFrame({"chunk_id": ["a", "b"]})
     edges = pl.DataFrame(
@@ -164,8 +164,8 @@ def test_reference_checks_name_the_rows_that_dangle():
 def test_checks_run_in_their_worker_with_the_same_verdicts():
     import os
 
-    from transforms import checks_worker
-    from transforms.table_checks import check_sections
+    from transforms.publishing import checks_worker
+    from transforms.publishing.table_checks import check_sections
 
     sections = pl.DataFrame(
         {

@@ -3,7 +3,7 @@ text, numbering lost in a numbered document) and stays at 1 on a clean document.
 
 from __future__ import annotations
 
-from transforms.quality import extraction_quality
+from transforms.structure.quality import extraction_quality
 
 CLEAN = [
     ("Article 1", "This Regulation lays down rules on the digital operational resilience."),

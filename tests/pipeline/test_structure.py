@@ -5,8 +5,8 @@ import pytest
 
 from lexkb.core.text.refs import title_name
 from tests.conftest import CORPUS, shared_file
-from transforms.elements import document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import document_elements
+from transforms.reading.source_files import discover
 from transforms.structure import drop_running_text, structure_document
 
 

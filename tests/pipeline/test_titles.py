@@ -15,8 +15,14 @@ import polars as pl
 import pytest
 
 from lexkb.core.text.refs import cited_names, title_code
-from transforms.contracts import contract_title
-from transforms.titles import continues_eu_title, is_contact, is_notice, is_placeholder, named
+from transforms.structure.contracts import contract_title
+from transforms.structure.titles import (
+    continues_eu_title,
+    is_contact,
+    is_notice,
+    is_placeholder,
+    named,
+)
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
 BUILDING_FIXTURES = {"built"}
@@ -303,7 +309,7 @@ def write_documents(folder: Path) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     folder = tmp_path_factory.mktemp("titles")
     write_documents(folder / "docs")
@@ -362,8 +368,8 @@ def test_us_code_footnotes_are_notes_not_statute(built):
 
 def test_a_standard_whose_cover_prints_date_and_series_first(tmp_path):
     """IFRS S1's cover: the date and the series over the designation, the name in two lines."""
-    from transforms.elements import document_elements
-    from transforms.source_files import discover
+    from transforms.reading.elements import document_elements
+    from transforms.reading.source_files import discover
     from transforms.structure import structure_document
 
     cover = [
@@ -382,8 +388,8 @@ def test_a_standard_whose_cover_prints_date_and_series_first(tmp_path):
 
 def test_a_title_under_a_notice_is_the_title_and_the_notice_stays_text(tmp_path):
     """Terms of use (no contract by their words) that print a notice over their name."""
-    from transforms.elements import document_elements
-    from transforms.source_files import discover
+    from transforms.reading.elements import document_elements
+    from transforms.reading.source_files import discover
     from transforms.structure import structure_document
 
     path = tmp_path / "terms.html"

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from lexkb.limits import QueryError
-from transforms.topics import plus_plus_seeds, topic_table
+from transforms.indexing.topics import plus_plus_seeds, topic_table
 
 
 def test_clusters_cover_the_paragraphs_and_name_them_by_their_words(index):

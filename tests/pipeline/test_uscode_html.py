@@ -17,9 +17,8 @@ import pytest
 
 from tests.conftest import shared_file
 from tests.pipeline.test_legal_xml import _units
-from transforms.elements import document_elements
-from transforms.legal_xml.outline import is_outline
-from transforms.legal_xml.usc_levels import (
+from transforms.reading.elements import document_elements
+from transforms.reading.legal_xml.usc_levels import (
     CLAUSE,
     PARAGRAPH,
     SUBCLAUSE,
@@ -28,7 +27,8 @@ from transforms.legal_xml.usc_levels import (
     Levels,
     candidates,
 )
-from transforms.source_files import SourceFile
+from transforms.reading.legal_xml.xml_rows import is_outline
+from transforms.reading.source_files import SourceFile
 from transforms.structure import structure_legal_xml
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
@@ -246,7 +246,7 @@ def test_us_code_html_agrees_with_its_uslm_xml():
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     corpus = tmp_path_factory.mktemp("usc_corpus")
     (corpus / "usc99.htm").write_text(TITLE, encoding="utf-8")

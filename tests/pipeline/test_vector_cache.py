@@ -3,7 +3,7 @@
 import numpy as np
 import polars as pl
 
-from transforms.vector_cache import VectorCache
+from transforms.indexing.vector_cache import VectorCache
 
 
 def _vector(value: float) -> np.ndarray:

@@ -15,15 +15,15 @@ import pytest
 from lexkb import Index
 from tests.conftest import REPO
 from tests.support import word_policy
-from transforms.docx_numbering import (
+from transforms.reading.docx_numbering import (
     BodyParagraph,
     ListNumber,
     format_number,
     number_texts,
     read_paragraphs,
 )
-from transforms.elements import document_elements
-from transforms.source_files import discover
+from transforms.reading.elements import document_elements
+from transforms.reading.source_files import discover
 from transforms.structure import structure_document
 from transforms.structure.builder import Builder
 

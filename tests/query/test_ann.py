@@ -27,7 +27,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def graph_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     sources = tmp_path_factory.mktemp("ann-sources")
     for name in (

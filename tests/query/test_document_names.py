@@ -51,7 +51,7 @@ between Acme Corporation, a Delaware corporation ("Client"), and Widget Labs Lim
 
 @pytest.fixture(scope="module")
 def named(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     corpus = tmp_path_factory.mktemp("named") / "corpus"
     corpus.mkdir()

@@ -9,11 +9,11 @@ import pytest
 from lexkb import Index
 from lexkb.core.embed.embedders import VoyageEmbedder
 from lexkb.core.store import snapshot as snap
-from lexkb.core.text.context import CONTEXT_VERSION, indexed_text
-from pipelines.build import run_build
+from lexkb.core.text.heading_path import CONTEXT_VERSION, indexed_text
+from pipelines.in_process import run_build
 from tests.support.voyage_fake import DIMENSION, KEY, FakeVoyage
-from transforms.embeddings import paragraph_lines
-from transforms.ids import sha256_text
+from transforms.indexing.chunk_embeddings import paragraph_lines
+from transforms.structure.ids import sha256_text
 
 pytestmark = pytest.mark.build
 

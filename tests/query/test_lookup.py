@@ -81,7 +81,7 @@ def test_cli_exit_codes_follow_the_match(built_root, capsys):
 def two_rulebooks(tmp_path_factory):
     """Two documents that both number a paragraph 7, one citing the other's."""
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     folder = tmp_path_factory.mktemp("two")
     rows = [

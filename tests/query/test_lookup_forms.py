@@ -45,7 +45,7 @@ PASSAGES = [
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     folder = tmp_path_factory.mktemp("forms")
     rows = [{"DocumentID": d, "PassageID": p, "Passage": t} for d, p, t in PASSAGES]
@@ -120,7 +120,7 @@ def _normal(text: str) -> str:
 @pytest.fixture(scope="module")
 def nda(tmp_path_factory):
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     pdf = shared_file("realdocs", "nda.pdf")
     truth = json.loads(shared_file("realdocs", "nda.pdf.truth.json").read_text())

@@ -23,7 +23,7 @@ def _passages(document: int, texts: dict[str, str]) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def numbered(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     corpus = tmp_path_factory.mktemp("numbered")
     units = {

@@ -183,7 +183,7 @@ def test_a_catalog_keyed_by_the_file_name_overrides_what_the_document_states(tmp
     import shutil
 
     from lexkb import Index
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
     from tests.conftest import shared_file
 
     folder = tmp_path / "sources"

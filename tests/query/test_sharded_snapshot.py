@@ -1,6 +1,6 @@
 """A sharded snapshot (lexkb.core.store.shards) answers exactly as the classic snapshot of the same
 build: the session's sample build split into three parts (transforms.parts.shard_files.split), published
-sharded (transforms.publish.publish_sharded) into a fresh root, and both opened."""
+sharded (transforms.publishing.publish.publish_sharded) into a fresh root, and both opened."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from lexkb.core.store import index_root, shards
 from lexkb.core.store import snapshot as snap
 from lexkb.core.store.diff import diff
 from tests.support.same_answers import QUESTIONS, assert_same_rankings, unversioned
-from transforms import publish, staging
 from transforms.parts.shard_files import split
-from transforms.publish import publish_sharded
+from transforms.publishing import publish, staging
+from transforms.publishing.publish import publish_sharded
 
 PARTS = 3
 

@@ -228,7 +228,7 @@ def test_http_transport_serves_the_same_tools(built_root):
 
 
 def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     root, corpus = root_and_grown_corpus(built_root, tmp_path)
 

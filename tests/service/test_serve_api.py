@@ -384,7 +384,7 @@ def test_off_loopback_needs_allowed_hosts_and_origins(built_root, tmp_path):
 
 
 def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     root, corpus = root_and_grown_corpus(built_root, tmp_path)
     server = start(root, tmp_path / "s.db")

@@ -62,7 +62,7 @@ def changed(
 ) -> Iterator[tuple[Served, Path]]:
     """A root whose second snapshot drops the FAQ, changes § 103(b) and adds a notice: the
     server, and the root."""
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     work = tmp_path_factory.mktemp("v1-diff")
     root, corpus = work / "root", work / "corpus"

@@ -45,7 +45,7 @@ def served(built_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 @pytest.fixture(scope="module")
 def later(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    from pipelines.build import run_build
+    from pipelines.in_process import run_build
 
     folder = tmp_path_factory.mktemp("later")
     corpus = folder / "corpus"

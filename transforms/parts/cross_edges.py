@@ -27,7 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.text.citations import Citation, Parsed
-from transforms import edges as graph
+from transforms.edges import graph
 from transforms.parts.plan import MAX_CHUNKS
 
 CITATIONS_FILE = "citations.parquet"

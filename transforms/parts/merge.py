@@ -4,7 +4,7 @@ It holds the tables that have a row per document or per citation (documents, edg
 labels, definitions, topics), BM25's document frequencies over the union of the parts'
 vocabularies, and the ids of every chunk for the edge check: never the chunks' text or
 vectors. Those stay in the parts' folders, which become the snapshot's shards
-(transforms.publish.publish_sharded).
+(transforms.publishing.publish.publish_sharded).
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from typing import Generic, TypeVar
 import polars as pl
 
 from lexkb.core.store.schema import CLAUSES, DEFINITIONS, empty_frame
-from transforms import checks_worker
-from transforms import table_checks as tc
-from transforms.bm25 import BM25Params
+from transforms.indexing.bm25 import BM25Params
 from transforms.parts import cross_edges, sampled_topics, shard_files
 from transforms.parts.part_tables import (
     CLAUSES_FILE,
@@ -31,8 +29,10 @@ from transforms.parts.part_tables import (
     part_path,
 )
 from transforms.parts.plan import Plan, plan_dir
-from transforms.quarantine import quarantine_frame
-from transforms.workdir import WorkDir
+from transforms.publishing import checks_worker
+from transforms.publishing import table_checks as tc
+from transforms.publishing.workdir import WorkDir
+from transforms.reading.quarantine import quarantine_frame
 
 # The merge's tables: frames, or scans of their files (`staged_lazily`).
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)

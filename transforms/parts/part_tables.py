@@ -3,7 +3,7 @@
 Everything here reads the part's own sources and the plan's documents rows (a few hundred
 bytes a document), never another part's chunks, so the step's memory is set by the part's size
 (transforms.parts.plan.MAX_CHUNKS). It does what the one-process build's whole-corpus steps do
-(assets.index, assets.embeddings), for the part's rows: the same functions, so the rows, terms,
+(assets.index_tables, assets.embeddings), for the part's rows: the same functions, so the rows, terms,
 vectors and labels are the ones that build gives them. What needs the whole corpus waits for
 the merge (transforms.parts.merge): BM25's document frequencies, citations that may land in
 another part, topics, the catalog of standards.
@@ -23,19 +23,25 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.embed.embedders import Embedder
-from transforms import checks_worker, citation_cache, inferred
-from transforms import edges as graph
-from transforms import source_files as src
-from transforms import table_checks as tc
-from transforms.bm25 import terms_by_hash, tokens_of
-from transforms.clauses import clause_table
-from transforms.defined_terms import definition_table
-from transforms.embeddings import CHUNK_VECTORS, LINE_VECTORS, embed_chunks, embedder_record
+from transforms.edges import citation_cache, graph
+from transforms.indexing.bm25 import terms_by_hash, tokens_of
+from transforms.indexing.chunk_embeddings import (
+    CHUNK_VECTORS,
+    LINE_VECTORS,
+    embed_chunks,
+    embedder_record,
+)
 from transforms.parts import cross_edges, shard_files
 from transforms.parts.plan import PartPlan, Plan, plan_dir
-from transforms.source_parts import PartMissing
-from transforms.tables import with_duplicate_sources
-from transforms.workdir import WorkDir
+from transforms.publishing import checks_worker
+from transforms.publishing import table_checks as tc
+from transforms.publishing.snapshot_tables import with_duplicate_sources
+from transforms.publishing.workdir import WorkDir
+from transforms.reading import source_files as src
+from transforms.reading.source_parts import PartMissing
+from transforms.structure import inferred
+from transforms.structure.clauses import clause_table
+from transforms.structure.defined_terms import definition_table
 
 IDENTITY_FILE = "identity"
 REPORT_FILE = "report.json"
@@ -158,7 +164,7 @@ def _citations(
     cache: Path, chunks: pl.DataFrame, documents: pl.DataFrame, aliases: dict[str, str]
 ) -> pl.DataFrame:
     """The part's citations (transforms.parts.cross_edges), its paragraphs' readings kept by content
-    hash under the grammar of every document's names (transforms.citation_cache)."""
+    hash under the grammar of every document's names (transforms.edges.citation_cache)."""
     stamp = citation_cache.grammar_stamp(graph.grammar_names(documents, aliases))
     readings = citation_cache.load(cache, stamp)
     found = cross_edges.part_citations(chunks, documents, aliases, readings)

@@ -23,12 +23,13 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.text.tokenize import TOKENIZER_VERSION
-from transforms import document_keys, metadata
-from transforms import source_files as src
-from transforms.plausibility import drop_implausible
-from transforms.quarantine import refused_records
-from transforms.source_parts import each_part
-from transforms.workdir import Part, WorkDir, code_version
+from transforms.publishing.workdir import Part, WorkDir, code_version
+from transforms.reading import metadata
+from transforms.reading import source_files as src
+from transforms.reading.plausibility import drop_implausible
+from transforms.reading.quarantine import refused_records
+from transforms.reading.source_parts import each_part
+from transforms.structure import document_keys
 
 # Chunks (all levels) a part holds at most: about 40 MB of tables and 60 MB of vectors at the
 # local embedder's 384 dimensions, and the part step's peak stays near 1 GB (docs/scaling.md).

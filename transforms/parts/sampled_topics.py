@@ -1,10 +1,10 @@
 """Topic clusters of a partitioned build, fitted on a bounded sample of paragraphs.
 
-The one-process build clusters every paragraph's vector at once (transforms.topics). Over parts,
+The one-process build clusters every paragraph's vector at once (transforms.indexing.topics). Over parts,
 that would hold every vector in the merge. Here the projection, the k-means centres and the
 clusters' names are fitted on at most SAMPLE paragraphs taken evenly across the parts, and
 then each part's paragraphs are assigned to their nearest centre, one part at a time. A build
-with no more paragraphs than SAMPLE clusters them all at once, exactly as transforms.topics
+with no more paragraphs than SAMPLE clusters them all at once, exactly as transforms.indexing.topics
 does, so small builds get the same topics either way.
 """
 
@@ -18,7 +18,7 @@ import polars as pl
 
 from lexkb.core.store.schema import TOPICS, empty_frame
 from lexkb.core.store.vector_files import matrix
-from transforms import topics
+from transforms.indexing import topics
 
 # Paragraphs the clusters are fitted on: 20,000 at 384 dimensions is 61 MB as float64.
 SAMPLE = 20_000
@@ -69,7 +69,7 @@ def topic_table(parts: Sequence[Path]) -> pl.DataFrame:
     mean, axes = topics.principal_axes(vectors)
     points = (vectors - mean) @ axes
     k = topics.cluster_count(total)
-    from scipy.cluster.vq import kmeans2, vq  # on use, as transforms.topics
+    from scipy.cluster.vq import kmeans2, vq  # on use, as transforms.indexing.topics
 
     seeds = topics.plus_plus_seeds(points, k, np.random.default_rng(topics.SEED))
     centres, assignment = kmeans2(points, seeds, minit="matrix")

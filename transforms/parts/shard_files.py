@@ -1,7 +1,7 @@
 """Writing the parts of a sharded snapshot (lexkb.core.store.shards has the layout).
 
 A part step writes its part directory with `write_part`; the merge reads them all, one at a time,
-for the global BM25 tables (`global_bm25`); transforms.publish.publish_sharded publishes them.
+for the global BM25 tables (`global_bm25`); transforms.publishing.publish.publish_sharded publishes them.
 `split` makes the same from a classic build's staged tables, so that a test or a benchmark can
 compare a sharded snapshot with the classic one of the same build.
 """
@@ -25,8 +25,8 @@ from lexkb.core.store.schema import (
     BM25_VOCABULARY,
     polars_schema,
 )
-from transforms.bm25 import BM25Params, count_terms, reported_group, terms_frame, tokens_of
-from transforms.publish import dimension_of, stored_schema, write_table
+from transforms.indexing.bm25 import BM25Params, count_terms, reported_group, terms_frame, tokens_of
+from transforms.publishing.publish import dimension_of, stored_schema, write_table
 
 # The part tables a part step hands to `write_part` (the BM25 ones are made there).
 PART_TABLES = ("sections", "chunks", "embeddings", "line_embeddings")
@@ -35,7 +35,7 @@ PART_TABLES = ("sections", "chunks", "embeddings", "line_embeddings")
 def part_bm25(terms_of_rows: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A part's own vocabulary (term_id, term; numbered in sorted order) and its postings
     (term_id, chunk_row, tf; local ids and rows, sorted by term then row). `terms_of_rows`:
-    what transforms.bm25.tokens_of returns for the part's chunks, in row order."""
+    what transforms.indexing.bm25.tokens_of returns for the part's chunks, in row order."""
     counts = count_terms(terms_of_rows)
     vocabulary = pl.DataFrame(
         {
@@ -61,7 +61,7 @@ def write_part(
     as the snapshot stores them, its BM25 vocabulary and postings, and with an embedder
     (`dimension`) its vectors (lexkb.core.store.vector_files, without a graph). Each file is
     written aside and renamed over the old one, never rewritten in place: a published
-    snapshot may hold a hard link to the old one (transforms.publish.publish_sharded)."""
+    snapshot may hold a hard link to the old one (transforms.publishing.publish.publish_sharded)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     aside = directory / f".writing-{uuid.uuid4().hex[:8]}"
@@ -97,7 +97,7 @@ def global_bm25(
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, dict[str, int]]]:
     """The global BM25 tables over part directories (in row order): `bm25_terms` (the union
     vocabulary numbered in sorted order, with the paragraph group's df and idf, as
-    transforms.bm25.build_bm25 reports them), `bm25_groups` (each group's df per term) and the
+    transforms.indexing.bm25.build_bm25 reports them), `bm25_groups` (each group's df per term) and the
     groups' statistics for the manifest's `bm25.groups` ({level: {"rows", "length_sum"}}).
     Parts are read one at a time, so memory is one part's postings plus the union vocabulary.
     `params` is the build's: k1 and b enter weights only, which `Index.open` computes."""
@@ -157,9 +157,9 @@ def split(
     parts: list[list[str]],
     directory: Path,
 ) -> tuple[list[Path], dict[str, pl.DataFrame], dict]:
-    """A classic build's staged tables (transforms.staging.for_publishing) as part directories
+    """A classic build's staged tables (transforms.publishing.staging.for_publishing) as part directories
     under `directory` (one per list of document ids in `parts`, named "part-0000", ...), the
-    global tables and the settings for transforms.publish.publish_sharded. The parts must
+    global tables and the settings for transforms.publishing.publish.publish_sharded. The parts must
     hold every document's chunks, in the classic row order (runs of whole documents), so the
     sharded snapshot's rows are the classic one's."""
     chunks = tables["chunks"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from transforms.pdf_text import FOOTNOTE, MARGIN_NUMBER
+from transforms.reading.pdf_text import FOOTNOTE, MARGIN_NUMBER
 from transforms.structure.contract_lines import ContractLines
 from transforms.structure.document_lines import DocumentLines
 from transforms.structure.numbering.generic import CITED_LABEL, NAMING_END
@@ -24,8 +24,8 @@ from transforms.structure.numbering.regulation import (
     QUOTE_CLOSES,
     QUOTE_OPENS,
 )
-from transforms.titles import EU_ACT_TITLE, continues_eu_title, is_notice, is_placeholder
-from transforms.tree import is_title_like, reads_as_sentence_part
+from transforms.structure.titles import EU_ACT_TITLE, continues_eu_title, is_notice, is_placeholder
+from transforms.structure.tree import is_title_like, reads_as_sentence_part
 
 # A full stop after a word, then a capitalised word in lower case: one sentence ends, another
 # starts. Headings hold none.
@@ -53,7 +53,7 @@ def _opens_as_title(text: str, category: str) -> bool:
     it a title and it is an official title's length, however many words ("Regulation (EU)
     2016/679 of the European Parliament and of the Council of 27 April 2016 on the protection
     of natural persons ..."), not a sentence. A notice to the reader ("PLEASE READ ...
-    CAREFULLY") or a template's blank ("<Business Name>") is never one (transforms.titles)."""
+    CAREFULLY") or a template's blank ("<Business Name>") is never one (transforms.structure.titles)."""
     if is_notice(text) or is_placeholder(text):
         return False
     if is_title_like(text):
@@ -226,7 +226,7 @@ class Builder(ContractLines, DocumentLines):
         filled the width or this one reads as a continuation. Not for contracts, whose title
         lines stand apart ("EXHIBIT 10.1" / "AGENCY AGREEMENT"), nor for formats with heading
         levels, where the next heading is its own. An EU act's title block is one title in
-        every format, to the end of its subject line (transforms.titles.continues_eu_title)."""
+        every format, to the end of its subject line (transforms.structure.titles.continues_eu_title)."""
         title = self.title
         if self.contract or page != self.title_page or title is None:
             return False

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from transforms.structure.numbering import contract
 from transforms.structure.numbering.generic import CITING_END
 from transforms.structure.state import BuilderState, Unit
-from transforms.tree import Section, is_title_like
+from transforms.structure.tree import Section, is_title_like
 
 # A lead-in and the points it introduces stay one paragraph up to this size ("Section 5.1(b)"
 # is then found inside it, as "Article 5(1)(e)" is in the GDPR); past it each point is its own.

@@ -5,7 +5,7 @@ unstructured gives a flat list of titles, list items and text in reading order. 
 document's own units back ("Article 6(1)", "18.8.2", "A12", "§ 512(c)"), so structure comes from
 numbering patterns, not from font sizes or element categories (which an offline run without a
 tagger cannot trust). A paragraph chunk is one numbered unit with its points and subparagraphs.
-Passage files and label-exported outlines keep the labels they carry (transforms.labelled); every
+Passage files and label-exported outlines keep the labels they carry (transforms.reading.labelled); every
 other document loses its page furniture and is walked line by line by the builder.
 """
 
@@ -15,20 +15,20 @@ import re
 
 import polars as pl
 
-from transforms import contracts as contract
-from transforms.chunks import Paragraph, chunk_rows, split_notes
-from transforms.ids import document_id
-from transforms.labelled import outline_units, structure_labelled, structure_passages
-from transforms.pdf_text import MARGIN_NUMBER
-from transforms.source_files import SourceFile
+from transforms.reading.labelled import outline_units, structure_labelled, structure_passages
+from transforms.reading.pdf_text import MARGIN_NUMBER
+from transforms.reading.source_files import SourceFile
+from transforms.structure import contracts as contract
 from transforms.structure.builder import Builder
+from transforms.structure.chunks import Paragraph, chunk_rows, split_notes
 from transforms.structure.designations import printed_designations
 from transforms.structure.document_control import control_metadata
 from transforms.structure.furniture import clean, drop_running_text
+from transforms.structure.ids import document_id
 from transforms.structure.numbering.regulation import ENACTING_FORMULA, article_heading
 from transforms.structure.numbering.standard import DESIGNATION
-from transforms.titles import named
-from transforms.tree import document_row, is_title_like, section_row, tables
+from transforms.structure.titles import named
+from transforms.structure.tree import document_row, is_title_like, section_row, tables
 
 # How many of a document's first elements its cover is looked for in.
 COVER_LINES = 12

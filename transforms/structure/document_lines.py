@@ -32,7 +32,7 @@ from transforms.structure.numbering.regulation import (
 )
 from transforms.structure.numbering.standard import APPLICATION, DOTTED, GUIDANCE
 from transforms.structure.state import BuilderState
-from transforms.tree import Section, is_title_like
+from transforms.structure.tree import Section, is_title_like
 
 # The label of a section an Act heads with its bare number ("7", "12A").
 NUMBERED_SECTION = re.compile(r"^\d{1,3}[A-Z]{0,2}$")

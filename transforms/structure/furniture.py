@@ -14,8 +14,8 @@ from collections import Counter
 
 import polars as pl
 
-from transforms.pdf_text import FOOTNOTE, MARGIN_NUMBER
-from transforms.tree import is_title_like
+from transforms.reading.pdf_text import FOOTNOTE, MARGIN_NUMBER
+from transforms.structure.tree import is_title_like
 
 _PAGE_NUMBER = re.compile(
     r"^[-–(\[]?\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*[-–)\]]?$", re.IGNORECASE

@@ -1,7 +1,7 @@
 """A legal outline's element rows -> its (documents, sections, chunks) tables.
 
 Legal markup (a legal XML dialect, the US Code's XHTML) has already said what every row is
-(transforms.legal_xml.outline), so, unlike the text-line builder, nothing is guessed here: a
+(transforms.reading.legal_xml.xml_rows), so, unlike the text-line builder, nothing is guessed here: a
 heading opens a section at its depth (closing those at the same depth or deeper), a unit is a
 paragraph chunk of the innermost open section, a footnote goes with the unit before it, and a
 section's notes become note chunks under the section's own chunk, never paragraphs.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import polars as pl
 
 from lexkb.core.vocabulary import ChunkLevel
-from transforms.chunks import Paragraph, chunk_rows
-from transforms.ids import chunk_id, document_id, section_id, sha256_text
-from transforms.legal_xml.outline import DIVISION, FOOTNOTE, HEADING, NOTE, TITLE, UNIT
-from transforms.source_files import SourceFile
-from transforms.tree import Section, document_row, section_row, tables
+from transforms.reading.legal_xml.xml_rows import DIVISION, FOOTNOTE, HEADING, NOTE, TITLE, UNIT
+from transforms.reading.source_files import SourceFile
+from transforms.structure.chunks import Paragraph, chunk_rows
+from transforms.structure.ids import chunk_id, document_id, section_id, sha256_text
+from transforms.structure.tree import Section, document_row, section_row, tables
 
 
 def _open(

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from transforms.chunks import split_parts
-from transforms.ids import section_id
+from transforms.structure.chunks import split_parts
+from transforms.structure.ids import section_id
 from transforms.structure.numbering import contract
 from transforms.structure.numbering.generic import CITING_END
-from transforms.tree import Section
+from transforms.structure.tree import Section
 
 _TERMINAL = (".", ";", ":", "!", "?", ")")
 # A footnote's call-out as the PDF text layer writes it: the note's number in superscript

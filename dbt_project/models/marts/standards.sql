@@ -1,6 +1,6 @@
 -- The catalog of indexed texts that `Index.documents()` serves: each document's number (its
 -- short name, or the code its title starts with, such as "LSA 230"), title, version and size.
--- The build exports it as standards.parquet beside the other tables (transforms.dbt_sources), so
+-- The build exports it as standards.parquet beside the other tables (transforms.publishing.dbt_sources), so
 -- it is published in the snapshot.
 select
     document_id,

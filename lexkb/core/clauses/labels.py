@@ -1,5 +1,5 @@
 """Which contract paragraph takes which clause label, decided one way for the build's
-`clauses` table (transforms.clauses) and for `classify` (lexkb.answers.classify), so that a
+`clauses` table (transforms.structure.clauses) and for `classify` (lexkb.answers.classify), so that a
 search filtered by clause type and a `classify` call agree.
 
 A label named as one of CUAD's fitted categories, and not described otherwise, is decided by its
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from lexkb.core.clauses.defaults import DEFAULT_TYPES
+from lexkb.core.clauses.default_types import DEFAULT_TYPES
 from lexkb.core.clauses.heads import (
     MODEL_SHA256,
     clause_heads,

@@ -303,7 +303,7 @@ class LocalEmbedder:
         gets None only when it holds no token.
 
         Why: a list paragraph's lines and a long paragraph's parts each need a vector
-        (transforms.embeddings); embedding them again on their own made the model read their
+        (transforms.indexing.chunk_embeddings); embedding them again on their own made the model read their
         text twice. Pooled lines retrieve as well (benchmarks/line_vectors.py)."""
         session, tokenizer = self._started()
         encodings = tokenizer.encode_batch(list(texts))

@@ -9,7 +9,7 @@ stated here (and in its card, `models/*.md`).
   descriptions asked of contracts' paragraphs), with contract questions against rulebooks as
   negatives. Reads up to 256 tokens.
 - ranker: a search's first twenty hits -> the order an answer reads them in (LambdaMART over
-  lexkb.answers.candidate_features, as plain arrays: lexkb.core.judge.trees). Trained on the
+  lexkb.answers.ranking.candidate_features, as plain arrays: lexkb.core.judge.trees). Trained on the
   people's questions written here (training/ranker.py, training/ranker_fit.py).
 """
 

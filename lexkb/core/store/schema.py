@@ -21,7 +21,7 @@ DOCUMENTS = pa.schema(
         ("aliases", pa.list_(pa.string())),
         ("refers_to", pa.list_(pa.string())),
         ("tags", pa.list_(pa.string())),
-        # A contract's parties as its preamble names them (transforms.contracts).
+        # A contract's parties as its preamble names them (transforms.structure.contracts).
         ("parties", pa.list_(pa.string())),
         # Other names under which the same bytes were found; the document is indexed once.
         ("duplicate_sources", pa.list_(pa.string())),
@@ -194,7 +194,7 @@ CLAUSES = pa.schema(
     ]
 )
 
-# A term and the paragraph that defines it (transforms.defined_terms): `start`/`end` are the
+# A term and the paragraph that defines it (transforms.structure.defined_terms): `start`/`end` are the
 # defining line's character offsets in the chunk's text; `term_key` is the term case-folded.
 DEFINITIONS = pa.schema(
     [
@@ -207,7 +207,7 @@ DEFINITIONS = pa.schema(
     ]
 )
 
-# A paragraph's topic cluster (transforms.topics) and the cluster's label, its top words; empty
+# A paragraph's topic cluster (transforms.indexing.topics) and the cluster's label, its top words; empty
 # for a keyword-only build.
 TOPICS = pa.schema(
     [

@@ -5,7 +5,7 @@ for the financial sector"; everyone else says "DORA" or "the Digital Operational
 Act". No rule on the document can find a name it does not contain, so the names the
 Commission, supervisors and the trade press use for the most cited acts of financial, data and
 digital regulation are listed here, keyed by the designation lexkb.core.text.refs reads from a
-title. An operator adds others in the catalog's `aliases` (transforms.metadata).
+title. An operator adds others in the catalog's `aliases` (transforms.reading.metadata).
 """
 
 from __future__ import annotations

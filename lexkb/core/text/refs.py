@@ -186,7 +186,7 @@ def title_type(title: str | None, key: str = "", designations: Sequence[str] = (
     """What a document is, read from how its family titles it: the kind of EU act its title
     opens with ("regulation"), a UK Act ("act": its short title, or a chapter number among the
     `designations` it prints), the US Code ("code"), a standard, a policy; None otherwise.
-    Contracts are told by their text (transforms.contracts)."""
+    Contracts are told by their text (transforms.structure.contracts)."""
     title = " ".join((title or "").split())
     if act := _EU_ACT.match(title):
         return act.group(1).casefold()

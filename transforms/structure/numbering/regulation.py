@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from transforms.tree import is_title_like
+from transforms.structure.tree import is_title_like
 
 ARTICLE = re.compile(r"^(?:article|art\.)\s+(\d+[a-z]?)\s*[.:\-–—]?\s*(.*)$", re.IGNORECASE)
 NUMBERED = re.compile(r"^(\d{1,3})\.\s+(\S.*)$", re.DOTALL)

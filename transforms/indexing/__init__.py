@@ -1,0 +1,2 @@
+"""What a search reads besides the tables: BM25 weights, embeddings with their cache, and
+topic clusters."""
