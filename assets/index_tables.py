@@ -10,7 +10,7 @@ from assets.documents import document_chunks
 from assets.resources import EmbedderSettings, LexkbSettings
 from assets.sources import source_files
 from lexkb.core.clauses.labels import decider
-from transforms.edges import citation_cache, graph
+from transforms.edges import citation_cache, resolve
 from transforms.publishing import staging
 from transforms.publishing.snapshot_tables import assemble_reusing_tokens, with_duplicate_sources
 from transforms.reading import metadata, source_parts
@@ -131,7 +131,7 @@ def citation_edges(
         work, tables["chunks"], tables["documents"], aliases
     )
     edges.write_parquet(out / "edges.parquet")
-    stats = graph.summary(edges)
+    stats = resolve.summary(edges)
     context.log.info(
         f"{stats['edges']} edges, resolution rate {stats['resolution_rate']:.3f}; "
         f"{reread} of {paragraphs} paragraph texts read for citations, the rest kept"
@@ -142,7 +142,7 @@ def citation_edges(
             "paragraphs_read": reread,
             "most_frequent_unresolved": dg.MetadataValue.md(
                 "| reference | times |\n| --- | --- |\n"
-                + "\n".join(f"| {text} | {n} |" for text, n in graph.most_unresolved(edges))
+                + "\n".join(f"| {text} | {n} |" for text, n in resolve.most_unresolved(edges))
             ),
         }
     )

@@ -14,7 +14,7 @@ sides in the same run. Without citeurl and eyecite it prints why and exits 0.
 
 lexkb's parser knows the names an index of the three documents would give it
 (`lexkb.core.text.refs.cited_names`: "17 U.S.C.", "Title 17", "Bribery Act 2010", "DORA", ...),
-as `transforms.edges.graph` does when it builds one.
+as `transforms.edges.resolve` does when it builds one.
 
 Two measurements, on `<data>/realdocs` (read in place, never copied):
 

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from lexkb.core.text.citations import CitationParser
-from transforms.edges.graph import build_edges
+from transforms.edges.resolve import build_edges
 from transforms.reading import metadata
 
 

@@ -9,7 +9,7 @@ import polars as pl
 
 from lexkb.core.text.citations import Parsed
 from transforms.edges import citation_cache
-from transforms.edges.graph import build_edges, grammar_names
+from transforms.edges.resolve import build_edges, grammar_names
 from transforms.indexing.bm25 import build_bm25, terms_by_hash, tokens_of
 from transforms.publishing.workdir import WorkDir
 

@@ -1,6 +1,6 @@
 """The merge's citation edges (transforms.parts.cross_edges): parts written to disk as the part step
 writes them, merged one part at a time, give the edges of one resolver over every chunk
-(transforms.edges.graph.build_edges), for citations that land in earlier and later parts, on a
+(transforms.edges.resolve.build_edges), for citations that land in earlier and later parts, on a
 document a name shares with another, on the nearest of two units of the same number, and on
 an enclosing unit."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from transforms.edges.graph import build_edges
+from transforms.edges.resolve import build_edges
 from transforms.parts import cross_edges
 from transforms.reading import metadata
 

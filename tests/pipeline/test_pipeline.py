@@ -16,7 +16,7 @@ from lexkb.core.store.schema import TABLES
 from pipelines.definitions import defs
 from pipelines.in_process import materialized_metadata, run_build
 from tests.conftest import CORPUS, REPO
-from transforms.edges.graph import build_edges
+from transforms.edges.resolve import build_edges
 from transforms.indexing.bm25 import build_bm25
 from transforms.publishing.workdir import WorkDir
 

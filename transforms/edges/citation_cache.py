@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.text.citations import Citation, Parsed
-from transforms.edges import graph
+from transforms.edges import resolve
 from transforms.publishing.workdir import code_version, write_atomically
 
 FILE = "citations.json"
@@ -52,13 +52,13 @@ def save(work: Path, stamp: str, parsed: dict[str, Parsed]) -> None:
 def build_edges(
     work: Path, chunks: pl.DataFrame, documents: pl.DataFrame, aliases: dict[str, str]
 ) -> tuple[pl.DataFrame, int, int]:
-    """transforms.edges.graph.build_edges, reading only the paragraphs whose readings under this
+    """transforms.edges.resolve.build_edges, reading only the paragraphs whose readings under this
     grammar are not kept in `work`, then keeping the current paragraphs' readings: the edges,
     how many paragraph texts were read, and how many there are."""
-    stamp = grammar_stamp(graph.grammar_names(documents, aliases))
+    stamp = grammar_stamp(resolve.grammar_names(documents, aliases))
     readings = load(work, stamp)
     kept = set(readings)
-    edges = graph.build_edges(chunks, documents, aliases, readings)
+    edges = resolve.build_edges(chunks, documents, aliases, readings)
     save(work, stamp, readings)
     return edges, len(readings.keys() - kept), len(readings)
 

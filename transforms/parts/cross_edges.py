@@ -27,7 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.text.citations import Citation, Parsed
-from transforms.edges import graph
+from transforms.edges import resolve
 from transforms.parts.plan import MAX_CHUNKS
 
 CITATIONS_FILE = "citations.parquet"
@@ -79,12 +79,12 @@ def part_citations(
     """A part's citations (CITATIONS, rows local to the part) resolved where every document
     they may mean is among the part's own, PENDING otherwise. `documents`: every document of
     the build (its names make the citation grammar); `chunks`: the part's."""
-    names = graph.name_table(graph.document_name_pairs(documents, aliases))
+    names = resolve.name_table(resolve.document_name_pairs(documents, aliases))
     present = set(chunks["document_id"].unique())
-    resolver = graph.Resolver(chunks)
+    resolver = resolve.Resolver(chunks)
     rows = []
-    for item in graph.citations_in(chunks, documents, aliases, readings):
-        candidates = graph.candidate_documents(item.citation, item.doc_id, names, item.fallbacks)
+    for item in resolve.citations_in(chunks, documents, aliases, readings):
+        candidates = resolve.candidate_documents(item.citation, item.doc_id, names, item.fallbacks)
         if candidates is not None and not present.issuperset(candidates):
             rows.append(_row(item, PENDING, None))
             continue
@@ -114,7 +114,7 @@ def merged_edges(
     citations, a resolver over the documents its pending ones may mean, the resolvers of
     single documents kept for the next parts (at most `kept_units` units) and the edges;
     never another part's citations or every part's units."""
-    names = graph.name_table(graph.document_name_pairs(documents, aliases))
+    names = resolve.name_table(resolve.document_name_pairs(documents, aliases))
     references = _References(parts, kept_units)
     frames: list[pl.DataFrame] = []
     crossing = 0
@@ -125,15 +125,15 @@ def merged_edges(
         pending = [item for item, (status, *_) in cited if status == PENDING]
         crossing += len(pending)
         resolver = references.resolver(_meant(pending, names))
-        frames.append(graph.edge_frame(_resolved(cited, resolver, names)))
-    return (pl.concat(frames) if frames else graph.edge_frame([])), crossing
+        frames.append(resolve.edge_frame(_resolved(cited, resolver, names)))
+    return (pl.concat(frames) if frames else resolve.edge_frame([])), crossing
 
 
 def _resolved(
-    cited: Sequence[tuple[graph.CitedIn, tuple]],
-    resolver: graph.Resolver,
+    cited: Sequence[tuple[resolve.CitedIn, tuple]],
+    resolver: resolve.Resolver,
     names: Mapping[str, list[str]],
-) -> Iterator[tuple[graph.CitedIn, graph.Resolution]]:
+) -> Iterator[tuple[resolve.CitedIn, resolve.Resolution]]:
     """A part's citations with their resolutions, in row order: the part's own, and the
     resolver's for the pending ones. Its edges alone are what one pass over every part's
     citations makes of them, since edge_frame's duplicates are a chunk's, and a chunk's
@@ -148,7 +148,7 @@ def _resolved(
             yield item, (target_id, target_doc, match)
 
 
-def _meant(pending: Iterable[graph.CitedIn], names: Mapping[str, list[str]]) -> set[str]:
+def _meant(pending: Iterable[resolve.CitedIn], names: Mapping[str, list[str]]) -> set[str]:
     """Every document whose units resolving `pending` may look at: the candidates of each
     citation (Resolver.resolve looks up units, and numbering depth, of no other document) and
     the citing one."""
@@ -156,7 +156,7 @@ def _meant(pending: Iterable[graph.CitedIn], names: Mapping[str, list[str]]) -> 
     for item in pending:
         meant.add(item.doc_id)
         meant.update(
-            graph.candidate_documents(item.citation, item.doc_id, names, item.fallbacks) or ()
+            resolve.candidate_documents(item.citation, item.doc_id, names, item.fallbacks) or ()
         )
     return meant
 
@@ -177,10 +177,10 @@ class _References:
                 "document_id"
             ].unique()
         }
-        self._kept: OrderedDict[str, tuple[graph.Resolver, int]] = OrderedDict()
+        self._kept: OrderedDict[str, tuple[resolve.Resolver, int]] = OrderedDict()
         self._held = 0
 
-    def resolver(self, documents: Iterable[str]) -> graph.Resolver:
+    def resolver(self, documents: Iterable[str]) -> resolve.Resolver:
         """One resolver over the units of `documents`: for citations that may mean none but
         these, the same as one over every part's units."""
         wanted = sorted(d for d in documents if d in self._holder)
@@ -188,7 +188,7 @@ class _References:
         for document, (single, size) in fresh.items():
             self._kept[document] = (single, size)
             self._held += size
-        joined = graph.Resolver(pl.DataFrame(schema=UNITS))
+        joined = resolve.Resolver(pl.DataFrame(schema=UNITS))
         for document in wanted:
             joined.add(self._kept[document][0])
             if document not in fresh:
@@ -199,12 +199,12 @@ class _References:
             self._held -= size
         return joined
 
-    def _read(self, documents: Iterable[str]) -> dict[str, tuple[graph.Resolver, int]]:
+    def _read(self, documents: Iterable[str]) -> dict[str, tuple[resolve.Resolver, int]]:
         """A resolver over each document's units and their number, one read of each part."""
         by_part: dict[int, list[str]] = {}
         for document in documents:
             by_part.setdefault(self._holder[document], []).append(document)
-        singles: dict[str, tuple[graph.Resolver, int]] = {}
+        singles: dict[str, tuple[resolve.Resolver, int]] = {}
         for n, wanted in by_part.items():
             directory, offset = self._parts[n]
             units = (
@@ -216,11 +216,11 @@ class _References:
             for (document,), rows in units.partition_by(
                 "document_id", as_dict=True, maintain_order=True
             ).items():
-                singles[document] = (graph.Resolver(rows), rows.height)
+                singles[document] = (resolve.Resolver(rows), rows.height)
         return singles
 
 
-def _row(item: graph.CitedIn, status: str, resolution: graph.Resolution) -> tuple:
+def _row(item: resolve.CitedIn, status: str, resolution: resolve.Resolution) -> tuple:
     citation = item.citation
     target = resolution or (None, None, None)
     return (
@@ -244,7 +244,7 @@ def _row(item: graph.CitedIn, status: str, resolution: graph.Resolution) -> tupl
     )
 
 
-def _cited(frame: pl.DataFrame) -> Iterator[graph.CitedIn]:
+def _cited(frame: pl.DataFrame) -> Iterator[resolve.CitedIn]:
     for row in frame.iter_rows(named=True):
         citation = Citation(
             row["text"],
@@ -257,7 +257,7 @@ def _cited(frame: pl.DataFrame) -> Iterator[graph.CitedIn]:
             row["anchor"],
             row["outside"],
         )
-        yield graph.CitedIn(
+        yield resolve.CitedIn(
             row["row"],
             row["chunk_id"],
             row["doc_id"],

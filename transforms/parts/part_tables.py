@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from lexkb.core.embed.embedders import Embedder
-from transforms.edges import citation_cache, graph
+from transforms.edges import citation_cache, resolve
 from transforms.indexing.bm25 import terms_by_hash, tokens_of
 from transforms.indexing.chunk_embeddings import (
     CHUNK_VECTORS,
@@ -165,7 +165,7 @@ def _citations(
 ) -> pl.DataFrame:
     """The part's citations (transforms.parts.cross_edges), its paragraphs' readings kept by content
     hash under the grammar of every document's names (transforms.edges.citation_cache)."""
-    stamp = citation_cache.grammar_stamp(graph.grammar_names(documents, aliases))
+    stamp = citation_cache.grammar_stamp(resolve.grammar_names(documents, aliases))
     readings = citation_cache.load(cache, stamp)
     found = cross_edges.part_citations(chunks, documents, aliases, readings)
     citation_cache.save(cache, stamp, readings)

@@ -5,7 +5,7 @@ A citation is parsed into `Citation`s, one per unit it names: "Rules 18.5.1 and 
 paragraph 1. Each carries the document it names, if any ("GEN 3.3.31", "section 58 of FSMR",
 "Article 6 of Regulation (EU) 2016/679"), and whether it counts from the citing paragraph
 ("paragraph 1" inside an article means that article's paragraph 1). Matching them to chunks is
-`transforms.edges.graph`' job (lookups use it too: lexkb.lookup); this module only reads text.
+`transforms.edges.resolve`' job (lookups use it too: lexkb.lookup); this module only reads text.
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ class CitedIn:
 
 
 # What resolving a citation gave: (target chunk id, target document id, how it matched), or
-# None to drop the citation (transforms.edges.graph.Resolver.resolve).
+# None to drop the citation (transforms.edges.resolve.Resolver.resolve).
 Resolution = tuple[str | None, str | None, str] | None
 
 
