@@ -11,6 +11,7 @@ where units start.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date
 
 from lexkb.core.text.dates import find_date, find_numeric_date
@@ -88,9 +89,19 @@ def _party_name(text: str) -> str | None:
     return name
 
 
+# A period that ends an abbreviation, not the sentence naming the parties: "Inc.", "Corp.",
+# "St.", "21925 W. Olympic", "U.S.A." (each letter of it).
+_ABBREVIATION = re.compile(
+    r"\b(Inc|Corp|Co|Ltd|Bros|St|Ave|Blvd|Rd|Dr|Ste|No|Nos|Mr|Mrs|Ms|Jr|Sr|Fl|[A-Z])\.(?=[\s,A-Z])"
+)
+# What stands for such a period while the sentence is read (a one-dot leader).
+_KEPT_DOT = "\u2024"
+
+
 def _parties(head: str) -> list[str]:
     """The names after "by and between" in the sentence that makes the agreement (preferred over
     a title's "AGREEMENT BETWEEN X AND Y"), descriptions and roles in parentheses dropped."""
+    head = _ABBREVIATION.sub(rf"\1{_KEPT_DOT}", head)
     found = list(_PARTIES.finditer(head))
     found.sort(key=lambda m: not _MAKING.search(head[max(0, m.start() - 250) : m.start()]))
     best: list[str] = []
@@ -98,7 +109,8 @@ def _parties(head: str) -> list[str]:
         span = _PARENTHESES.sub(" ", _PARENTHESES.sub(" ", match.group(1)))
         names: list[str] = []
         for piece in _PARTY_SPLIT.split(span):
-            if (name := _party_name(piece)) and name not in names:
+            name = _party_name(piece.replace(_KEPT_DOT, "."))
+            if name and name not in names:
                 names.append(name)
         if len(names) >= 2:
             return names[:6]
@@ -106,26 +118,133 @@ def _parties(head: str) -> list[str]:
     return best
 
 
+# A line the whole file repeats (a filing's "Source: ACME INC., 10-Q, 11/8/2019" footer on every
+# page) is the page's furniture, never the contract's own date or parties.
+_FURNITURE_REPEATS = 3
+# How much of the opening the preamble reads: its first texts, furniture aside.
+_OPENING_TEXTS = 40
+# The sentence that makes the agreement ("This Agreement is made and entered into ... by and
+# between"): the date in it is the agreement's own. A recital ("WHEREAS, ... entered into a
+# Supply Agreement dated as of ...") dates another agreement.
+_MAKES = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:hereby\s+)?(?:made|entered|dated|executed)\b|\bby\s+and\s+"
+    r"(?:between|among)\b|\bentered\s+into\s+(?:as\s+of|on|this)\b",
+    re.IGNORECASE,
+)
+_RECITAL = re.compile(r"^\s*(?:whereas|recitals?)\b", re.IGNORECASE)
+# A date line of its own: "Dated: March 9, 2015", "Date: 1 May 2023", or a date alone.
+_DATE_LINE = re.compile(r"^\s*(?:dated|date(?:\s+of\s+agreement)?)\s*[:.]?\s*", re.IGNORECASE)
+# The agreement takes effect with its making: "made and effective as of 1 August 2019",
+# "effective as of the date first written above".
+_EFFECTIVE_AS_MADE = re.compile(
+    r"\beffective\s+(?:as\s+of|on|from)\b|\b(?:made|entered\s+into)\s+(?:and\s+)?effective\b",
+    re.IGNORECASE,
+)
+
+
+# How far into a contract its "Effective Date" may be defined: the definitions and the term
+# clause come early, a schedule's dates late.
+_DEFINITION_TEXTS = 400
+# "the date hereof (the "Effective Date")", "the date of signature (the "Effective Date")".
+_AS_MADE_NAMED = re.compile(
+    r"\bdate\s+(?:hereof|of\s+(?:this\s+agreement|signature|execution))\s*\(?\s*(?:the|this)?\s*$",
+    re.IGNORECASE,
+)
+# After the defined name: "means", "shall mean", "is", "shall be", "of this Agreement is".
+_DEFINED_AS = re.compile(
+    r"[\s,)]*(?:of\s+this\s+agreement\s+)?(?:\(herein[^)]{0,60}\)\s*)?"
+    r"(?:shall\s+mean|means|shall\s+be|is|will\s+be)\s*:?\s*",
+    re.IGNORECASE,
+)
+# "This Agreement shall be effective as of January 1, 2012", "shall become effective on ...".
+_EFFECTIVE_OF = re.compile(
+    r"\bthis\s+agreement\s+(?:shall|will)\s+(?:be(?:come)?\s+)?effective\s+(?:as\s+of|on|from)"
+    r"[^.;]{0,60}",
+    re.IGNORECASE,
+)
+# "... executed this Agreement effective as of the date first written above".
+_FIRST_WRITTEN = re.compile(
+    r"\beffective\s+as\s+of\s+the\s+date\s+first\s+(?:above\s+)?(?:written|set\s+forth|listed"
+    r"|stated)\b",
+    re.IGNORECASE,
+)
+
+
+def opening(texts: list[str]) -> list[str]:
+    """The contract's first texts as a reader meets them, without the furniture every page
+    repeats."""
+    counts = Counter(texts)
+    return [t for t in texts[: _OPENING_TEXTS * 2] if counts[t] < _FURNITURE_REPEATS][
+        :_OPENING_TEXTS
+    ]
+
+
 def preamble(texts: list[str]) -> dict:
     """The contract's parties and dates as the preamble states them: {"parties": [...],
     "agreement_date": date | None, "effective_date": date | None}."""
-    head = " ".join(texts[:40])[:5000]
-    found: dict = {"parties": _parties(head), "agreement_date": None, "effective_date": None}
-    for cue in _AGREEMENT_DATE.finditer(head):
-        if dated := _day(head[cue.start() : cue.end() + 60]):
-            found["agreement_date"] = dated
-            break
-    effective = _EFFECTIVE.search(head)
-    if effective is not None and (
-        dated := _day(head[max(0, effective.start() - 80) : effective.start()])
-    ):
-        found["effective_date"] = dated
-    # A published contract's own line: "Effective 3/29/2022", "Last revised on March 13, 2024".
-    if found["effective_date"] is None and (stated := _STATED_EFFECTIVE.search(head)):
-        found["effective_date"] = _day(head[stated.end() : stated.end() + 30])
+    first = opening(texts)
+    head = " ".join(first)[:5000]
+    found: dict = {
+        "parties": _parties(head),
+        "agreement_date": _agreement_date(first),
+        "effective_date": None,
+    }
+    found["effective_date"] = _effective_date(texts, first, head, found["agreement_date"])
     if found["agreement_date"] is None and (revised := _REVISED.search(head)):
         found["agreement_date"] = _day(head[revised.end() : revised.end() + 30])
     return found
+
+
+def _effective_date(
+    texts: list[str], first: list[str], head: str, made: date | None
+) -> date | None:
+    """The day the contract says it takes effect: where it defines its "Effective Date" (a day
+    before or after the definition, wherever it stands: "as of June 26, 2015 (the "Effective
+    Date")", ""Effective Date" means July 15, 2005", "11.1 Term. This Agreement shall be
+    effective as of January 1, 2012"), or the day it was made where it says it takes effect then
+    ("the date hereof (the "Effective Date")", "made and effective as of", "effective as of the
+    date first written above"); a published contract's own "Effective 3/29/2022" line."""
+    for text in texts[:_DEFINITION_TEXTS]:
+        for named in _EFFECTIVE.finditer(text):
+            before = text[max(0, named.start() - 80) : named.start()]
+            if dated := _day(before):
+                return dated
+            if _AS_MADE_NAMED.search(before):
+                return made
+            after = _DEFINED_AS.match(text, named.end())
+            if after and (dated := _day(text[after.end() : after.end() + 40])):
+                return dated
+        if (sentence := _EFFECTIVE_OF.search(text)) and (dated := _day(sentence.group(0)[-60:])):
+            return dated
+    if stated := _STATED_EFFECTIVE.search(head):
+        return _day(head[stated.end() : stated.end() + 30])
+    if any(_MAKES.search(t) and _EFFECTIVE_AS_MADE.search(t) for t in first) or any(
+        _FIRST_WRITTEN.search(t) for t in texts
+    ):
+        return made
+    return None
+
+
+def _agreement_date(first: list[str]) -> date | None:
+    """The day the sentence making the agreement gives ("made ... as of the 31st day of July,
+    2019"), else a date line of its own ("Dated: March 9, 2015"), else a dating cue outside the
+    recitals, which date other agreements."""
+    making = [t for t in first if _MAKES.search(t) and not _RECITAL.match(t)]
+    for text in making:
+        for cue in _AGREEMENT_DATE.finditer(text):
+            if dated := _day(text[cue.start() : cue.end() + 60]):
+                return dated
+    for text in first:
+        line = _DATE_LINE.sub("", text) if _DATE_LINE.match(text) else text
+        if len(line) <= 40 and (written := find_date(line)) and written[1] <= 2:
+            return written[0]
+    for text in first:
+        if _RECITAL.match(text):
+            continue
+        for cue in _AGREEMENT_DATE.finditer(text):
+            if dated := _day(text[cue.start() : cue.end() + 60]):
+                return dated
+    return None
 
 
 def _day(text: str) -> date | None:
@@ -167,6 +286,16 @@ _NAME_ENDS = re.compile(
     r"|terms\s+and\s+conditions|memorandum\s+of\s+understanding|addendum|amendment)$",
     re.IGNORECASE,
 )
+
+
+# A name in capitals run in with the text that follows it, as a filing's plain text joins them:
+# "COOPERATION AGREEMENT This Cooperation Agreement (this "Agreement") is made ...". Read in a
+# contract's first lines only: further on, such a line is a clause's heading.
+_RUN_IN_NAME = re.compile(
+    r"^((?:[A-Z0-9][A-Z0-9&'’.,()/-]*\s+){0,10}?(?:AGREEMENT|CONTRACT|LEASE|LICEN[CS]E|DEED"
+    r"|INDENTURE|ADDENDUM|AMENDMENT))(?=\s+(?:[A-Z][a-z]|[A-Z]\s))"
+)
+_RUN_IN_LINES = 6
 
 
 def _reads_as_name(text: str) -> bool:
@@ -213,6 +342,8 @@ def contract_title(texts: list[str]) -> str | None:
         clean = _DATED.sub("", _FILING_LABEL.sub("", clean)).strip(" ,:-–—")
         if _MAKING_LINE.match(clean) and (name := _named_in(clean)):
             return name
+        if at < _RUN_IN_LINES and (run_in := _RUN_IN_NAME.match(clean)):
+            return run_in.group(1)
         if (
             len(clean) <= 120
             and _TITLE_WORDS.search(clean)
@@ -221,4 +352,41 @@ def contract_title(texts: list[str]) -> str | None:
             and _reads_as_name(clean)
         ):
             return clean
+    return None
+
+
+# Governing law -----------------------------------------------------------------------------------
+# The clause that chooses the law: "governed by and construed in accordance with the laws of the
+# State of New York", "the laws of England and Wales shall govern", "subject to the law of
+# Ontario". The jurisdiction runs to the first word that is not part of a place's name.
+_GOVERNED = re.compile(
+    r"\b(?:govern(?:ed|s|ing)?|constru(?:ed|e)|interpret(?:ed)?|enforced|subject\s+to)\b[^.;]{0,120}?"
+    r"\blaws?\s+(?:in\s+force\s+in\s+|of\s+|applicable\s+in\s+)",
+    re.IGNORECASE,
+)
+# A place's name as the clause writes it, after the laws "of": "the State of New York", "the
+# Commonwealth of Massachusetts", "England and Wales", "the People's Republic of China", "Hong
+# Kong SAR". Lower-case words other than these joiners end it.
+_PLACE = re.compile(
+    r"(?i:the\s+)?(?i:(?:State|Commonwealth|Province|Republic|Kingdom|Canton|Emirate|Territory)"
+    r"\s+of\s+(?:the\s+)?)?"
+    r"((?:[A-Z][\w'’.-]*)(?:\s+(?:and|of|the|de|du|del|da)?\s*[A-Z][\w'’.-]*){0,5})"
+)
+# Words that are no place however they are set: the clause's own nouns in capitals.
+_NOT_PLACES = {"The", "This", "Agreement", "Company", "Party", "Parties", "Laws", "Law"}
+
+
+def governing_law(texts: list[str]) -> str | None:
+    """The jurisdiction whose law the contract chooses ("New York", "England and Wales"), from
+    the first clause that says its law governs; None where no clause does. A "State of" or
+    "Commonwealth of" before the name is no part of it: people name the law by the place."""
+    # A plain-text contract's lines are elements of their own: the clause runs over several.
+    text = " ".join(texts)
+    for cue in _GOVERNED.finditer(text):
+        place = _PLACE.match(text, cue.end())
+        if place is None:
+            continue
+        name = re.sub(r"\s+(?:and|of|the)$", "", place.group(1).rstrip(".,;: ")).strip()
+        if name and name.split()[0] not in _NOT_PLACES:
+            return name
     return None

@@ -109,6 +109,7 @@ def structure_document(
         extra |= {
             "document_type": "contract",
             "parties": found["parties"],
+            "governing_law": contract.governing_law(texts),
             "published": found["agreement_date"],
             "effective": found["effective_date"],
         }

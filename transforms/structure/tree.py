@@ -90,6 +90,7 @@ def document_row(
         "refers_to": [],
         "tags": [],
         "parties": [],
+        "governing_law": None,
         "duplicate_sources": list(source.duplicates),
         "published": None,
         "effective": None,

@@ -23,6 +23,8 @@ DOCUMENTS = pa.schema(
         ("tags", pa.list_(pa.string())),
         # A contract's parties as its preamble names them (transforms.structure.contracts).
         ("parties", pa.list_(pa.string())),
+        # The place whose law a contract chooses ("New York"), as its governing-law clause says.
+        ("governing_law", pa.string()),
         # Other names under which the same bytes were found; the document is indexed once.
         ("duplicate_sources", pa.list_(pa.string())),
         ("published", pa.date32()),

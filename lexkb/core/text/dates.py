@@ -45,8 +45,11 @@ _MONTHS = {
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 _DATE_PATTERNS = (
     re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+    # "14 December 2022", "31st day of July, 2019", "first (1st) day of January, 1996", and a
+    # day glued to the word before it ("as of1 August 2019", as extracted text can have it).
     re.compile(
-        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE
+        rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b",
+        re.IGNORECASE,
     ),
 )
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE)
