@@ -241,12 +241,13 @@ def access_for(
             f"{environment.MCP_TOKEN} must hold at least {MIN_TOKEN_CHARS} characters without "
             "surrounding spaces (for example from `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
         )
-    words = {
-        "credential": "token",
-        "proxy_advice": f"set {environment.MCP_TOKEN} on the server and send it",
-    }
+    credential = "token"
+    proxy_advice = f"set {environment.MCP_TOKEN} on the server and send it"
     if is_loopback(host):
-        return Policy(*with_loopback(host, hosts, origins), token is not None, "", token, **words)
+        allowed_hosts, allowed_origins = with_loopback(host, hosts, origins)
+        return Policy(
+            allowed_hosts, allowed_origins, token is not None, "", token, credential, proxy_advice
+        )
     missing = [
         name
         for name, given in (
@@ -262,7 +263,7 @@ def access_for(
             "named by --allow-host, the browser origins named by --allow-origin and clients "
             f"that send the bearer token in {environment.MCP_TOKEN}; missing: {', '.join(missing)}"
         )
-    return Policy(tuple(hosts), tuple(origins), True, "", token, **words)
+    return Policy(tuple(hosts), tuple(origins), True, "", token, credential, proxy_advice)
 
 
 class Routes(Protocol):

@@ -259,28 +259,25 @@ class ReadDeadlineProtocol(HttpToolsProtocol):
         self._deadline = self.loop.call_later(REFUSED_LINGER_SECONDS, self._expire)
 
 
-def sdk_app(
-    server: MCPServer, path: str, policy: Policy, settings: HttpSettings, **options: str
-) -> ASGIApp:
+def sdk_app(server: MCPServer, path: str, policy: Policy, settings: HttpSettings) -> ASGIApp:
     """The SDK's streamable HTTP app at `path` under lexkb's bounds and the policy's Host and
-    Origin rules: what `lexkb mcp --http` and lexkb serve's /mcp both run. `options`: the
-    SDK's other arguments (the standalone server's `host`)."""
+    Origin rules: what `lexkb mcp --http` and lexkb serve's /mcp both run. The SDK's `host` is
+    not passed: it reads it only to pick Host rules of its own where it is given none."""
     return server.streamable_http_app(
         streamable_http_path=path,
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle,
         max_sessions=settings.max_sessions,
         transport_security=policy.security(),
-        **options,
     )
 
 
-def app_for(server: MCPServer, host: str, policy: Policy, settings: HttpSettings) -> ASGIApp:
+def app_for(server: MCPServer, policy: Policy, settings: HttpSettings) -> ASGIApp:
     """The SDK's streamable HTTP app under lexkb's bounds, behind the Gate that lexkb serve
     stands behind too (lexkb_service.mcp.access): Host, Origin and body size, then PATH's
     access, a KEY, that the token is (when LEXKB_MCP_TOKEN is set) or the keyless local user,
     each client address its own caller (when it is not)."""
-    app = sdk_app(server, PATH, policy, settings, host=host)
+    app = sdk_app(server, PATH, policy, settings)
     identify = None if policy.token is None else holder_of(policy.token)
     routes = Paths({PATH: ACCESS})
     return Gate(app, policy, routes, settings.max_body_bytes, identify, client_of)
@@ -308,7 +305,7 @@ def serve_http(
     server: MCPServer, host: str, port: int, policy: Policy, settings: HttpSettings
 ) -> None:
     """Serve `server` at http://host:port/mcp until stopped."""
-    run_bounded(app_for(server, host, policy, settings), host, port, settings)
+    run_bounded(app_for(server, policy, settings), host, port, settings)
 
 
 def run_bounded(

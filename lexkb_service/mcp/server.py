@@ -116,7 +116,7 @@ def handler(
         ) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
-        payload = result.to_dict() if hasattr(result, "to_dict") else result
+        payload: dict[str, Any] = result.to_dict() if hasattr(result, "to_dict") else result
         if current.last_error:
             payload = {**payload, "server_warning": current.last_error}
         return payload

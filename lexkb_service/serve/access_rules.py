@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fastapi import Depends, Request
+from fastapi import Request, params
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match, Mount
 
@@ -40,7 +40,6 @@ except ImportError:  # earlier versions copy each included route into the app's 
 
 
 if TYPE_CHECKING:
-    from fastapi import params
     from starlette.types import Scope
 
 # Where `declare` records a route's access.
@@ -64,7 +63,8 @@ class Requires:
 
 def requires(access: Access) -> params.Depends:
     """The dependency that declares what a route (or every route of a router) needs."""
-    return Depends(Requires(access))
+    # What fastapi.Depends returns, made directly: Depends is typed Any, to fit any default.
+    return params.Depends(Requires(access))
 
 
 def declare(route: BaseRoute, access: Access) -> BaseRoute:

@@ -31,7 +31,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 
 from lexkb import answers
-from lexkb.answers.ask import Answer, AnswerCache
+from lexkb.answers.answer import Answer
+from lexkb.answers.answer_cache import AnswerCache
 from lexkb.answers.ask import ask as ask_question
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.current import CurrentIndex
@@ -44,10 +45,22 @@ from lexkb_service.mcp.ratelimit import OverLimit, RateLimit
 from lexkb_service.mcp.server import Refused
 from lexkb_service.serve import models
 from lexkb_service.serve.metrics import Metrics
-from lexkb_service.serve.store import CONVERSATIONS_PER_KEY, Store, Trace
+from lexkb_service.serve.store import (
+    CONVERSATIONS_PER_KEY,
+    Candidate,
+    Conversation,
+    EarlierTurn,
+    Store,
+    Trace,
+    Turn,
+)
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from lexkb.core.store.diff import Diff
+    from lexkb.index import Index
+    from lexkb.results import Hit
 
 log = logging.getLogger("lexkb_service.serve")
 DIFFS_KEPT = 4  # diffs between two snapshots kept in memory, for their pages
@@ -98,7 +111,8 @@ class Service:
     budget: KeyBudget = field(default_factory=KeyBudget)
     conversations_per_key: int = CONVERSATIONS_PER_KEY
 
-    def index(self):
+    def index(self) -> Index:
+        """The snapshot CURRENT names now, counted as the one served (the metrics' gauge)."""
         index = self.current.get()
         self.metrics.serving(index.version)
         return index
@@ -108,9 +122,9 @@ class Service:
         who: str,
         question: str,
         filters: SearchFilters | None,
-        turns: list[dict] | None = None,
+        turns: list[EarlierTurn] | None = None,
         conversation_id: str | None = None,
-    ) -> tuple[dict, str]:
+    ) -> tuple[Turn, str]:
         """One ask for `who`, whichever door it came through (/api/v1/ask, a conversation, or
         MCP's `ask` tool): one hourly allowance and one record for all, so that no door asks
         for free or unseen. Counted only when answered (an ask refused for a bad filter, or
@@ -123,7 +137,7 @@ class Service:
                 raise OverLimit(self.asks.per_window, wait)
             index = self.index()
             cache = OwnersCache(self.answers, who)
-            seen: list[tuple[str, list | None]] = []
+            seen: list[tuple[str, list[Hit] | None]] = []
             started = time.perf_counter()
             found = ask_question(
                 index, question, filters=chosen(filters), cache=cache, turns=turns,
@@ -134,7 +148,7 @@ class Service:
         self.metrics.answer(answer)
         return self.store.record_answer(who, answer, conversation_id, trace), index.version
 
-    def mcp_ask(self, state: Mapping[str, Any], arguments: dict[str, Any]) -> dict:
+    def mcp_ask(self, state: Mapping[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
         """MCP's `ask` under `lexkb serve` (lexkb_service.mcp.server.Hosted): the caller is the key
         the Gate found for the request; the reply is the tool's own, the Answer as ask.json
         gives it (which admits no other field: its record's id is on the admin page)."""
@@ -145,11 +159,11 @@ class Service:
         return turn["answer"]
 
 
-def traced(seen: list[tuple[str, list | None]], seconds: float) -> Trace:
+def traced(seen: list[tuple[str, list[Hit] | None]], seconds: float) -> Trace:
     """An ask's Trace from what `ask` observed: the text searched and each candidate's chunk,
     citation, rank score, calibrated relevance and (reranked) chance of answering."""
     searched, hits = seen[0] if seen else (None, None)
-    candidates = [
+    candidates: list[Candidate] = [
         {"chunk_id": h.chunk_id, "citation": h.citation, "score": h.score,
          "relevance": h.relevance, "answers": h.answers}
         for h in hits or ()
@@ -158,14 +172,25 @@ def traced(seen: list[tuple[str, list | None]], seconds: float) -> Trace:
 
 
 def service(request: Request) -> Service:
-    return request.app.state.service
+    """The Service build_app left in the app's state (Starlette's state holds anything)."""
+    served = request.app.state.service
+    if not isinstance(served, Service):
+        raise TypeError(f"the app's state holds no Service but {type(served).__name__}")
+    return served
 
 
 def owner(request: Request) -> str:
-    return request.scope["state"]["owner"]
+    """The caller's key id, which the Gate left in the request's ASGI state (a route that asks
+    for it needs a key, so there is one)."""
+    found = request.scope["state"]["owner"]
+    if not isinstance(found, str):
+        raise TypeError(f"the request's owner is no key id but {type(found).__name__}")
+    return found
 
 
-def sent(payload: Any, index=None) -> JSONResponse:
+def sent(payload: object, index: Index | None = None) -> JSONResponse:
+    """`payload` (a query result, sent by its to_dict(), or what JSON takes) as the reply, with
+    the version of the snapshot that answered when one did."""
     body = payload.to_dict() if hasattr(payload, "to_dict") else payload
     headers = {"X-Lexkb-Snapshot": index.version} if index is not None else None
     return JSONResponse(body, headers=headers)
@@ -222,7 +247,7 @@ def document_markdown(document: str, request: Request) -> MarkdownResponse:
     )
 
 
-def new_conversation(request: Request, title: str) -> dict:
+def new_conversation(request: Request, title: str) -> Conversation:
     """A new conversation of the caller's; 409 when the key keeps as many as it may."""
     served = service(request)
     made = served.store.create_conversation(owner(request), title, served.conversations_per_key)
@@ -279,7 +304,7 @@ def me(request: Request) -> JSONResponse:
 
 def answered(
     request: Request, body: models.AskRequest, conversation_id: str | None
-) -> tuple[dict, str]:
+) -> tuple[Turn, str]:
     """The caller's ask, alone or in one of their conversations (404 otherwise): the stored
     turn and the version of the snapshot that answered; OverLimit (429) past the allowance."""
     served, who = service(request), owner(request)
@@ -322,7 +347,7 @@ def _diff(root: Path, old: str, new: str) -> Diff:
     return diff(root, old, new)
 
 
-def document_of(index, document: str):
+def document_of(index: Index, document: str) -> tuple[dict[str, Any], pl.DataFrame]:
     """A document's catalog entry and paragraphs; 404 when the index has no such document."""
     try:
         return index.document_paragraphs(bounded(document))

@@ -27,7 +27,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from lexkb.current import CurrentIndex
-from lexkb_service.mcp.access import Access
+from lexkb_service.mcp.access import Access, Policy
 from lexkb_service.mcp.admission import KeyBudget
 from lexkb_service.mcp.http import ACCESS as MCP_ACCESS
 from lexkb_service.mcp.http import PATH as MCP_PATH
@@ -39,7 +39,7 @@ from lexkb_service.serve import v1, v1_people
 from lexkb_service.serve.access_rules import RouteTable, declare, requires
 from lexkb_service.serve.api import Service
 from lexkb_service.serve.errors import add_error_handlers
-from lexkb_service.serve.gate import Policy, gate
+from lexkb_service.serve.gate import gate
 from lexkb_service.serve.metrics import CONTENT_TYPE, Metrics
 from lexkb_service.serve.openapi import document
 from lexkb_service.serve.pages import router as pages
@@ -107,8 +107,8 @@ def build_app(
         conversations_per_key=quotas.conversations_per_key,
     )  # fmt: skip
     api.state.service = service
-    for routes in (v1.router, v1_people.router, pages):
-        api.include_router(routes)
+    for router in (v1.router, v1_people.router, pages):
+        api.include_router(router)
     add_error_handlers(api)
     _add_operator_routes(api, current, store, metrics)
     metrics.counted_by(

@@ -30,9 +30,12 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lexkb.core import environment
+
+if TYPE_CHECKING:  # the optional dependency (lexkb[postgres]), imported when a URL is opened
+    import psycopg
 
 log = logging.getLogger("lexkb_service.serve")
 # The default store's file name, beside the index root (store_beside).
@@ -42,6 +45,8 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # Seconds to wait for PostgreSQL to accept a connection: a server that does not answer fails a
 # request after this long instead of holding the store's lock (and every request) longer.
 CONNECT_TIMEOUT = 5
+# A row as either database returns it: its columns' values, whatever types the statement read.
+Row = tuple[Any, ...]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: keys, conversations, answers (a conversation's turns, and the trace of every ask),
@@ -172,7 +177,7 @@ class Database:
             self.where = self.kind = "postgresql"
         else:
             path = sqlite_path(target, index_root)
-            self._db = _open_sqlite(path, create)
+            self._sqlite = _open_sqlite(path, create)
             self.where = str(path)
             self.kind = "sqlite"
         self.migrate()
@@ -185,10 +190,13 @@ class Database:
                 "a PostgreSQL store needs psycopg: pip install 'lexkb[postgres]'"
             ) from exc
         self._url = url
-        self._psycopg: Any = psycopg
+        # psycopg's error for a lost or refused connection, kept so that the methods below catch
+        # it without importing the optional module again.
+        self._operational_error = psycopg.OperationalError
         self._depth = 0  # transactions open: no reconnecting in the middle of one
+        self._pg: psycopg.Connection[Row] | None = None  # None while lost and not made again
         try:  # at start, what failed is the operator's to read: said in one line
-            self._db: Any = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            self._pg = _connect_postgres(url)
         except psycopg.Error as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise StoreError(f"the PostgreSQL store cannot be opened: {reason}") from exc
@@ -198,50 +206,62 @@ class Database:
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
 
-    def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock:
             if not self.postgres:
-                return self._run(self._db, statement, params)
+                return self._run(self._sqlite, statement, params)
             if self._depth:  # inside a transaction: on the connection it began on, or fail
-                return self._guarded(self._db, statement, params)
+                return self._guarded(self._in_transaction(), statement, params)
             reading = statement.lstrip()[:6].upper() == "SELECT"
             if not reading:
                 self._ping()  # a write never goes out on a connection already lost
             db = self._live()
             try:
                 return self._run(db, statement, params)
-            except self._psycopg.OperationalError as exc:
+            except self._operational_error as exc:
                 if not reading or not self._lost(db):
                     raise self._unavailable(exc) from exc
                 log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
             return self._guarded(self._live(), statement, params)
 
-    def _run(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+    def _run(
+        self,
+        db: sqlite3.Connection | psycopg.Connection[Row],
+        statement: str,
+        params: Sequence[Any],
+    ) -> list[Row]:
         cursor = db.execute(self._sql(statement), tuple(params))
         return list(cursor.fetchall()) if cursor.description else []
 
-    def _guarded(self, db: Any, statement: str, params: Sequence[Any]) -> list[tuple]:
+    def _guarded(
+        self, db: psycopg.Connection[Row], statement: str, params: Sequence[Any]
+    ) -> list[Row]:
         """`statement` on `db`, with a lost connection reported as StoreUnavailable."""
         try:
             return self._run(db, statement, params)
-        except self._psycopg.OperationalError as exc:
+        except self._operational_error as exc:
             raise self._unavailable(exc) from exc
 
-    def _live(self) -> Any:
+    def _in_transaction(self) -> psycopg.Connection[Row]:
+        """The connection a transaction began on: made live by the ping that began it, and
+        never made again in the middle of one (a lost one fails what is left of it)."""
+        if self._pg is None:  # not after the ping that began it (it made one, or raised)
+            raise StoreUnavailable()
+        return self._pg
+
+    def _live(self) -> psycopg.Connection[Row]:
         """The PostgreSQL connection, made again when there is none or it was lost."""
-        if self._db is not None and not self._lost(self._db):
-            return self._db
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._pg is not None and not self._lost(self._pg):
+            return self._pg
+        if self._pg is not None:
+            self._pg.close()
+            self._pg = None
         try:
-            self._db = self._psycopg.connect(
-                self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-            )
-        except self._psycopg.OperationalError as exc:
+            self._pg = _connect_postgres(self._url)
+        except self._operational_error as exc:
             log.warning("store: PostgreSQL cannot be reached: %s", exc)
             raise StoreUnavailable() from exc
-        return self._db
+        return self._pg
 
     def _ping(self) -> None:
         """A round trip on the connection, made again when it is found lost: the health check
@@ -249,20 +269,20 @@ class Database:
         db = self._live()
         try:
             db.execute("SELECT 1")
-        except self._psycopg.OperationalError as exc:
+        except self._operational_error as exc:
             if not self._lost(db):
                 raise self._unavailable(exc) from exc
             log.warning("store: the PostgreSQL connection was lost (%s); reconnecting", exc)
             self._live()
 
     @staticmethod
-    def _lost(db: Any) -> bool:
-        return bool(db.closed or db.broken)
+    def _lost(db: psycopg.Connection[Row]) -> bool:
+        return db.closed or db.broken
 
     def _unavailable(self, exc: Exception) -> Exception:
         """StoreUnavailable where the connection is lost (the server restarting or gone), else
         `exc` itself: a statement PostgreSQL refused is a fault here, not a reason to retry."""
-        if self._db is not None and self._lost(self._db):
+        if self._pg is not None and self._lost(self._pg):
             log.warning("store: the PostgreSQL connection was lost: %s", exc)
             return StoreUnavailable()
         return exc
@@ -275,20 +295,20 @@ class Database:
                     self._ping()
                 self._depth += 1
                 try:
-                    with self._db.transaction():
+                    with self._in_transaction().transaction():
                         yield
-                except self._psycopg.OperationalError as exc:
+                except self._operational_error as exc:
                     raise self._unavailable(exc) from exc
                 finally:
                     self._depth -= 1
                 return
-            self._db.execute("BEGIN IMMEDIATE")
+            self._sqlite.execute("BEGIN IMMEDIATE")
             try:
                 yield
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._sqlite.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            self._sqlite.execute("COMMIT")
 
     def migrate(self) -> int:
         """Apply the migrations not yet applied; the schema version after."""
@@ -315,14 +335,24 @@ class Database:
     def ping(self) -> bool:
         """Does the database answer? (/readyz)"""
         try:
-            return self._rows("SELECT 1")[0][0] == 1
+            return bool(self._rows("SELECT 1")[0][0] == 1)
         except Exception:
             return False
 
     def close(self) -> None:
         with self._lock:
-            if self._db is not None:
-                self._db.close()
+            if not self.postgres:
+                self._sqlite.close()
+            elif self._pg is not None:
+                self._pg.close()
+
+
+def _connect_postgres(url: str) -> psycopg.Connection[Row]:
+    """A new connection to the PostgreSQL store at `url`, each statement its own transaction
+    unless one is opened (Database._transaction)."""
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
 
 
 def _open_sqlite(path: Path, create: bool) -> sqlite3.Connection:

@@ -10,13 +10,14 @@ be a valid dictionary or object to extract fields from"); `explained` says it in
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.responses import Response
 
 from lexkb.core.store.snapshot import SnapshotError
 from lexkb.limits import QueryError
@@ -26,6 +27,7 @@ from lexkb_service.serve.gate import RETRY_AFTER
 from lexkb_service.serve.store import StoreUnavailable
 
 log = logging.getLogger("lexkb_service.serve")
+E = TypeVar("E", bound=Exception)
 
 
 def explained(errors: Sequence[Mapping[str, Any]]) -> str:
@@ -38,7 +40,7 @@ def explained(errors: Sequence[Mapping[str, Any]]) -> str:
     return f"{said} (and {more} more: see detail)" if more else said
 
 
-def _one(kind: str, loc: tuple, error: Mapping[str, Any]) -> str:
+def _one(kind: str, loc: tuple[int | str, ...], error: Mapping[str, Any]) -> str:
     if kind == "json_invalid":
         why = (error.get("ctx") or {}).get("error", "it cannot be read")
         at = f", at character {loc[1]}" if len(loc) > 1 else ""
@@ -117,6 +119,18 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StoreUnavailable, unavailable)
     app.add_exception_handler(Busy, busy)
     app.add_exception_handler(OverLimit, busy)
-    app.add_exception_handler(HTTPException, http_error)
-    app.add_exception_handler(RequestValidationError, invalid)
+    _add_handler(app, HTTPException, http_error)
+    _add_handler(app, RequestValidationError, invalid)
     app.add_exception_handler(Exception, failed)
+
+
+def _add_handler(
+    app: FastAPI, kind: type[E], handler: Callable[[Request, E], Awaitable[Response]]
+) -> None:
+    """`handler` for the exceptions of class `kind`, each handler's argument typed as the class
+    it is added for."""
+    # Starlette types every handler as taking any Exception, though it calls one only with an
+    # instance of the class it was added for (its lookup goes by the exception's classes).
+    app.add_exception_handler(
+        kind, cast(Callable[[Request, Exception], Awaitable[Response]], handler)
+    )

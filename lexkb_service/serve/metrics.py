@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -123,7 +124,7 @@ class Metrics:
         self.latency.labels(route).observe(seconds)
         self.quantiles.observe(route, seconds)
 
-    def answer(self, answer: dict) -> None:
+    def answer(self, answer: Mapping[str, Any]) -> None:
         """Count what an answer was: mode, reason, confidence, sources' authority, verdicts."""
         self.answers.labels(answer["mode"], answer.get("abstention_reason") or "").inc()
         if answer.get("from_cache"):

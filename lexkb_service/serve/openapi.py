@@ -111,7 +111,7 @@ def components() -> dict[str, Any]:
     return found
 
 
-def _response(schema: str, description: str, **headers: str) -> dict:
+def _response(schema: str, description: str, **headers: str) -> dict[str, Any]:
     described = {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": pointer(schema, "")}}},
@@ -124,7 +124,7 @@ def _response(schema: str, description: str, **headers: str) -> dict:
     return described
 
 
-def _described(method: str, path: str, operation: dict) -> None:
+def _described(method: str, path: str, operation: dict[str, Any]) -> None:
     """The replies of one operation: each success with the schema its body follows, each
     refusal as an error."""
     responses = operation.setdefault("responses", {})

@@ -16,9 +16,9 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypedDict, TypeVar
 
 from fastapi import Query
 
@@ -29,6 +29,8 @@ from lexkb_service.serve.store import After
 PAGE = defaults.PAGE
 MAX_CURSOR_CHARS = 400
 T = TypeVar("T")
+# A row of a store listing (lexkb_service.serve.store's TypedDicts): its fields by name.
+R = TypeVar("R", bound=Mapping[str, object])
 Limit = Annotated[int, Query(ge=1, le=PAGE, description=f"items a page holds (1 to {PAGE})")]
 Cursor = Annotated[
     str | None,
@@ -46,21 +48,35 @@ def iso(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
-def with_iso(item: dict, *names: str) -> dict:
+class Envelope(TypedDict):
+    """A page of a listing, as every listing of v1 replies."""
+
+    items: list[object]
+    next_cursor: str | None
+
+
+def with_iso(item: Mapping[str, object], *names: str) -> dict[str, object]:
     """`item` with each of its `names` fields (seconds since the epoch) as ISO 8601."""
-    return {**item, **{name: iso(item[name]) for name in names if name in item}}
+    return {**item, **{name: iso(_seconds(item[name])) for name in names if name in item}}
 
 
-def envelope(items: Sequence[Any], next_cursor: str | None) -> dict:
+def _seconds(value: object) -> float | None:
+    """A time field of a store row: seconds since the epoch, or None where it has none."""
+    if value is None or isinstance(value, int | float):
+        return value
+    raise TypeError(f"a time in seconds since the epoch, not {value!r}")
+
+
+def envelope(items: Sequence[object], next_cursor: str | None) -> Envelope:
     return {"items": list(items), "next_cursor": next_cursor}
 
 
-def encode(listing: str, *where: Any) -> str:
+def encode(listing: str, *where: object) -> str:
     text = json.dumps([listing, *where], separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def decode(cursor: str | None, listing: str) -> list | None:
+def decode(cursor: str | None, listing: str) -> list[object] | None:
     """Where the page `cursor` names starts (None for the first page); QueryError (400) for a
     cursor that no page of `listing` gave."""
     if cursor is None:
@@ -82,19 +98,19 @@ def keyset_page(
     listing: str,
     cursor: str | None,
     limit: int,
-    fetch: Callable[[int, After | None], list[dict]],
+    fetch: Callable[[int, After | None], list[R]],
     sort_field: str,
     id_field: str = "id",
-) -> tuple[list[dict], str | None]:
+) -> tuple[list[R], str | None]:
     """A page of a store listing: `fetch(count, after)` reads rows ordered by `sort_field` (in
     seconds) and then by `id_field`; one row more than asked says whether there is a next."""
     where = decode(cursor, listing)
     after = None
     if where is not None:
-        at = where[0] if len(where) == 2 and isinstance(where[1], str) else None
-        if not isinstance(at, float) or not math.isfinite(at):
+        at, last_id = where if len(where) == 2 else (None, None)
+        if not isinstance(at, float) or not math.isfinite(at) or not isinstance(last_id, str):
             raise QueryError(f"this cursor was not given by a page of {listing}")
-        after = After(at, where[1])
+        after = After(at, last_id)
     rows = fetch(limit + 1, after)
     page, more = rows[:limit], len(rows) > limit
     last = page[-1] if page else None

@@ -15,13 +15,13 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from lexkb_service.serve.database import (
     MIGRATIONS,
     Database,
+    Row,
     StoreError,
     StoreUnavailable,
     is_url,
@@ -52,6 +52,16 @@ class Key:
     revoked_at: float | None
 
 
+class Candidate(TypedDict):
+    """A hit an ask retrieved, as its trace keeps it (lexkb.results.Hit's fields)."""
+
+    chunk_id: str
+    citation: str
+    score: float | None
+    relevance: float | None
+    answers: float | None
+
+
 @dataclass(frozen=True)
 class Trace:
     """How an ask was answered, for the admin: the text searched (a follow-up's includes the
@@ -59,8 +69,68 @@ class Trace:
     from the cache or was refused before any search), and the seconds it took."""
 
     searched: str | None = None
-    candidates: list[dict] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
     seconds: float | None = None
+
+
+# The rows the store hands the API, times in seconds since the epoch (the API's replies give
+# them as ISO 8601: lexkb_service.serve.paging.with_iso; lexkb_service.client types those).
+
+
+class Conversation(TypedDict):
+    """A conversation as its listing shows it: without its turns, with their number."""
+
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    turn_count: int
+
+
+class Turn(TypedDict):
+    """A kept answer: an ask in a conversation (`conversation_id`) or outside one (None)."""
+
+    answer_id: str
+    conversation_id: str | None
+    question: str
+    answer: dict[str, Any]  # the whole Answer, as Answer.to_dict gives it (docs/schemas/ask.json)
+    at: float
+
+
+class TracedTurn(Turn):
+    """A turn as the admin reads it: who asked (key id and name), and its Trace."""
+
+    owner: str
+    owner_name: str
+    searched: str | None
+    candidates: list[Candidate]
+    seconds: float | None
+
+
+class EarlierTurn(TypedDict):
+    """A conversation's turn as `ask` reads it to follow up on it."""
+
+    question: str
+    answer: str
+    mode: str
+
+
+class Feedback(TypedDict):
+    """Feedback on an answer, with copies of the answer's question, text, confidence and
+    number of sources (kept when the answer is deleted alone)."""
+
+    id: str
+    answer_id: str
+    rating: str
+    comment: str
+    question: str
+    answer: str
+    confidence: float
+    source_count: int
+    created_at: float
+    updated_at: float
+    owner: NotRequired[str]  # the admin's listing only: whose it is, key id and name
+    owner_name: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -81,14 +151,14 @@ def _id() -> str:
     return secrets.token_hex(12)
 
 
-def _key(row: Sequence[Any]) -> Key:
+def _key(row: Row) -> Key:
     """A Key from (id, name, admin, created_at, revoked_at)."""
     return Key(row[0], row[1], bool(row[2]), row[3], row[4])
 
 
 def _turn(
     answer_id: str, conversation_id: str | None, question: str, trace: str, at: float
-) -> dict:
+) -> Turn:
     return {
         "answer_id": answer_id,
         "conversation_id": conversation_id,
@@ -147,7 +217,7 @@ class Store(Database):
 
     def create_conversation(
         self, owner: str, title: str, limit: int | None = CONVERSATIONS_PER_KEY
-    ) -> dict | None:
+    ) -> Conversation | None:
         """A new conversation of `owner`'s, as its listing shows it (no turns yet), or None
         when the key already keeps `limit` of them (each is kept until deleted, so without a
         bound one key could fill the database)."""
@@ -159,10 +229,10 @@ class Store(Database):
     def conversation_count(self, owner: str) -> int:
         return int(self._rows("SELECT COUNT(*) FROM conversations WHERE owner = ?", (owner,))[0][0])
 
-    def _new_conversation(self, owner: str, title: str) -> dict:
+    def _new_conversation(self, owner: str, title: str) -> Conversation:
         now = time.time()
         title = " ".join(title.split())[:MAX_TITLE_CHARS] or "Conversation"
-        conversation = {
+        conversation: Conversation = {
             "id": _id(),
             "title": title,
             "created_at": now,
@@ -199,7 +269,7 @@ class Store(Database):
             self._rows("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         return True
 
-    def turns(self, owner: str, conversation_id: str) -> list[dict]:
+    def turns(self, owner: str, conversation_id: str) -> list[EarlierTurn]:
         """A conversation's earlier turns as `ask` reads them (question, answer, mode)."""
         rows = self._rows(
             "SELECT question, answer, mode FROM answers WHERE conversation_id = ? AND owner = ? "
@@ -222,10 +292,10 @@ class Store(Database):
     def record_answer(
         self,
         owner: str,
-        answer: dict,
+        answer: dict[str, Any],
         conversation_id: str | None = None,
         trace: Trace | None = None,
-    ) -> dict:
+    ) -> Turn:
         """Keep an answer (the whole typed Answer) with how it was found (`trace`), and return
         it as a turn, with the id feedback names. A conversation deleted while its ask was answered is not
         there to hold it (its key failed: a 500, the answer lost): the answer is then kept
@@ -269,7 +339,7 @@ class Store(Database):
 
     def give_feedback(
         self, owner: str, answer_id: str, rating: str, comment: str
-    ) -> tuple[dict, bool] | None:
+    ) -> tuple[Feedback, bool] | None:
         """`owner`'s feedback on one of their answers, stored with its question, answer,
         confidence and number of sources: one per answer and key, so feedback given again
         changes it (`created` False); None when `owner` has no such answer."""
@@ -302,7 +372,7 @@ class Store(Database):
                     (feedback_id, owner, answer_id, rating, comment, *rows[0], now, now),
                 )
         question, answer, confidence, sources = rows[0]
-        item = {
+        item: Feedback = {
             "id": feedback_id, "answer_id": answer_id, "rating": rating, "comment": comment,
             "question": question, "answer": answer, "confidence": confidence,
             "source_count": sources, "created_at": created_at, "updated_at": now,
@@ -311,7 +381,7 @@ class Store(Database):
 
     # -- pages (keyset: newest or oldest first, ties by id) --------------------------------
 
-    def conversation_page(self, owner: str, limit: int, after: After | None) -> list[dict]:
+    def conversation_page(self, owner: str, limit: int, after: After | None) -> list[Conversation]:
         """`owner`'s conversations, most recently used first, each with its number of turns."""
         where, params = _after("c.updated_at", "c.id", after, newest_first=True)
         rows = self._rows(
@@ -323,7 +393,7 @@ class Store(Database):
         )
         return [_conversation(r) for r in rows]
 
-    def conversation_summary(self, owner: str, conversation_id: str) -> dict | None:
+    def conversation_summary(self, owner: str, conversation_id: str) -> Conversation | None:
         """One of `owner`'s conversations as its listing shows it, or None."""
         rows = self._rows(
             "SELECT c.id, c.title, c.created_at, c.updated_at, "
@@ -335,7 +405,7 @@ class Store(Database):
 
     def turn_page(
         self, owner: str, conversation_id: str, limit: int, after: After | None
-    ) -> list[dict]:
+    ) -> list[Turn]:
         """A conversation's turns, oldest first."""
         where, params = _after("created_at", "id", after, newest_first=False)
         rows = self._rows(
@@ -345,7 +415,7 @@ class Store(Database):
         )
         return [_turn(*r) for r in rows]
 
-    def answer(self, owner: str, answer_id: str) -> dict | None:
+    def answer(self, owner: str, answer_id: str) -> Turn | None:
         """One of `owner`'s answers as a turn, or None."""
         rows = self._rows(
             "SELECT id, conversation_id, question, trace, created_at FROM answers "
@@ -354,7 +424,7 @@ class Store(Database):
         )
         return _turn(*rows[0]) if rows else None
 
-    def feedback_page(self, owner: str | None, limit: int, after: After | None) -> list[dict]:
+    def feedback_page(self, owner: str | None, limit: int, after: After | None) -> list[Feedback]:
         """Feedback most recently given or changed first: `owner`'s, or everyone's (None: the
         admin's, each naming its owner's key)."""
         where, params = _after("f.updated_at", "f.id", after, newest_first=True)
@@ -367,7 +437,7 @@ class Store(Database):
         )
         return [_feedback(r, with_owner=owner is None) for r in rows]
 
-    def feedback_item(self, owner: str, feedback_id: str) -> dict | None:
+    def feedback_item(self, owner: str, feedback_id: str) -> Feedback | None:
         """One of `owner`'s feedback, or None."""
         rows = self._rows(
             f"SELECT {_FEEDBACK}, f.owner, f.owner FROM feedback f WHERE f.id = ? AND f.owner = ?",
@@ -375,7 +445,7 @@ class Store(Database):
         )
         return _feedback(rows[0], with_owner=False) if rows else None
 
-    def trace_page(self, limit: int, after: After | None) -> list[dict]:
+    def trace_page(self, limit: int, after: After | None) -> list[TracedTurn]:
         """Every owner's answers, newest first, each with how it was found (Trace) and the
         name of the key that asked."""
         where, params = _after("a.created_at", "a.id", after, newest_first=True)
@@ -405,21 +475,29 @@ _FEEDBACK = (
 )
 
 
-def _feedback(row: Sequence[Any], with_owner: bool) -> dict:
-    """A feedback row of _FEEDBACK, the owner's id and key name, as a dict."""
-    names = "id answer_id rating comment question answer confidence source_count"
-    item = dict(zip([*names.split(), "created_at", "updated_at"], row[:10], strict=True))
+def _feedback(row: Row, with_owner: bool) -> Feedback:
+    """A feedback row of _FEEDBACK, then the owner's id and key name."""
+    item: Feedback = {
+        "id": row[0], "answer_id": row[1], "rating": row[2], "comment": row[3],
+        "question": row[4], "answer": row[5], "confidence": row[6], "source_count": row[7],
+        "created_at": row[8], "updated_at": row[9],
+    }  # fmt: skip
     if with_owner:
-        item.update(owner=row[10], owner_name=row[11])
+        item["owner"], item["owner_name"] = row[10], row[11]
     return item
 
 
-def _conversation(row: Sequence[Any]) -> dict:
-    keys = ("id", "title", "created_at", "updated_at", "turn_count")
-    return {**dict(zip(keys, row, strict=True)), "turn_count": int(row[4])}
+def _conversation(row: Row) -> Conversation:
+    """A row of (id, title, created_at, updated_at, number of turns)."""
+    return {
+        "id": row[0], "title": row[1], "created_at": row[2], "updated_at": row[3],
+        "turn_count": int(row[4]),
+    }  # fmt: skip
 
 
-def _after(at: str, id_column: str, after: After | None, newest_first: bool) -> tuple[str, tuple]:
+def _after(
+    at: str, id_column: str, after: After | None, newest_first: bool
+) -> tuple[str, tuple[float | str, ...]]:
     """The condition (and its parameters) that starts a page after the row `after` names, in
     a listing ordered by `at` (descending when `newest_first`), then by id."""
     if after is None:

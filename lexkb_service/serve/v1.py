@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -30,6 +30,10 @@ from lexkb_service.serve.access_rules import requires
 from lexkb_service.serve.api import RefQuery, diff_between, local_root, sent, service
 from lexkb_service.serve.paging import PAGE, Cursor, Limit, envelope, position_page
 from lexkb_service.serve.versions import V1
+
+if TYPE_CHECKING:
+    from lexkb.index import Index
+    from lexkb.results import Lookup
 
 router = APIRouter(prefix=V1, dependencies=[requires(Access.KEY)])
 Version = Annotated[
@@ -77,7 +81,7 @@ def add_same(target: APIRouter, routes: tuple[Same, ...]) -> None:
         )  # fmt: skip
 
 
-def unknown_reference(lookup, index) -> JSONResponse:
+def unknown_reference(lookup: Lookup, index: Index) -> JSONResponse:
     """404 for a reference that names no unit, or several alike, `get`'s and `hop`'s alike: the
     lookup (how it matched, why not, the nearest unit, the closest references, the candidates)
     with the reason as its error."""
@@ -154,7 +158,7 @@ def snapshot_diff(
     change = diff_between(request, old, new)
     titles = _titles(local_root(request), change.old, change.new)
 
-    def named(keys: list[str]) -> list[dict]:
+    def named(keys: list[str]) -> list[dict[str, str]]:
         return [{"document_key": k, "title": titles.get(k, "")} for k in keys]
 
     return JSONResponse(

@@ -16,6 +16,8 @@ and the admin's reading of everyone's feedback and of each ask's trace.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -32,7 +34,7 @@ from lexkb_service.serve.api import (
     service,
 )
 from lexkb_service.serve.paging import PAGE, Cursor, Limit, envelope, keyset_page, with_iso
-from lexkb_service.serve.store import After
+from lexkb_service.serve.store import After, Turn
 from lexkb_service.serve.v1 import Same, add_same
 from lexkb_service.serve.versions import V1
 
@@ -47,15 +49,19 @@ SAME = (
 )  # fmt: skip
 
 
-def _turn(turn: dict) -> dict:
+def _turn(turn: Turn) -> dict[str, object]:
     return with_iso(turn, "at")
 
 
-def _made(body: dict, location: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def _made(
+    body: Mapping[str, object], location: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse(body, status_code=201, headers={"Location": location, **(headers or {})})
 
 
-async def _asked(request: Request, body: models.AskRequest, conversation_id: str | None):
+async def _asked(
+    request: Request, body: models.AskRequest, conversation_id: str | None
+) -> JSONResponse:
     turn, version = await run_costly(
         request, "ask", dict(body), lambda: answered(request, body, conversation_id)
     )
@@ -146,7 +152,7 @@ def list_turns(
     if not store.owns(who, chosen):
         raise not_found("conversation")
 
-    def fetch(count: int, after: After | None) -> list[dict]:
+    def fetch(count: int, after: After | None) -> list[Turn]:
         return store.turn_page(who, chosen, count, after)
 
     page, following = keyset_page("turns", cursor, limit, fetch, "at", "answer_id")
