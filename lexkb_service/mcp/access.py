@@ -12,8 +12,9 @@ that decides both, with the caller's credential and the body's size, before any 
   address, only those named, and the server refuses to start without them. Wrong Host: 421
   (two Host headers: 400, since Starlette and the MCP SDK would each read another one).
 - Origin: lexkb serve accepts its own page's (http://NAME:PORT on its loopback port) and those
-  named by --allow-origin; lexkb mcp --http on loopback any loopback origin, as the SDK does.
-  Off loopback, only those named, which are then required. Wrong Origin: 403.
+  named by --allow-origin; lexkb mcp --http, which has no page, only those named (an MCP
+  client sends no Origin; a page another local program serves on another port is no caller
+  of it). Off loopback, only those named, which are then required. Wrong Origin: 403.
 - Callers: `Authorization: Bearer SECRET`, which the server identifies (lexkb serve: an API key
   looked up by hash in its store; lexkb mcp --http: LEXKB_MCP_TOKEN, compared in constant
   time). A secret that is wrong (or revoked) is refused (401), never read as no key. Without
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 MIN_TOKEN_CHARS = 32
 # What the SDK allows when it binds a loopback address itself (mcp.server.lowlevel.server).
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(?:\d{1,5}|\*))?$")
 # Headers a reverse proxy adds: a request carrying one did not start on this machine.
 FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
@@ -158,15 +158,10 @@ def bracketed(host: str) -> str:
     return host if host.startswith("[") or ":" not in host else f"[{host}]"
 
 
-def with_loopback(
-    host: str, hosts: Sequence[str], origins: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The Host and Origin patterns of a server bound to the loopback address `host`: the
-    loopback names, the address itself, then those the operator named."""
-    bound = bracketed(host)
-    allowed_hosts = [*LOOPBACK_HOSTS, f"{bound}:*", *hosts]
-    allowed_origins = [*LOOPBACK_ORIGINS, f"http://{bound}:*", *origins]
-    return tuple(dict.fromkeys(allowed_hosts)), tuple(dict.fromkeys(allowed_origins))
+def loopback_hosts(host: str, hosts: Sequence[str]) -> tuple[str, ...]:
+    """The Host patterns of a server bound to the loopback address `host`: the loopback
+    names, the address itself, then those the operator named."""
+    return tuple(dict.fromkeys([*LOOPBACK_HOSTS, f"{bracketed(host)}:*", *hosts]))
 
 
 def host_name(value: str) -> str:
@@ -244,9 +239,15 @@ def access_for(
     credential = "token"
     proxy_advice = f"set {environment.MCP_TOKEN} on the server and send it"
     if is_loopback(host):
-        allowed_hosts, allowed_origins = with_loopback(host, hosts, origins)
+        # No page of its own: no browser origin but those named, not even loopback's.
         return Policy(
-            allowed_hosts, allowed_origins, token is not None, "", token, credential, proxy_advice
+            loopback_hosts(host, hosts),
+            tuple(origins),
+            token is not None,
+            "",
+            token,
+            credential,
+            proxy_advice,
         )
     missing = [
         name

@@ -33,9 +33,9 @@ from lexkb_service.mcp.access import (
     Refusal,
     host_name,
     is_loopback,
+    loopback_hosts,
     named,
     own_origins,
-    with_loopback,
 )
 from lexkb_service.serve.store import LOCAL_OWNER, Store, StoreUnavailable
 
@@ -62,7 +62,7 @@ def policy_for(
     off loopback without allowed hosts and origins."""
     hosts, origins = named(allow_hosts, allow_origins)
     if is_loopback(host):
-        allowed_hosts, _ = with_loopback(host, hosts, ())
+        allowed_hosts = loopback_hosts(host, hosts)
         allowed_origins = tuple(dict.fromkeys([*own_origins(host, port), *origins]))
         public = [value for value in allow_hosts if not is_loopback(host_name(value))]
         reason = ""

@@ -18,6 +18,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 import lexkb
+from lexkb_service.mcp.access import Access
+from lexkb_service.serve.access_rules import RouteTable
 
 # The schemas are the query library's (its `--json` outputs), carried in its package.
 SCHEMAS = Path(lexkb.__file__).resolve().parent / "schemas"
@@ -143,6 +145,26 @@ def _described(method: str, path: str, operation: dict[str, Any]) -> None:
         )
 
 
+def _declared_access(app: FastAPI) -> dict[tuple[str, str], Access]:
+    """(method, path) -> the access each documented route declares (access_rules): the same
+    declaration the gate refuses by, so the document cannot say one thing and the gate do
+    another."""
+    return {
+        (method.strip().lower(), path): access
+        for methods, path, access in RouteTable(app.routes).declarations()
+        for method in methods.split(",")
+    }
+
+
+def _secured(operation: dict[str, Any], access: Access) -> None:
+    """An open operation takes no key (`security: []`, overriding the document's default); each
+    operation says which of OPEN, KEY and ADMIN it needs in `x-lexkb-access`, which OpenAPI's
+    security requirement cannot tell apart for one bearer scheme."""
+    operation["x-lexkb-access"] = access.value
+    if access is Access.OPEN:
+        operation["security"] = []
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document, made once per app."""
     if app.openapi_schema:
@@ -154,8 +176,10 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas.update(components())
     spec["components"]["securitySchemes"] = SECURITY
     spec["security"] = [{name: []} for name in SECURITY]
+    access = _declared_access(app)
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             _described(method, path, operation)
+            _secured(operation, access[(method, path)])
     app.openapi_schema = spec
     return spec

@@ -140,7 +140,7 @@ def snapshots(request: Request, limit: Limit = PAGE, cursor: Cursor = None) -> J
     index = service(request).index()
     listed = [
         {k: v for k, v in vars(s).items() if k != "path"}
-        for s in index_root.list_snapshots(local_root(request))
+        for s in reversed(index_root.list_snapshots(local_root(request)))
     ]
     of = ",".join(s["version"] for s in listed)
     page, following = position_page("snapshots", of, cursor, limit, listed)

@@ -158,6 +158,15 @@ def test_every_route_of_the_service_declares_its_access(built_root, tmp_path):
     with TestClient(served, base_url="http://127.0.0.1:8000") as client:
         document = client.get(f"{V1}/openapi.json").json()
     assert set(document["paths"]) <= paths
+    # ... and says, per operation, what the gate will ask of its caller.
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            access = next(a for (m, p), a in declared.items() if p == path and method.upper() in m)
+            assert operation["x-lexkb-access"] == access.value, (method, path)
+            assert ("security" in operation) is (access is Access.OPEN), (method, path)
+    admin_ops = [op for ops in document["paths"].values() for op in ops.values()
+                 if op["x-lexkb-access"] == "admin"]  # fmt: skip
+    assert admin_ops, "the admin's operations are documented as such"
 
 
 @pytest.fixture()

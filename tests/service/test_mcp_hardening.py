@@ -306,7 +306,19 @@ def test_loopback_keeps_the_sdks_dns_rebinding_protection(bounded_server):
     port = bounded_server
     assert _initialize(port, Host="evil.example").status == 421
     assert _initialize(port, Origin="http://evil.example").status == 403
-    assert _initialize(port, Origin=f"http://localhost:{port}").status == 200
+    # The server has no page: a page another local program serves (any loopback port, its
+    # own included) is no caller of it. An MCP client sends no Origin.
+    assert _initialize(port, Origin="http://localhost:3000").status == 403
+    assert _initialize(port, Origin=f"http://127.0.0.1:{port}").status == 403
+    assert _initialize(port).status == 200
+
+
+def test_a_browser_origin_on_loopback_is_served_only_when_named():
+    from lexkb_service.mcp.access import access_for
+
+    assert access_for("127.0.0.1", environ={}).origins == ()
+    named = access_for("127.0.0.1", [], ["http://localhost:3000"], environ={})
+    assert named.security().allowed_origins == ["http://localhost:3000"]
 
 
 @pytest.mark.parametrize(

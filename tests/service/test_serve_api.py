@@ -398,6 +398,9 @@ def test_a_new_snapshot_is_served_without_a_restart(built_root, tmp_path):
         assert found.body["hits"][0]["document_title"] == "Zephyrine Notice"
         listed = call(server, "GET", "/api/v1/snapshots")
         assert len(listed.body["items"]) == 2 and listed.headers["x-lexkb-snapshot"] != before
+        # Newest first, as the operation's summary says: the one just published is served.
+        newest, older = listed.body["items"]
+        assert newest["version"] > older["version"] == before and newest["current"]
         change = call(server, "GET", "/api/v1/snapshots/diff?old=previous&new=CURRENT").body
         assert change["summary"]["documents_added"] == 1
         assert change["documents_added"] == [

@@ -535,7 +535,7 @@ async function loadSnapshots() {
       el("td", { text: s.version === me.snapshot_version ? "served" : "" })));
     $("snapshot-rows").replaceChildren(...rows);
     for (const [id, pick] of [["diff-old", 1], ["diff-new", 0]]) {
-      const versions = snapshots.map((s) => s.version).reverse();
+      const versions = snapshots.map((s) => s.version);  // newest first, as the API lists them
       $(id).replaceChildren(...versions.map((v) => el("option", { value: v, text: v })));
       if (versions.length) $(id).value = versions[Math.min(pick, versions.length - 1)];
     }
