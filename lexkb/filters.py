@@ -27,6 +27,7 @@ DOCUMENT_FILTERS = (
     "authority_level",
     "tags",
     "party",
+    "governing_law",
     "author",
     "source",
     "start",
@@ -49,8 +50,8 @@ PERIODS = {
 }
 
 
-TEXT_FILTERS = ("document", "document_type", "authority_level", "tags", "party", "author",
-                "source", "section", "chunk_level", "clause_type")  # fmt: skip
+TEXT_FILTERS = ("document", "document_type", "authority_level", "tags", "party", "governing_law",
+                "author", "source", "section", "chunk_level", "clause_type")  # fmt: skip
 MAX_FILTER_VALUES = 200
 
 
@@ -131,6 +132,29 @@ def validate(filters: object) -> dict[str, Any]:
     return checked
 
 
+def _governed_by(documents: pl.DataFrame, places: list[str]) -> pl.Expr:
+    """Contracts whose governing-law clause names one of `places`, by any part of the name
+    ("England" finds "England and Wales"). A place no contract names is an error that lists the
+    places named; a snapshot built before lexkb read the clause says so."""
+    if "governing_law" not in documents.columns:
+        raise ValueError(
+            "this snapshot records no governing law (built before lexkb read it): build it again"
+        )
+    named = sorted(set(documents["governing_law"].drop_nulls().to_list()))
+    for place in places:
+        if not any(place.casefold() in law.casefold() for law in named):
+            raise ValueError(
+                f"no contract is governed by the law of a place like {place!r}; places named: "
+                + (", ".join(named[:30]) or "none (no contract names its law)")
+            )
+    return pl.any_horizontal(
+        [
+            pl.col("governing_law").str.to_lowercase().str.contains(p.casefold(), literal=True)
+            for p in places
+        ]
+    ).fill_null(False)
+
+
 def date_range(filters: Mapping[str, object], today: date) -> tuple[date | None, date | None]:
     """The window `start` and `end`, or `period` counted back from `today`, leave open."""
     if (period := filters.get("period")) is not None:
@@ -185,6 +209,8 @@ def document_ids(
                 for name in _values(party)
             ]
         )
+    if (law := filters.get("governing_law")) is not None:
+        expr &= _governed_by(documents, _values(law))
     if (source := filters.get("source")) is not None:
         prefixes = [s.casefold() for s in _values(source)]
         expr &= pl.any_horizontal(

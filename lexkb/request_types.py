@@ -118,6 +118,9 @@ class SearchFilters(BaseModel):
     tags: str | list[str] | None = None
     source: str | list[str] | None = None
     party: str | list[str] | None = Field(None, description="a contract party")
+    governing_law: str | list[str] | None = Field(
+        None, description="the place whose law a contract chooses", examples=["New York"]
+    )
     date_range: DateRange | None = Field(None, description="effective (else published) date")
     period: Period | None = Field(None, description="relative dates; not with date_range")
     section: str | None = Field(None, description="a section heading, path prefix or number")

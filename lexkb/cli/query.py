@@ -24,6 +24,7 @@ _FILTER_FLAGS = {
     "authority_level": "authority",
     "tags": "tag",
     "party": "party",
+    "governing_law": "governing_law",
     "author": "author",
     "source": "source",
     "start": "start",
@@ -298,6 +299,11 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tag", action="append", help="documents carrying this tag (all given)")
     group.add_argument("--author", action="append", help="issuing body")
     group.add_argument("--party", action="append", help="a contract's party, by part of its name")
+    group.add_argument(
+        "--governing-law",
+        action="append",
+        help="contracts governed by the law of this place (e.g. 'New York'), by part of its name",
+    )
     group.add_argument("--source", action="append", help="prefix of the source URL or file name")
     group.add_argument("--start", help="documents dated on or after this day (YYYY-MM-DD)")
     group.add_argument("--end", help="documents dated on or before this day (YYYY-MM-DD)")

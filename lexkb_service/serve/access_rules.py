@@ -183,6 +183,13 @@ def _labels(entries: Iterable[_Entry]) -> Iterator[str]:
         yield from _labels(entry.inner)
 
 
+def declarations(routes: Iterable[BaseRoute]) -> list[tuple[str, str, Access]]:
+    """(methods, path, access) of each of `routes` that declares its access. Unlike
+    RouteTable, which refuses an app with an undeclared route, it leaves those out: what the
+    OpenAPI document of any app, a test's included, reads to say what each operation needs."""
+    return list(_declarations(_entries(routes, "", [])))
+
+
 def _declarations(entries: Iterable[_Entry]) -> Iterator[tuple[str, str, Access]]:
     for entry in entries:
         if entry.access is not None:

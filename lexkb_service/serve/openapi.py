@@ -19,7 +19,7 @@ from fastapi.openapi.utils import get_openapi
 
 import lexkb
 from lexkb_service.mcp.access import Access
-from lexkb_service.serve.access_rules import RouteTable
+from lexkb_service.serve.access_rules import declarations
 
 # The schemas are the query library's (its `--json` outputs), carried in its package.
 SCHEMAS = Path(lexkb.__file__).resolve().parent / "schemas"
@@ -151,7 +151,7 @@ def _declared_access(app: FastAPI) -> dict[tuple[str, str], Access]:
     another."""
     return {
         (method.strip().lower(), path): access
-        for methods, path, access in RouteTable(app.routes).declarations()
+        for methods, path, access in declarations(app.routes)
         for method in methods.split(",")
     }
 
@@ -180,6 +180,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             _described(method, path, operation)
-            _secured(operation, access[(method, path)])
+            if (method, path) in access:
+                _secured(operation, access[(method, path)])
     app.openapi_schema = spec
     return spec

@@ -46,6 +46,9 @@ between Acme Corporation, a Delaware corporation ("Client"), and Widget Labs Lim
 2.1 This Agreement begins on the Effective Date and continues for one year.
 
 2.2 Either party may terminate this Agreement on thirty days' notice under Section 2.1.
+
+2.3 This Agreement shall be governed by and construed in accordance with the laws of the State
+of New York.
 """
 
 
@@ -171,3 +174,14 @@ def test_an_act_is_dated_by_its_royal_assent_and_a_date_filter_names_the_undated
     # Filtered to a dated document, nothing undated is worth a word.
     kept = named.search("fees", mode="keyword", filters={"end": "2030-01-01", "document": "msa"})
     assert kept.hits and not [w for w in kept.warnings if "state no date" in w]
+
+
+def test_contracts_are_found_by_the_law_that_governs_them(named: Index) -> None:
+    laws = dict(named.tables.documents.select("document_key", "governing_law").rows())
+    assert laws["msa"] == "New York" and laws["act"] is None
+    for place in ("New York", "new york", ["York", "new"]):
+        found = named.search("fees", mode="keyword", filters={"governing_law": place})
+        assert found.hits and {h.document_key for h in found.hits} == {"msa"}
+    # A place no contract names is a mistake said as one, with the places that are named.
+    with pytest.raises(ValueError, match="places named: New York"):
+        named.search("fees", mode="keyword", filters={"governing_law": "Delaware"})
