@@ -14,7 +14,9 @@ that does not address the question still has a "most similar" sentence.
 
 A question that asks for a document's title, its parties or its own date is answered first
 with that value as the document's head writes it (`kind` "title", "party", "date";
-lexkb.answers.passages.typed; needs `document`), then with sentences. A question asking for another date
+lexkb.answers.passages.typed; needs `document`), then with sentences; one asking which law
+governs a contract, with the place its governing-law clause names, cut from that clause
+(`kind` "law"). A question asking for another date
 gets the best sentence, then the date that sentence writes.
 
 With `rerank` (the default), the relevance model (lexkb.core.judge.shipped.answers) reads the
@@ -30,6 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
+import polars as pl
 
 from lexkb import defaults
 from lexkb import limits as check
@@ -41,6 +44,7 @@ from lexkb.answers.passages.whole import is_lead_in
 from lexkb.core.embed.sentence_vectors import sentence_vectors
 from lexkb.core.judge.shipped import answers as answer_chances
 from lexkb.core.text.tokenize import tokenize
+from lexkb.core.vocabulary import ChunkLevel
 from lexkb.rerank import blend
 from lexkb.results import Hit
 
@@ -73,7 +77,7 @@ class Span:
     score: float
     confidence: float
     source_url: str | None = None
-    kind: str = "sentence"  # or "date", "title", "party": a value cut from the text (typed)
+    kind: str = "sentence"  # or "date", "title", "party", "law": a value cut from the text (typed)
     answers: float | None = None  # the relevance model's chance, when extract reranks
 
 
@@ -227,9 +231,11 @@ def head_values(index: IndexView, kind: str | None, document: str | None) -> lis
     """The title, parties or own date a question asks for (`kind`, lexkb.answers.passages.typed), where
     the document's head (its first OPENING_CHUNKS chunks) writes them; none when it asks for
     none, no document is named, or the head does not say it."""
-    if document is None or kind not in ("title", "parties", "own date"):
+    if document is None or kind not in ("title", "parties", "own date", "governing law"):
         return []
     info, frame = index.document_paragraphs(document, levels=("section", "paragraph"))
+    if kind == "governing law":
+        return _law_said(index, info, frame)
     opening = [index.hit(c) for c in frame["chunk_id"].head(OPENING_CHUNKS).to_list()]
     if kind == "own date":
         found = next(
@@ -244,6 +250,23 @@ def head_values(index: IndexView, kind: str | None, document: str | None) -> lis
         return [_span(*found, 1.0, HEAD_CONFIDENCE, "title")] if found else []
     said = [typed.said_in(opening, name) for name in info.get("parties") or []]
     return [_span(*found, 1.0, HEAD_CONFIDENCE, "party") for found in said if found]
+
+
+def _law_said(index: IndexView, info: dict[str, Any], frame: pl.DataFrame) -> list[Span]:
+    """The place a contract's governing-law clause names (its `governing_law`, read at build
+    time), cut from the first paragraph that both chooses a law and names it; none where the
+    contract names no law."""
+    place = info.get("governing_law")
+    if not place:
+        return []
+    # Paragraphs, not the sections holding them: the citation is the clause's own.
+    paragraphs = frame.filter(pl.col("chunk_level") == ChunkLevel.PARAGRAPH)
+    for chunk_id, text in paragraphs.select("chunk_id", "content").iter_rows():
+        if typed.CHOOSES_LAW.search(text) and (
+            found := typed.said_in([index.hit(chunk_id)], place)
+        ):
+            return [_span(*found, 1.0, HEAD_CONFIDENCE, "law")]
+    return []
 
 
 def sentence_date(kind: str | None, ranked: list[BestSentence], answers: list[Span]) -> Span | None:

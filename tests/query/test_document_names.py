@@ -185,3 +185,15 @@ def test_contracts_are_found_by_the_law_that_governs_them(named: Index) -> None:
     # A place no contract names is a mistake said as one, with the places that are named.
     with pytest.raises(ValueError, match="places named: New York"):
         named.search("fees", mode="keyword", filters={"governing_law": "Delaware"})
+
+
+def test_which_law_governs_is_answered_with_the_place_from_its_clause(named: Index) -> None:
+    from lexkb.answers import extract
+
+    for question in ("Which law governs this agreement?", "What is the governing law?"):
+        found = extract(named, question, document="msa")
+        first = found.answers[0]
+        assert (first.kind, first.text, first.ref) == ("law", "New York", "Section 2.3")
+    # A question that only mentions law is no question of which law governs.
+    mentions = extract(named, "Must the supplier comply with applicable law?", document="msa")
+    assert all(a.kind != "law" for a in mentions.answers)

@@ -1,4 +1,4 @@
-"""Answers that are a date, a name or the parties, not a sentence.
+"""Answers that are a date, a name, the parties or the governing law, not a sentence.
 
 "What is the effective date?" is answered by "May 8, 2014", and "Who are the parties?" by the
 parties' names: a sentence that holds them makes the reader find the answer again. extract asks
@@ -39,16 +39,24 @@ _ASKS_PARTIES = re.compile(
     r"|\bparties\s+(?:who|that)\s+(?:signed|entered|executed)\b"
     r"|\bnames?\s+of\s+the\s+parties\b"
 )
+# Which law governs, not a question that mentions law ("comply with applicable law").
+_ASKS_LAW = re.compile(
+    r"(?i)\bgoverning\s+law\b|\blaws?\s+(?:that\s+|which\s+)?governs?\b"
+    r"|\bgoverned\s+by\s+(?:the\s+laws?\s+of\s+)?(?:which|what)\b"
+    r"|\b(?:which|what)\s+(?:state|country|jurisdiction)(?:'s)?\s+laws?\b|\bchoice\s+of\s+law\b"
+)
 _ASKS_TITLE = re.compile(
     r"(?i)\b(?:name|title)\s+of\s+(?:the|this)\s+(?:contract|agreement|document)\b"
 )
 
 
 def kind_asked(question: str) -> str | None:
-    """What the question asks for: "title", "parties", "own date" (the document's own date,
-    written at its head) or "date"; None for anything else."""
+    """What the question asks for: "title", "parties", "governing law", "own date" (the
+    document's own date, written at its head) or "date"; None for anything else."""
     if _ASKS_TITLE.search(question):
         return "title"
+    if _ASKS_LAW.search(question):
+        return "governing law"
     if _ASKS_PARTIES.search(question):
         return "parties"
     if _ASKS_OWN_DATE.search(question):
@@ -63,6 +71,11 @@ TITLE_PHRASE = re.compile(
     r"\b(?:[A-Z][A-Z0-9&\-]*\s+){0,6}(?:AGREEMENT|CONTRACT)\b"
     r"|\b(?:[A-Z][a-z0-9&\-]*\s+){1,6}(?:Agreement|Contract)\b"
 )
+
+
+# A paragraph that chooses a contract's law: "governed by ... the laws of", "construed in
+# accordance with the laws of".
+CHOOSES_LAW = re.compile(r"(?i)\b(?:govern(?:ed|s|ing)?|construed)\b[^.;]{0,160}\blaws?\b")
 
 
 def title_in(hits: list[Hit]) -> tuple[Hit, int, int] | None:
