@@ -230,17 +230,18 @@ def _agreement_date(first: list[str]) -> date | None:
     2019"), else a date line of its own ("Dated: March 9, 2015"), else a dating cue outside the
     recitals, which date other agreements."""
     making = [t for t in first if _MAKES.search(t) and not _RECITAL.match(t)]
-    for text in making:
-        for cue in _AGREEMENT_DATE.finditer(text):
-            if dated := _day(text[cue.start() : cue.end() + 60]):
-                return dated
+    if dated := _cued_day(making):
+        return dated
     for text in first:
         line = _DATE_LINE.sub("", text) if _DATE_LINE.match(text) else text
         if len(line) <= 40 and (written := find_date(line)) and written[1] <= 2:
             return written[0]
-    for text in first:
-        if _RECITAL.match(text):
-            continue
+    return _cued_day([t for t in first if not _RECITAL.match(t)])
+
+
+def _cued_day(texts: list[str]) -> date | None:
+    """The first day written just after a dating cue ("dated", "made ... as of") in `texts`."""
+    for text in texts:
         for cue in _AGREEMENT_DATE.finditer(text):
             if dated := _day(text[cue.start() : cue.end() + 60]):
                 return dated
