@@ -184,15 +184,11 @@ def preamble(texts: list[str]) -> dict:
     "agreement_date": date | None, "effective_date": date | None}."""
     first = opening(texts)
     head = " ".join(first)[:5000]
-    found: dict = {
-        "parties": _parties(head),
-        "agreement_date": _agreement_date(first),
-        "effective_date": None,
-    }
-    found["effective_date"] = _effective_date(texts, first, head, found["agreement_date"])
-    if found["agreement_date"] is None and (revised := _REVISED.search(head)):
-        found["agreement_date"] = _day(head[revised.end() : revised.end() + 30])
-    return found
+    made = _agreement_date(first)
+    effective = _effective_date(texts, first, head, made)
+    if made is None and (revised := _REVISED.search(head)):
+        made = _day(head[revised.end() : revised.end() + 30])
+    return {"parties": _parties(head), "agreement_date": made, "effective_date": effective}
 
 
 def _effective_date(
