@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import TypedDict
 
 from evaluation_data.cuad import contract_key, squeeze
 from lexkb.core.text.dates import find_date, find_numeric_date
@@ -48,6 +49,16 @@ _FORMS = re.compile(
     r"|n\.a|s\.a|gmbh|ag|b\.v|the|and|d/b/a)\b\.?",
     re.IGNORECASE,
 )
+
+
+class Head(TypedDict):
+    """What a documents row states of a contract's head."""
+
+    name: str | None
+    parties: list[str]
+    agreement_date: date | None
+    effective_date: date | None
+    governing_law: str | None
 
 
 def half(key: str) -> str:
@@ -125,7 +136,7 @@ def same_law(found: str | None, marked: str) -> bool:
     return bool(a) and (a <= b or b <= a)
 
 
-def lexkb_head(texts: list[str]) -> dict[str, object]:
+def lexkb_head(texts: list[str]) -> Head:
     found = contracts.preamble(texts)
     return {
         "name": contracts.contract_title(texts),
@@ -139,7 +150,7 @@ def lexkb_head(texts: list[str]) -> dict[str, object]:
 _FIRST_LAW = re.compile(r"laws\s+of\s+(?:the\s+)?(?:State\s+of\s+)?([A-Z][A-Za-z ]{2,30}?)[,.;)]")
 
 
-def baseline_head(texts: list[str]) -> dict[str, object]:
+def baseline_head(texts: list[str]) -> Head:
     """The first lines alone: what a reader skimming the top would write down."""
     head = " ".join(texts[:40])
     written = find_date(head)
@@ -155,9 +166,7 @@ def baseline_head(texts: list[str]) -> dict[str, object]:
     }
 
 
-def score(
-    heads: dict[str, dict[str, object]], truth: dict[str, dict[str, str]]
-) -> dict[str, object]:
+def score(heads: dict[str, Head], truth: dict[str, dict[str, str]]) -> dict[str, object]:
     """Each field's figures over the contracts `heads` holds."""
     tally: Counter[str] = Counter()
     for key, head in heads.items():
@@ -165,28 +174,31 @@ def score(
         tally["contracts"] += 1
         if marked["name"]:
             tally["name n"] += 1
-            tally["name right"] += same_name(head["name"], marked["name"])  # type: ignore[arg-type]
+            tally["name right"] += same_name(head["name"], marked["name"])
         wanted = cuad_parties(marked["parties"])
-        got: list[str] = list(head["parties"])  # type: ignore[call-overload]
+        got = head["parties"]
         tally["parties marked"] += len(wanted)
         tally["parties found right"] += sum(any(same_party(g, w) for g in got) for w in wanted)
         tally["parties given"] += len(got)
         tally["parties given right"] += sum(any(same_party(g, w) for w in wanted) for g in got)
-        for field in ("agreement_date", "effective_date"):
+        for field, found in (
+            ("agreement_date", head["agreement_date"]),
+            ("effective_date", head["effective_date"]),
+        ):
             day = cuad_day(marked[field])
             if day is None:
-                tally[f"{field} unstated, given"] += head[field] is not None
+                tally[f"{field} unstated, given"] += found is not None
                 continue
             tally[f"{field} n"] += 1
-            if head[field] == day:
+            if found == day:
                 tally[f"{field} right"] += 1
-            elif head[field] is None:
+            elif found is None:
                 tally[f"{field} none"] += 1
             else:
                 tally[f"{field} wrong"] += 1
         if marked["governing_law"]:
             tally["law n"] += 1
-            tally["law right"] += same_law(head["governing_law"], marked["governing_law"])  # type: ignore[arg-type]
+            tally["law right"] += same_law(head["governing_law"], marked["governing_law"])
     return {
         "contracts": tally["contracts"],
         "name": _share(tally["name right"], tally["name n"]),
@@ -207,9 +219,7 @@ def _share(part: int, whole: int) -> str:
     return f"{part / whole:.3f} ({part}/{whole})" if whole else "-"
 
 
-def read_heads(
-    data: Path, reader: Callable[[list[str]], dict[str, object]]
-) -> dict[str, dict[str, object]]:
+def read_heads(data: Path, reader: Callable[[list[str]], Head]) -> dict[str, Head]:
     """contract_key -> the head `reader` reads from the contract's elements."""
     heads = {}
     for path in sorted((data / "cuad" / "txt").glob("*.txt")):
@@ -218,26 +228,28 @@ def read_heads(
     return heads
 
 
-def right(field: str, found: object, marked: str) -> bool | None:
-    """Whether `found` is CUAD's answer for `field`; None where CUAD states none."""
+def right(field: str, head: Head, marked: str) -> bool | None:
+    """Whether `head` gives CUAD's answer for `field`; None where CUAD states none."""
     if not marked:
         return None
     if field == "name":
-        return same_name(found, marked)  # type: ignore[arg-type]
+        return same_name(head["name"], marked)
     if field == "parties":
-        return all(any(same_party(g, w) for g in found) for w in cuad_parties(marked))  # type: ignore[attr-defined]
+        return all(any(same_party(g, w) for g in head["parties"]) for w in cuad_parties(marked))
     if field == "governing_law":
-        return same_law(found, marked)  # type: ignore[arg-type]
+        return same_law(head["governing_law"], marked)
     day = cuad_day(marked)
+    found = head["agreement_date"] if field == "agreement_date" else head["effective_date"]
     return None if day is None else found == day
 
 
-def show(field: str, heads: dict[str, dict[str, object]], truth: dict[str, dict[str, str]]) -> None:
+def show(field: str, heads: dict[str, Head], truth: dict[str, dict[str, str]]) -> None:
     """Half a's contracts where `field` is not CUAD's answer."""
     for key, head in heads.items():
         marked = truth[key][field]
-        if half(key) == "a" and right(field, head[field], marked) is False:
-            print(f"{key[:50]:50} | lexkb {head[field]!r:60.60} | CUAD {marked[:90]!r}")
+        if half(key) == "a" and right(field, head, marked) is False:
+            given = dict(head)[field]
+            print(f"{key[:50]:50} | lexkb {given!r:60.60} | CUAD {marked[:90]!r}")
 
 
 def main() -> None:
