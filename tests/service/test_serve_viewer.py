@@ -392,3 +392,18 @@ def test_placeholders_and_parties_come_from_the_index_served(later, page):
     page.fill("#f-party", "Nobody Ltd")
     page.press("#search-q", "Enter")
     page.wait_for_selector("#search-status.error:has-text('no document names a party like')")
+
+    # The law a contract chooses, offered and filtered on the same way.
+    laws = sorted({d["governing_law"] for d in documents if d.get("governing_law")})
+    listed = page.eval_on_selector_all("#laws option", "(os) => os.map((o) => o.value)")
+    assert listed == laws and laws, (listed, laws)
+    page.fill("#f-party", "")
+    page.fill("#f-law", laws[0])
+    page.press("#search-q", "Enter")
+    page.wait_for_selector("#search-results li")
+    keys = {d["document_key"] for d in documents if d.get("governing_law") == laws[0]}
+    found = result_links(page)
+    assert found and all(h.split("/")[1] in keys for h in found), found
+    page.fill("#f-law", "Atlantis")
+    page.press("#search-q", "Enter")
+    page.wait_for_selector("#search-status.error:has-text('no contract is governed by the law')")

@@ -152,7 +152,7 @@ async function loadMe() {
 
 async function loadDocuments() {
   state.documents = await every(`${API}/documents`);
-  const types = new Set(), authorities = new Set(), parties = new Set();
+  const types = new Set(), authorities = new Set(), parties = new Set(), laws = new Set();
   for (const select of [$("f-document"), $("doc-select"), $("ask-document")]) {
     select.replaceChildren(select.id === "doc-select" ? el("option", { value: "", text: "Choose a document" }) : el("option", { value: "", text: "any" }));
   }
@@ -162,11 +162,13 @@ async function loadDocuments() {
     if (d.document_type) types.add(d.document_type);
     if (d.authority_level) authorities.add(d.authority_level);
     for (const party of d.parties || []) parties.add(party);
+    if (d.governing_law) laws.add(d.governing_law);
   }
   const options = (values) => [el("option", { value: "", text: "any" }), ...[...values].sort().map((t) => el("option", { value: t, text: t }))];
   $("f-type").replaceChildren(...options(types));
   $("f-authority").replaceChildren(...options(authorities));
   $("parties").replaceChildren(...[...parties].sort().map((party) => el("option", { value: party })));
+  $("laws").replaceChildren(...[...laws].sort().map((law) => el("option", { value: law })));
   placeholders(state.documents);
 }
 
@@ -230,6 +232,7 @@ function searchFilters() {
   pick("f-type", "document_type");
   pick("f-authority", "authority_level");
   pick("f-party", "party");
+  pick("f-law", "governing_law");
   pick("f-section", "section");
   pick("f-clause", "clause_type");
   const start = $("f-start").value, end = $("f-end").value;
