@@ -42,7 +42,7 @@ from transforms.reading.elements import read_text, text_elements
 from transforms.structure import contracts
 
 REPO = Path(__file__).resolve().parent.parent
-FIELDS = ("name", "parties", "agreement_date", "effective_date", "governing_law")
+FIELDS = ("name", "parties", "agreement_date", "effective_date", "governing_law", "renewal_term")
 # Legal forms and filler, dropped before names are compared.
 _FORMS = re.compile(
     r"\b(?:inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|co|company|lp|l\.p|llp|plc"
@@ -59,6 +59,7 @@ class Head(TypedDict):
     agreement_date: date | None
     effective_date: date | None
     governing_law: str | None
+    renewal_term: str | None
 
 
 def half(key: str) -> str:
@@ -74,6 +75,7 @@ def answers(data: Path) -> dict[str, dict[str, str]]:
         "agreement_date": "Agreement Date-Answer",
         "effective_date": "Effective Date-Answer",
         "governing_law": "Governing Law-Answer",
+        "renewal_term": "Renewal Term-Answer",
     }
     with (data / "cuad" / "master_clauses-dev.csv").open(encoding="utf-8") as handle:
         return {
@@ -128,6 +130,24 @@ def same_name(found: str | None, marked: str) -> bool:
     return bool(found) and norm(found or "") == norm(marked)
 
 
+_SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(year|month|day)", re.IGNORECASE)
+_MONTHS_IN = {"year": 12.0, "month": 1.0, "day": 1 / 30}
+
+
+def months(text: str | None) -> float | None:
+    """A renewal's length in months ("successive 1 year" -> 12); None where none is written
+    ("perpetual", a date)."""
+    found = _SPAN.search(text or "")
+    return float(found.group(1)) * _MONTHS_IN[found.group(2).casefold()] if found else None
+
+
+def same_renewal(found: str | None, marked: str) -> bool:
+    """The same length of renewal, however written ("12 months" is "1 year"); whether each
+    renewal is "successive" is not scored, since CUAD's lawyers did not always say so."""
+    wanted = months(marked)
+    return wanted is not None and months(found) == wanted
+
+
 def same_law(found: str | None, marked: str) -> bool:
     """CUAD's answer names the state or country ("Nevada", "New York", "England and Wales")."""
     if not found:
@@ -144,10 +164,12 @@ def lexkb_head(texts: list[str]) -> Head:
         "agreement_date": found["agreement_date"],
         "effective_date": found["effective_date"],
         "governing_law": contracts.governing_law(texts),
+        "renewal_term": contracts.renewal_term(texts),
     }
 
 
 _FIRST_LAW = re.compile(r"laws\s+of\s+(?:the\s+)?(?:State\s+of\s+)?([A-Z][A-Za-z ]{2,30}?)[,.;)]")
+_FIRST_RENEWAL = re.compile(r"renew[^.]{0,200}?(\d+)\)?\s*-?\s*(year|month)", re.IGNORECASE)
 
 
 def baseline_head(texts: list[str]) -> Head:
@@ -156,13 +178,16 @@ def baseline_head(texts: list[str]) -> Head:
     written = find_date(head)
     day = written[0] if written else find_numeric_date(head)
     name = next((t for t in texts[:15] if "AGREEMENT" in t.upper() and len(t) < 120), None)
-    law = _FIRST_LAW.search(" ".join(texts))
+    whole = " ".join(texts)
+    law = _FIRST_LAW.search(whole)
+    renewal = _FIRST_RENEWAL.search(whole)
     return {
         "name": name,
         "parties": [],
         "agreement_date": day,
         "effective_date": day,
         "governing_law": law.group(1) if law else None,
+        "renewal_term": f"{renewal.group(1)} {renewal.group(2)}" if renewal else None,
     }
 
 
@@ -196,6 +221,11 @@ def score(heads: dict[str, Head], truth: dict[str, dict[str, str]]) -> dict[str,
                 tally[f"{field} none"] += 1
             else:
                 tally[f"{field} wrong"] += 1
+        if months(marked["renewal_term"]) is not None:
+            tally["renewal n"] += 1
+            tally["renewal right"] += same_renewal(head["renewal_term"], marked["renewal_term"])
+        elif not marked["renewal_term"]:
+            tally["renewal unstated, given"] += head["renewal_term"] is not None
         if marked["governing_law"]:
             tally["law n"] += 1
             tally["law right"] += same_law(head["governing_law"], marked["governing_law"])
@@ -212,6 +242,8 @@ def score(heads: dict[str, Head], truth: dict[str, dict[str, str]]) -> dict[str,
             for field in ("agreement_date", "effective_date")
         },
         "governing law": _share(tally["law right"], tally["law n"]),
+        "renewal term": _share(tally["renewal right"], tally["renewal n"])
+        + f" (given where CUAD marks none: {tally['renewal unstated, given']})",
     }
 
 
@@ -238,6 +270,8 @@ def right(field: str, head: Head, marked: str) -> bool | None:
         return all(any(same_party(g, w) for g in head["parties"]) for w in cuad_parties(marked))
     if field == "governing_law":
         return same_law(head["governing_law"], marked)
+    if field == "renewal_term":
+        return same_renewal(head["renewal_term"], marked)
     day = cuad_day(marked)
     found = head["agreement_date"] if field == "agreement_date" else head["effective_date"]
     return None if day is None else found == day

@@ -11,7 +11,7 @@ from lexkb.core.text.dates import find_date
 from transforms.reading.elements import document_elements
 from transforms.reading.source_files import discover
 from transforms.structure import structure_document
-from transforms.structure.contracts import contract_title, governing_law, preamble
+from transforms.structure.contracts import contract_title, governing_law, preamble, renewal_term
 
 FOOTER = "Source: NORTHWIND HOLDINGS, INC., 10-Q, 11/8/2019"
 
@@ -100,6 +100,26 @@ def test_the_governing_law_is_the_place_the_clause_names():
     assert governing_law(["1. Services. The Supplier shall host the platform."]) is None
 
 
+def test_a_renewal_is_noted_as_a_reviewer_notes_it():
+    assert renewal_term(
+        ["3. Term and Renewal. The term begins on the Effective Date and continues for five (5)"
+         " years. Upon expiration, this Agreement shall automatically renew for consecutive one"
+         " (1) year periods unless either party gives notice."]
+    ) == "successive 1 year"  # fmt: skip
+    assert renewal_term(["The term will be renewed for additional periods of 12 months."]) == (
+        "successive 12 months"
+    )
+    assert renewal_term(["It will automatically renew for one or more annual periods."]) == (
+        "successive 1 year"
+    )
+    assert renewal_term(["This Agreement may be renewed for a 2-year period by the parties."]) == (
+        "2 years"
+    )
+    # Renewals of rights, and a term that simply ends, renew no contract term for a length.
+    assert renewal_term(["all renewals and extensions of such rights, in any country."]) is None
+    assert renewal_term(["The term is three (3) years from the Effective Date."]) is None
+
+
 def test_the_documents_row_states_the_governing_law(tmp_path: Path):
     path = tmp_path / "hosting-agreement.txt"
     path.write_text(
@@ -114,4 +134,5 @@ def test_the_documents_row_states_the_governing_law(tmp_path: Path):
     row = documents.row(0, named=True)
     assert row["document_type"] == "contract"
     assert row["governing_law"] == "New York"
+    assert row["renewal_term"] is None  # the text renews nothing
     assert row["parties"] == ["Northwind Traders Ltd.", "Contoso Bank plc"]

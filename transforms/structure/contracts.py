@@ -387,3 +387,58 @@ def governing_law(texts: list[str]) -> str | None:
         if name and name.split()[0] not in _NOT_PLACES:
             return name
     return None
+
+
+# Renewal ------------------------------------------------------------------------------------------
+# A duration as contracts write it: "one (1) year", "twelve (12) months", "1-year", "2 years".
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty": 20,
+    "twenty-four": 24, "thirty": 30, "thirty-six": 36, "sixty": 60, "ninety": 90,
+}  # fmt: skip
+_DURATION = re.compile(
+    r"\b(?:(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\s*(?:\((\d{1,3})\))?"
+    r"|(\d{1,3}))[\s-]*(year|month|day)s?\b",
+    re.IGNORECASE,
+)
+# The sentence that renews the term: "shall automatically renew for successive one (1) year
+# terms", "will be renewed for additional periods of 12 months", "may extend the Term for an
+# additional year". The verb, not a heading's "Term and Renewal", which the initial term follows.
+_RENEWS = re.compile(
+    r"\brenew(?:s|ed|ing)?\b|\brenewal\s+(?:terms?|periods?)\s+(?:of|for)\b"
+    r"|\bextend(?:s|ed)?\s+(?:automatically|(?:the\s+term\s+)?for)\b",
+    re.IGNORECASE,
+)
+_SUCCESSIVE = re.compile(r"\b(?:successive|consecutive|additional|further)\b", re.IGNORECASE)
+# A year that is one without a number: "annual periods", "renewing annually", "year to year",
+# "an additional year".
+_A_YEAR = re.compile(
+    r"\bannual(?:ly)?\b|\byear[\s-]+to[\s-]+year\b|\ban?\s+(?:additional\s+|successive\s+)?year\b",
+    re.IGNORECASE,
+)
+
+
+def renewal_term(texts: list[str]) -> str | None:
+    """How long each renewal of the contract's term runs, as a reviewer notes it ("successive 1
+    year", "3 years"), from the first sentence that renews the term and says for how long; None
+    where no sentence does (a contract that ends, or renews only by a new agreement)."""
+    text = " ".join(texts)
+    for cue in _RENEWS.finditer(text):
+        start = text.rfind(". ", 0, cue.start()) + 1
+        end = text.find(". ", cue.end())
+        sentence = text[start : end if end != -1 else len(text)]
+        after = sentence[cue.start() - start :]
+        duration = _DURATION.search(after)
+        yearly = _A_YEAR.search(after)
+        if yearly and (duration is None or yearly.start() < duration.start()):
+            lead = "successive " if _SUCCESSIVE.search(after) or "annual" in yearly[0] else ""
+            return f"{lead}1 year"
+        if duration is None:
+            continue
+        word, figure, digits, unit = duration.groups()
+        count = int(figure or digits or _NUMBER_WORDS[word.casefold()])
+        if count == 0:
+            continue
+        lead = "successive " if _SUCCESSIVE.search(after[: duration.start()]) else ""
+        return f"{lead}{count} {unit.casefold()}{'s' if count != 1 else ''}"
+    return None

@@ -110,6 +110,7 @@ def structure_document(
             "document_type": "contract",
             "parties": found["parties"],
             "governing_law": contract.governing_law(texts),
+            "renewal_term": contract.renewal_term(texts),
             "published": found["agreement_date"],
             "effective": found["effective_date"],
         }

@@ -91,6 +91,7 @@ def document_row(
         "tags": [],
         "parties": [],
         "governing_law": None,
+        "renewal_term": None,
         "duplicate_sources": list(source.duplicates),
         "published": None,
         "effective": None,

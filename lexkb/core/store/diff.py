@@ -20,8 +20,8 @@ from lexkb.core.store.index_root import resolve_version
 # Document fields compared besides the content (their source file's hash and their chunks).
 METADATA = (
     "title", "short_name", "version", "document_type", "authority_level", "author", "source_url",
-    "aliases", "refers_to", "tags", "parties", "governing_law", "published", "effective",
-    "deprecated",
+    "aliases", "refers_to", "tags", "parties", "governing_law", "renewal_term", "published",
+    "effective", "deprecated",
 )  # fmt: skip
 MAX_WORD_CHANGES = 8
 

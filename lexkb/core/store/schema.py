@@ -25,6 +25,8 @@ DOCUMENTS = pa.schema(
         ("parties", pa.list_(pa.string())),
         # The place whose law a contract chooses ("New York"), as its governing-law clause says.
         ("governing_law", pa.string()),
+        # How long each renewal of its term runs ("successive 1 year"), as its term clause says.
+        ("renewal_term", pa.string()),
         # Other names under which the same bytes were found; the document is indexed once.
         ("duplicate_sources", pa.list_(pa.string())),
         ("published", pa.date32()),
