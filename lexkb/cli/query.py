@@ -149,7 +149,29 @@ def cmd_documents(args: argparse.Namespace) -> int:
             f"({doc['format']}{pages}, {doc['paragraph_count']} paragraphs{version}, "
             f"extraction quality {quality:.2f})"
         )
+        if head := contract_head(doc):
+            print(f"  {safe(head)}")
     return 0
+
+
+def contract_head(doc: dict[str, Any]) -> str | None:
+    """A contract's head on one line, as a reviewer notes it: parties, dates, governing law,
+    renewal ("parties: Acme Corp.; Widget Ltd · made 2023-03-03 · New York law · renews
+    successive 1 year"); None for any other document, or a contract whose head says none."""
+    if (doc.get("document_type") or "").casefold() != "contract":
+        return None
+    parts = []
+    if doc.get("parties"):
+        parts.append("parties: " + "; ".join(doc["parties"]))
+    if doc.get("published"):
+        parts.append(f"made {doc['published']}")
+    if doc.get("effective") and doc["effective"] != doc.get("published"):
+        parts.append(f"effective {doc['effective']}")
+    if doc.get("governing_law"):
+        parts.append(f"{doc['governing_law']} law")
+    if doc.get("renewal_term"):
+        parts.append(f"renews {doc['renewal_term']}")
+    return " · ".join(parts) or None
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -197,3 +197,13 @@ def test_which_law_governs_is_answered_with_the_place_from_its_clause(named: Ind
     # A question that only mentions law is no question of which law governs.
     mentions = extract(named, "Must the supplier comply with applicable law?", document="msa")
     assert all(a.kind != "law" for a in mentions.answers)
+
+
+def test_the_documents_listing_gives_a_contracts_head(named: Index) -> None:
+    from lexkb.cli.query import contract_head
+
+    heads = {d["document_key"]: contract_head(d) for d in named.documents()}
+    assert heads["msa"] == (
+        "parties: Acme Corporation; Widget Labs Limited · made 2023-03-03 · New York law"
+    )
+    assert heads["act"] is None and heads["reg"] is None
