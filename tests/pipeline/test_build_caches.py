@@ -11,7 +11,7 @@ from lexkb.core.text.citations import Parsed
 from transforms.edges import citation_cache
 from transforms.edges.resolve import build_edges, grammar_names
 from transforms.indexing.bm25 import build_bm25, terms_by_hash, tokens_of
-from transforms.publishing.workdir import WorkDir
+from transforms.publishing.workdir import REPO, WorkDir, code_files
 
 
 def _tables() -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -95,3 +95,18 @@ def test_a_damaged_terms_file_is_ignored(tmp_path: Path):
     assert work.kept_tokens()["terms"].to_list() == [["client", "money"]]
     work.tokens.write_bytes(b"PAR1 not parquet")
     assert work.kept_tokens() is None
+
+
+def test_a_part_is_keyed_by_every_module_it_is_built_by():
+    """A change to the tokenizer, the references, the snapshot's schema or any stage of the
+    transforms makes every cached part stale; a part built by other code is never reused."""
+    built_by = {str(path.relative_to(REPO)) for path in code_files()}
+    assert {
+        "lexkb/core/text/tokenize.py",
+        "lexkb/core/text/refs.py",
+        "lexkb/core/store/schema.py",
+        "transforms/structure/contracts.py",
+        "transforms/reading/legal_xml/uslm.py",
+        "transforms/structure/numbering/contract.py",
+    } <= built_by
+    assert not any(name.startswith(("lexkb/answers/", "tests/")) for name in built_by)

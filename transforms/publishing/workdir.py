@@ -23,6 +23,8 @@ import polars as pl
 from transforms.reading.quarantine import SourceError
 from transforms.reading.source_files import SourceFile
 
+# The repository: the code a part is built by is read from here (code_files).
+REPO = Path(__file__).resolve().parents[2]
 PART_TABLES = ("documents", "sections", "chunks")
 # One source's tables, in PART_TABLES order.
 Part = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]
@@ -148,11 +150,22 @@ def part_stamp(source: SourceFile) -> str:
 
 @cache
 def code_version() -> str:
-    """A digest of the pipeline's transforms and the query module's shared code (references,
-    tokenizer, schema): a part built by other code is never reused."""
-    repo = Path(__file__).resolve().parents[2]
-    files = sorted([*(repo / "transforms").rglob("*.py"), *(repo / "lexkb").glob("*.py")])
+    """A digest of the code a part is built by (code_files): a part built by other code is
+    never reused."""
     digest = hashlib.sha256()
-    for file in files:
-        digest.update(str(file.relative_to(repo)).encode("utf-8") + b"\0" + file.read_bytes())
+    for file in code_files():
+        digest.update(str(file.relative_to(REPO)).encode("utf-8") + b"\0" + file.read_bytes())
     return digest.hexdigest()
+
+
+def code_files() -> list[Path]:
+    """Every module of the pipeline's transforms and of the ground floor they share with the
+    query module (lexkb/core: references, tokenizer, dates, the snapshot's schema), in every
+    package below them, and the query module's top level."""
+    return sorted(
+        [
+            *(REPO / "transforms").rglob("*.py"),
+            *(REPO / "lexkb" / "core").rglob("*.py"),
+            *(REPO / "lexkb").glob("*.py"),
+        ]
+    )
