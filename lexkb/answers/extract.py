@@ -228,9 +228,10 @@ def reranked(question: str, spans: list[Span], paragraphs: dict[str, str]) -> li
 
 
 def head_values(index: IndexView, kind: str | None, document: str | None) -> list[Span]:
-    """The title, parties or own date a question asks for (`kind`, lexkb.answers.passages.typed), where
-    the document's head (its first OPENING_CHUNKS chunks) writes them; none when it asks for
-    none, no document is named, or the head does not say it."""
+    """The title, parties or own date a question asks for (`kind`,
+    lexkb.answers.passages.typed), where the document's head (its first OPENING_CHUNKS chunks)
+    writes them, or the governing law where its clause names it; none when it asks for none,
+    no document is named, or the text does not say it."""
     if document is None or kind not in ("title", "parties", "own date", "governing law"):
         return []
     info, frame = index.document_paragraphs(document, levels=("section", "paragraph"))
