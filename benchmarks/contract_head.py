@@ -4,8 +4,8 @@
 
 For each of CUAD's TXT contracts, the text is read into elements as `lexkb build` reads it
 (transforms.reading.elements), and the build's own readers of a contract's head
-(transforms.structure.contracts: `contract_title`, `preamble`, `governing_law`) give what a
-snapshot's `documents` row states. Each field is scored against the answer column lawyers
+(transforms.structure.contracts: `contract_title`, `preamble`, `renewal_term`;
+lexkb.core.text.governing_law) give what a snapshot's `documents` row states. Each field is scored against the answer column lawyers
 filled in `master_clauses-dev.csv`:
 - name: the title equals CUAD's "Document Name" (case, quotes and spacing aside);
 - parties: of CUAD's "Parties" (names before their defined roles), the share a party lexkb
@@ -38,6 +38,7 @@ from typing import TypedDict
 
 from evaluation_data.cuad import contract_key, squeeze
 from lexkb.core.text.dates import find_date, find_numeric_date
+from lexkb.core.text.governing_law import governing_law
 from transforms.reading.elements import read_text, text_elements
 from transforms.structure import contracts
 
@@ -163,7 +164,7 @@ def lexkb_head(texts: list[str]) -> Head:
         "parties": found["parties"],
         "agreement_date": found["agreement_date"],
         "effective_date": found["effective_date"],
-        "governing_law": contracts.governing_law(texts),
+        "governing_law": governing_law(texts),
         "renewal_term": contracts.renewal_term(texts),
     }
 

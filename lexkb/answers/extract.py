@@ -43,6 +43,7 @@ from lexkb.answers.passages.statements import split_sentences
 from lexkb.answers.passages.whole import is_lead_in
 from lexkb.core.embed.sentence_vectors import sentence_vectors
 from lexkb.core.judge.shipped import answers as answer_chances
+from lexkb.core.text.governing_law import CHOOSES_LAW
 from lexkb.core.text.tokenize import tokenize
 from lexkb.core.vocabulary import ChunkLevel
 from lexkb.rerank import blend
@@ -263,9 +264,7 @@ def _law_said(index: IndexView, info: dict[str, Any], frame: pl.DataFrame) -> li
     # Paragraphs, not the sections holding them: the citation is the clause's own.
     paragraphs = frame.filter(pl.col("chunk_level") == ChunkLevel.PARAGRAPH)
     for chunk_id, text in paragraphs.select("chunk_id", "content").iter_rows():
-        if typed.CHOOSES_LAW.search(text) and (
-            found := typed.said_in([index.hit(chunk_id)], place)
-        ):
+        if CHOOSES_LAW.search(text) and (found := typed.said_in([index.hit(chunk_id)], place)):
             return [_span(*found, 1.0, HEAD_CONFIDENCE, "law")]
     return []
 

@@ -8,10 +8,11 @@ from datetime import date
 from pathlib import Path
 
 from lexkb.core.text.dates import find_date
+from lexkb.core.text.governing_law import governing_law
 from transforms.reading.elements import document_elements
 from transforms.reading.source_files import discover
 from transforms.structure import structure_document
-from transforms.structure.contracts import contract_title, governing_law, preamble, renewal_term
+from transforms.structure.contracts import contract_title, preamble, renewal_term
 
 FOOTER = "Source: NORTHWIND HOLDINGS, INC., 10-Q, 11/8/2019"
 

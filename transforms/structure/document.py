@@ -15,6 +15,7 @@ import re
 
 import polars as pl
 
+from lexkb.core.text.governing_law import governing_law
 from transforms.reading.labelled import outline_units, structure_labelled, structure_passages
 from transforms.reading.pdf_text import MARGIN_NUMBER
 from transforms.reading.source_files import SourceFile
@@ -109,7 +110,7 @@ def structure_document(
         extra |= {
             "document_type": "contract",
             "parties": found["parties"],
-            "governing_law": contract.governing_law(texts),
+            "governing_law": governing_law(texts),
             "renewal_term": contract.renewal_term(texts),
             "published": found["agreement_date"],
             "effective": found["effective_date"],

@@ -73,11 +73,6 @@ TITLE_PHRASE = re.compile(
 )
 
 
-# A paragraph that chooses a contract's law: "governed by ... the laws of", "construed in
-# accordance with the laws of".
-CHOOSES_LAW = re.compile(r"(?i)\b(?:govern(?:ed|s|ing)?|construed)\b[^.;]{0,160}\blaws?\b")
-
-
 def title_in(hits: list[Hit]) -> tuple[Hit, int, int] | None:
     """The first contract name written in the reading order of `hits`."""
     for hit in hits:
