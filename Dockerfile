@@ -6,7 +6,10 @@ WORKDIR /src
 COPY pyproject.toml uv.lock README.md ./
 COPY lexkb ./lexkb
 COPY lexkb_service ./lexkb_service
-RUN pip install --no-cache-dir uv==0.13.9 && uv build --wheel -o /dist
+COPY hatch_build.py ./
+# A C compiler for the keyword ranking's kernel (hatch_build.py); the image below needs none.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && pip install --no-cache-dir uv==0.13.9 && uv build --wheel -o /dist
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1

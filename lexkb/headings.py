@@ -123,14 +123,21 @@ class _RowPostings:
             self._laid_out[word] = found
         return found
 
-    def summed(self, tokens: list[str]) -> np.ndarray:
-        """Each row's sum of `tokens`' weights (float64; every token a heading word), added in
-        the tokens' order: for every row, the same float its path's sum is."""
+    def gathered(
+        self, tokens: list[str], row_type: type[np.integer] = np.int32
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`tokens`' rows (as `row_type`) and weights (float64), one token after another: the
+        order in which a row's sum adds them (every token a heading word)."""
         found = [self.of(token) for token in tokens]
         if not found:
-            return np.zeros(self.rows)
-        rows = np.concatenate([r for r, _ in found], dtype=np.int64)
-        weights = np.concatenate([w for _, w in found])
+            return np.zeros(0, dtype=row_type), np.zeros(0)
+        rows = np.concatenate([r for r, _ in found], dtype=row_type)
+        return rows, np.concatenate([w for _, w in found])
+
+    def summed(self, tokens: list[str]) -> np.ndarray:
+        """Each row's sum of `tokens`' weights (float64), added in the tokens' order: for every
+        row, the same float its path's sum is."""
+        rows, weights = self.gathered(tokens, np.int64)
         return np.bincount(rows, weights=weights, minlength=self.rows)
 
 

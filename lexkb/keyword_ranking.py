@@ -31,13 +31,21 @@ reaches). A query of few postings, or one whose floor cannot be set, is scored w
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
 from lexkb import fusion
-from lexkb.headings import HeadingScores
+from lexkb.headings import HEADING_WEIGHT, HeadingScores
 from lexkb.keyword import Keyword, Postings, QueryTerms, added, gathered
+
+_rank_kernel: ModuleType | None
+try:
+    from lexkb import _rank_kernel
+except ImportError:  # a wheel built where no C compiler was found (hatch_build.py)
+    _rank_kernel = None
 
 # Relative slack on every bound, far above float32 rounding (1e-7): a bound errs high.
 _SLACK = 1e-5
@@ -207,7 +215,64 @@ def _summed(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def _everything(query: KeywordQuery, depth: int) -> KeywordRanking:
     """The ranking by scoring every row, its best `depth` kept as the candidates, with their
-    coverage counted from the postings it read."""
+    coverage: in compiled code where the wheel has it, else with numpy (the same rows and
+    floats)."""
+    if _rank_kernel is None:
+        return _everything_numpy(query, depth)
+    return _everything_compiled(query, depth)
+
+
+class _Scratch(threading.local):
+    """Each thread's scratch for the kernel: the float64 sums, one per row, that it adds the
+    words' and the heading field's postings into, lent zeroed and handed back zeroed. Kept
+    between searches of an index of the same size: new zeroed arrays would cost more than the
+    ranking."""
+
+    size = -1
+
+    def arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.size != rows:
+            self.sums = (np.zeros(rows), np.zeros(rows))
+            self.size = rows
+        return self.sums
+
+
+_scratch = _Scratch()
+
+
+def _everything_compiled(query: KeywordQuery, depth: int) -> KeywordRanking:
+    """`_everything` by lexkb/_rank_kernel.c: one pass adds the postings, one scores and keeps
+    the best `depth`, and only those are looked up for their coverage."""
+    assert _rank_kernel is not None
+    postings, headings = query.postings, query.headings
+    field_rows, field_weights = headings.row_postings.gathered(headings.tokens)
+    rows = np.empty(depth, dtype=np.int64)
+    ranked, body_scores = np.empty(depth, dtype=np.float32), np.empty(depth, dtype=np.float32)
+    covered = np.empty(depth)
+    found = _rank_kernel.rank_every_row(
+        postings.indptr,
+        postings.rows,
+        postings.weights,
+        query.keyword.idf,
+        np.ascontiguousarray(query.terms.summed, dtype=np.int64),
+        field_rows,
+        field_weights,
+        bool(headings.tokens),
+        HEADING_WEIGHT,
+        query.keep if query.masked else None,
+        *_scratch.arrays(query.keep.size),
+        rows,
+        ranked,
+        body_scores,
+        covered,
+    )
+    return KeywordRanking(
+        query, rows[:found], ranked[:found], body_scores[:found], False, covered[:found]
+    )
+
+
+def _everything_numpy(query: KeywordQuery, depth: int) -> KeywordRanking:
+    """`_everything` with numpy: a dozen calls over arrays of every row."""
     found, weights = gathered(query.postings, query.terms.summed)
     body = np.bincount(found, weights=weights, minlength=query.keep.size).astype(np.float32)
     ranked = query.headings.added_to(body)

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import sysconfig
 import time
 import zipfile
 from pathlib import Path
@@ -24,7 +25,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import REPO
 from tests.support.mcp_process import environment, free_port
-from tests.support.query_install import build_wheel, fresh_venv, install
+from tests.support.query_install import UV, build_wheel, fresh_venv, install
 from tests.support.serve_process import Served, call
 
 # Module fixtures that build: the tests taking them are in the build tier (tests/conftest.py).
@@ -113,6 +114,29 @@ def test_the_wheel_carries_the_library_and_the_service(wheel: Path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "lexkb_service/serve/static/index.html" in names
     assert "lexkb/schemas/search.json" in names
+    # The keyword ranking kernel, compiled for this Python and platform (hatch_build.py).
+    assert _compiled(names) == [f"lexkb/_rank_kernel{sysconfig.get_config_var('EXT_SUFFIX')}"]
+    assert not wheel.name.endswith("-py3-none-any.whl")
+
+
+def _compiled(names: set[str]) -> list[str]:
+    """The kernel's compiled module among a wheel's files (not its stub)."""
+    return [n for n in names if n.startswith("lexkb/_rank_kernel.") and Path(n).suffix == ".so"]
+
+
+def test_without_a_compiler_the_wheel_ranks_with_numpy(tmp_path: Path):
+    """Where no C compiler runs, the wheel is still built, for any platform, without the
+    kernel; the build says why, and lexkb.keyword_ranking then ranks with numpy (the same
+    results: tests/query/test_keyword_ranking.py)."""
+    built = subprocess.run(
+        [str(UV), "build", "--wheel", "-o", str(tmp_path), str(REPO)],
+        capture_output=True, text=True, env={**os.environ, "CC": "false"},
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert "the keyword ranking kernel was not compiled" in built.stderr
+    wheel = next(tmp_path.glob("lexkb-*.whl"))
+    assert wheel.name.endswith("-py3-none-any.whl")
+    assert _compiled(set(zipfile.ZipFile(wheel).namelist())) == []
 
 
 def test_the_library_installs_without_the_service_or_the_build(library_venv: Path):
@@ -120,6 +144,8 @@ def test_the_library_installs_without_the_service_or_the_build(library_venv: Pat
         "lexkb", "lexkb_service", "pydantic",
     ]  # fmt: skip
     assert _importable(library_venv, SERVICE_ONLY + BUILD_ONLY) == []
+    kernel = "import lexkb.keyword_ranking as k; print(k._rank_kernel is not None)"
+    assert _run(library_venv, str(library_venv / "bin" / "python"), "-c", kernel).stdout == "True\n"
 
 
 def test_search_get_and_ask_from_the_cli(library_venv: Path, built_root: Path):

@@ -200,3 +200,91 @@ def test_the_heading_field_summed_per_row_is_read_per_path(six: Index) -> None:
                 assert not field.weighted()[~paragraphs].any()
             fielded += bool(field.weighted().any())
     assert fielded > 40  # most queries' words are in some heading
+
+
+def test_the_compiled_ranking_is_numpys(six: Index) -> None:
+    """Scoring every row in compiled code (lexkb/_rank_kernel.c) gives numpy's rows, scores and
+    coverage bit for bit, over every paragraph and a filtered set, at a search's depths, and
+    hands its scratch back zeroed. The README's install compiles it: a missing kernel fails."""
+    assert keyword_ranking._rank_kernel is not None, "installed without its kernel"
+    keyword = six._searcher.keyword
+    paragraphs = six.tables.paragraph_mask
+    filtered = paragraphs & (np.random.default_rng(3).random(paragraphs.size) < 0.5)
+    compared = 0
+    for query in list(queries(six, 60)):
+        terms = keyword.terms(tokenize(query))
+        if not terms.summed.size:
+            continue
+        for keep, every in ((paragraphs, True), (filtered, False)):
+            headings = six._searcher.headings.for_query(terms.tokens, paragraphs_only=every)
+            postings = keyword.paragraph_postings if every else keyword.postings
+            asked = keyword_ranking.KeywordQuery(
+                keyword, terms, headings, keep, postings, masked=not every
+            )
+            for depth in DEPTHS:
+                numpy = keyword_ranking._everything_numpy(asked, depth)
+                compiled = keyword_ranking._everything_compiled(asked, depth)
+                for field in ("rows", "ranked", "body", "covered"):
+                    assert getattr(compiled, field).tobytes() == getattr(numpy, field).tobytes()
+                compared += 1
+    assert compared > 500
+    assert not any(scratch.any() for scratch in keyword_ranking._scratch.arrays(paragraphs.size))
+
+
+def _kernel_arguments(rows: list[int], terms: list[int], rows_type=np.int32) -> list:
+    """A ranking of 10 rows over one term whose postings are `rows`, depth 3."""
+    return [
+        np.array([0, len(rows)], dtype=np.int64),
+        np.array(rows, dtype=rows_type),
+        np.ones(len(rows), dtype=np.float32),
+        np.ones(1),
+        np.array(terms, dtype=np.int64),
+        np.zeros(0, dtype=np.int32),
+        np.zeros(0),
+        False,
+        0.25,
+        None,
+        np.zeros(10),
+        np.zeros(10),
+        np.empty(3, dtype=np.int64),
+        np.empty(3, dtype=np.float32),
+        np.empty(3, dtype=np.float32),
+        np.empty(3),
+    ]
+
+
+def test_the_kernel_refuses_what_lies_outside_its_arrays() -> None:
+    """A damaged snapshot (a posting past the last row, a term past the vocabulary) or arrays
+    of the wrong type raise ValueError instead of writing outside the scratch, which comes back
+    zeroed; sound postings rank."""
+    kernel = keyword_ranking._rank_kernel
+    assert kernel is not None
+    good = _kernel_arguments([2, 7], [0])
+    assert kernel.rank_every_row(*good) == 2
+    assert good[12][:2].tolist() == [2, 7] and good[15][:2].tolist() == [1.0, 1.0]
+    for arguments in (
+        _kernel_arguments([2, 99], [0]),
+        _kernel_arguments([2, -1], [0]),
+        _kernel_arguments([2, 7], [1]),
+        _kernel_arguments([2, 7], [0], rows_type=np.int64),
+    ):
+        with pytest.raises(ValueError):
+            kernel.rank_every_row(*arguments)
+        assert not arguments[10].any() and not arguments[11].any()
+
+
+def test_threads_rank_at_once(six: Index) -> None:
+    """The kernel runs without the GIL and each thread keeps its own scratch: searches from
+    eight threads at once answer as the same searches one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    asked = list(queries(six, 40))
+
+    def hits(query: str) -> list[tuple[str, float | None]]:
+        return [(h.chunk_id, h.score) for h in six.search(query, k=10, mode="keyword").hits]
+
+    alone = [hits(q) for q in asked]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(hits, asked * 3))
+    assert together == alone * 3
+    assert sum(bool(found) for found in alone) > 30
