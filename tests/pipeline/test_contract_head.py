@@ -38,6 +38,50 @@ def test_parties_are_read_past_the_abbreviations_of_their_addresses():
     assert preamble(texts)["parties"] == ["Eton Pharmaceuticals Inc.", "Aucta Pharmaceuticals Inc."]
 
 
+def test_the_signature_block_names_the_parties_a_preamble_does_not():
+    """A preamble with no "between" names none the reader can take; each entity that signs is
+    one, and a signatory's particulars, a description, a page label or a bare role are not."""
+    texts = [
+        "AGENCY AGREEMENT",
+        "Northwind Mutual Insurance Corporation of America, a Michigan insurance corporation"
+        ' (NMICA) and Fabrikam Brokers, Inc., a Nevada corporation ("Agency") agree as follows:',
+        "1. Authority. The Agency may solicit proposals.",
+        "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date below.",
+        "NORTHWIND MUTUAL INSURANCE CORPORATION OF AMERICA",
+        "By: /s/ Jane Roe Name: Jane Roe Title: President",
+        "[Signature Page to Agency Agreement]",
+        "a Nevada corporation",
+        "By: /s/ John Doe",
+        "APPROVED FOR AGENCY",
+        "By: /s/ John Doe",
+        "Fabrikam Brokers, Inc.",
+        "By: /s/ John Doe",
+        "Title: Secretary",
+    ]
+    assert preamble(texts)["parties"] == [
+        "NORTHWIND MUTUAL INSURANCE CORPORATION OF AMERICA",
+        "Fabrikam Brokers, Inc.",
+    ]
+
+
+def test_a_signing_party_the_preamble_named_is_not_named_twice():
+    texts = [
+        "This Agreement is made by and between Contoso Brands Group, Inc. and Tailspin Toys LLC.",
+        "IN WITNESS WHEREOF the parties sign below.",
+        "CONTOSO BRAND GROUP, INC.",
+        "By: /s/ A. Person",
+        "TAILSPIN TOYS, LLC",
+        "By: /s/ B. Person",
+        "Tailspin Holdings Limited, as guarantor",
+        "By: /s/ C. Person",
+    ]
+    assert preamble(texts)["parties"] == [
+        "Contoso Brands Group Inc.",
+        "Tailspin Toys LLC",
+        "Tailspin Holdings Limited",
+    ]
+
+
 def test_the_agreement_is_dated_by_the_sentence_that_makes_it_past_footers_and_contents():
     contents = "TABLE OF CONTENTS " + " ".join(f"{n}. Heading {n} .... {n}" for n in range(1, 400))
     making = (

@@ -15,6 +15,7 @@ from collections import Counter
 from datetime import date
 
 from lexkb.core.text.dates import find_date, find_numeric_date
+from transforms.structure.signatures import with_signing_parties
 from transforms.structure.titles import is_notice, without_placeholders
 
 # A contract announces itself in its first lines: "This Agreement is made ... by and between",
@@ -180,7 +181,8 @@ def opening(texts: list[str]) -> list[str]:
 
 
 def preamble(texts: list[str]) -> dict:
-    """The contract's parties and dates as the preamble states them: {"parties": [...],
+    """The contract's parties (the preamble's, then those only its signature block names) and
+    dates as the preamble states them: {"parties": [...],
     "agreement_date": date | None, "effective_date": date | None}."""
     first = opening(texts)
     head = " ".join(first)[:5000]
@@ -188,7 +190,8 @@ def preamble(texts: list[str]) -> dict:
     effective = _effective_date(texts, first, head, made)
     if made is None and (revised := _REVISED.search(head)):
         made = _day(head[revised.end() : revised.end() + 30])
-    return {"parties": _parties(head), "agreement_date": made, "effective_date": effective}
+    parties = with_signing_parties(_parties(head), texts)
+    return {"parties": parties, "agreement_date": made, "effective_date": effective}
 
 
 def _effective_date(
