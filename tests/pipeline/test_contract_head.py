@@ -124,6 +124,11 @@ def test_days_written_as_filings_write_them():
     assert find_date("made and effective as of1 August 2019, by and")[0] == date(2019, 8, 1)
     assert find_date("the 31  day of July, 2019")[0] == date(2019, 7, 31)
     assert find_date("in fiscal 2021 August 2019 sales") is None
+    # An ordinal split and a comma spaced off, as a filing's extracted text has them.
+    assert find_date("entered into this 20t h day of January, 2020")[0] == date(2020, 1, 20)
+    assert find_date("ON THIS 19  DAY OF MAY , 2010")[0] == date(2010, 5, 19)
+    assert find_date("dated April 15 , 2010 between")[0] == date(2010, 4, 15)
+    assert find_date("Section 5 , 2010 amendments") is None
 
 
 def test_the_governing_law_is_the_place_the_clause_names():

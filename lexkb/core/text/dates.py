@@ -43,12 +43,16 @@ _MONTHS = {
     for name in names
 }
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+# An ordinal's letters, which a filing's extracted text may split ("the 20t h day of").
+_ORDINAL = r"(?:s\s?t|n\s?d|r\s?d|t\s?h)?"
 _DATE_PATTERNS = (
-    re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE),
+    # "September 26, 2002", and with the space a filing's text puts before its comma
+    # ("April 15 , 2010").
+    re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORDINAL}\s*,?\s+(\d{{4}})\b", re.IGNORECASE),
     # "14 December 2022", "31st day of July, 2019", "first (1st) day of January, 1996", and a
     # day glued to the word before it ("as of1 August 2019", as extracted text can have it).
     re.compile(
-        rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b",
+        rf"(?<!\d)(\d{{1,2}}){_ORDINAL}\)?\s+(?:day\s+of\s+)?{_MONTH}\s*,?\s+(\d{{4}})\b",
         re.IGNORECASE,
     ),
 )
