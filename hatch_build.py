@@ -9,6 +9,7 @@ keyword search about a third slower on a corpus of ObliQA's size; BENCHMARKS.md)
 from __future__ import annotations
 
 import os
+import shutil
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ SOURCE = "lexkb/_rank_kernel.c"
 
 class RankKernelHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
+    _work: Path | None = None
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
@@ -52,7 +54,7 @@ class RankKernelHook(BuildHookInterface):
         from setuptools.command.build_ext import build_ext
 
         extension = Extension(MODULE, [SOURCE], extra_compile_args=["-O2"])
-        work = Path(tempfile.mkdtemp(prefix="lexkb-kernel-"))
+        work = self._work = Path(tempfile.mkdtemp(prefix="lexkb-kernel-"))
         here = Path.cwd()
         os.chdir(self.root)
         try:
@@ -66,3 +68,8 @@ class RankKernelHook(BuildHookInterface):
             return Path(self.root, command.get_ext_fullpath(MODULE)).resolve()
         finally:
             os.chdir(here)
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        """The compile's folder goes once the wheel holds what it built."""
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
