@@ -222,19 +222,31 @@ def _everything(query: KeywordQuery, depth: int) -> KeywordRanking:
     return _everything_compiled(query, depth)
 
 
-class _Scratch(threading.local):
-    """Each thread's scratch for the kernel: the float64 sums, one per row, that it adds the
-    words' and the heading field's postings into, lent zeroed and handed back zeroed. Kept
-    between searches of an index of the same size: new zeroed arrays would cost more than the
-    ranking."""
+class _Scratch:
+    """The kernel's scratch: per search, two float64 arrays of one slot per row that it adds
+    the words' and the heading field's postings into, lent zeroed and handed back zeroed.
+    Searches borrow them from here and return them, so that memory follows the searches
+    running at once (the kernel releases the GIL), not the threads a service keeps; a few are
+    kept for the next searches, since new zeroed arrays would cost more than the ranking."""
 
-    size = -1
+    KEPT = 4
 
-    def arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
-        if self.size != rows:
-            self.sums = (np.zeros(rows), np.zeros(rows))
-            self.size = rows
-        return self.sums
+    def __init__(self) -> None:
+        self._free: list[tuple[np.ndarray, np.ndarray]] = []
+        self._lock = threading.Lock()
+
+    def borrow(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            while self._free:
+                sums = self._free.pop()
+                if sums[0].size == rows:
+                    return sums
+        return np.zeros(rows), np.zeros(rows)
+
+    def give_back(self, sums: tuple[np.ndarray, np.ndarray]) -> None:
+        with self._lock:
+            if len(self._free) < self.KEPT:
+                self._free.append(sums)
 
 
 _scratch = _Scratch()
@@ -249,6 +261,7 @@ def _everything_compiled(query: KeywordQuery, depth: int) -> KeywordRanking:
     rows = np.empty(depth, dtype=np.int64)
     ranked, body_scores = np.empty(depth, dtype=np.float32), np.empty(depth, dtype=np.float32)
     covered = np.empty(depth)
+    sums = _scratch.borrow(query.keep.size)
     found = _rank_kernel.rank_every_row(
         postings.indptr,
         postings.rows,
@@ -260,12 +273,13 @@ def _everything_compiled(query: KeywordQuery, depth: int) -> KeywordRanking:
         bool(headings.tokens),
         HEADING_WEIGHT,
         query.keep if query.masked else None,
-        *_scratch.arrays(query.keep.size),
+        *sums,
         rows,
         ranked,
         body_scores,
         covered,
     )
+    _scratch.give_back(sums)  # zeroed again by the kernel (after a ValueError, dropped)
     return KeywordRanking(
         query, rows[:found], ranked[:found], body_scores[:found], False, covered[:found]
     )
