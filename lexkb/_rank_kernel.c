@@ -4,7 +4,7 @@
    field's bincount, casts, a selection of the best rows, their coverage), each a few microseconds
    of fixed cost over arrays of every row: on a corpus of ObliQA's size that is most of a keyword
    search. Here one loop adds the postings, one loop scores and selects, and only the selected
-   rows' coverage is looked up: a third of the time on ObliQA's 16,779 rows (BENCHMARKS.md).
+   rows' coverage is looked up: under half the time on ObliQA's 16,779 rows (BENCHMARKS.md).
 
    The floats are numpy's, bit for bit: postings are added to float64 in the same order (the
    query's terms as `QueryTerms.summed` orders them, each term's rows in turn), the heading
@@ -14,9 +14,9 @@
    holds the two paths to the same rows and floats.
 
    The caller lends two float64 arrays of one slot per row, zeroed, that the postings are added
-   into; they come back zeroed, each slot cleared as the one pass over the rows reads it. Every index read
-   is checked against its array's length, so a damaged snapshot raises ValueError instead of
-   writing outside the scratch. The loops run without the GIL. */
+   into; they come back zeroed, each slot cleared as the one pass over the rows reads it. Every
+   index read is checked against its array's length, so a damaged snapshot raises ValueError
+   instead of writing outside the scratch. The loops run without the GIL. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
