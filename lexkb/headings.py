@@ -157,6 +157,12 @@ class HeadingScores:
     def by_path(self) -> np.ndarray:
         return self.headings.by_path(self.tokens)
 
+    @property
+    def weight(self) -> float:
+        """What the field's scores are multiplied by before they join the words' (read when
+        asked, as `added_to` reads it)."""
+        return HEADING_WEIGHT
+
     def weighted(self, rows: np.ndarray | None = None) -> np.ndarray:
         """What the field adds to the ranked score of `rows` (every row when None): float32,
         as a search adds it."""

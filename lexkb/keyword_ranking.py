@@ -38,7 +38,7 @@ from types import ModuleType
 import numpy as np
 
 from lexkb import fusion
-from lexkb.headings import HEADING_WEIGHT, HeadingScores
+from lexkb.headings import HeadingScores
 from lexkb.keyword import Keyword, Postings, QueryTerms, added, gathered
 
 _rank_kernel: ModuleType | None
@@ -271,7 +271,7 @@ def _everything_compiled(query: KeywordQuery, depth: int) -> KeywordRanking:
         field_rows,
         field_weights,
         bool(headings.tokens),
-        HEADING_WEIGHT,
+        headings.weight,
         query.keep if query.masked else None,
         *sums,
         rows,
