@@ -33,12 +33,15 @@ _LEAD = re.compile(
 )
 # The capacity a party signs in, after its name: ", as guarantor", ", its General Partner".
 _CAPACITY = re.compile(r",\s*(?:as|its|in\s+its)\s.*$", re.IGNORECASE)
-# A company's legal form at the end of its name.
+# A company's legal forms, once: what ends a signing company's name, and what two spellings of
+# one party's name may differ by.
+_LEGAL_FORMS = (
+    r"Inc|Incorporated|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|L\.P|LP|LLP|N\.A"
+    r"|S\.A|S\.A\.S|S\.R\.L|GmbH|AG|SE|plc|B\.V|N\.V|Pty\s+Ltd"
+)
+# What ends a signing party's name: a legal form, or the kind of body it is.
 _LEGAL_FORM = re.compile(
-    r"(?:,?\s+(?:Inc|Incorporated|Corp|Corporation|Company|Co|LLC|L\.L\.C|Ltd|Limited|L\.P|LP"
-    r"|LLP|N\.A|S\.A|S\.A\.S|S\.R\.L|GmbH|AG|SE|plc|PLC|B\.V|N\.V|Pty\s+Ltd|Trust|Bank"
-    r"|Association|Partnership|Fund))\.?$",
-    re.IGNORECASE,
+    rf",?\s+(?:{_LEGAL_FORMS}|Trust|Bank|Association|Partnership|Fund)\.?$", re.IGNORECASE
 )
 # Lines of a signature that are not a party: the signatory's particulars, a page's label.
 _NOT_A_NAME = re.compile(
@@ -80,11 +83,7 @@ def _name(line: str) -> str | None:
     return line if line.isupper() or line.istitle() else None
 
 
-_FORM_WORDS = re.compile(
-    r"\b(?:inc|incorporated|corp|corporation|company|co|llc|l\.l\.c|ltd|limited|l\.p|lp|llp"
-    r"|plc|gmbh|ag|s\.a|b\.v|n\.v|the)\b\.?",
-    re.IGNORECASE,
-)
+_FORM_WORDS = re.compile(rf"\b(?:{_LEGAL_FORMS}|the)\b\.?", re.IGNORECASE)
 
 
 def same_entity(one: str, other: str) -> bool:
