@@ -4,14 +4,17 @@
         [--ranker lexkb/core/judge/models/ranker.json]
 
 Reads the examples training/ranker.py wrote (each question's candidates and what the question
-names) and the ranker training/ranker_fit.py fitted, scores each question's candidates with the
-ranker as lexkb does (lexkb.core.judge.trees), and fits a logistic model over
-lexkb.answers.ranking.answerability.FEATURES on the train split: answerable and list questions against
-unanswerable ones, over train and tune. Thresholds come from out-of-fold chances over the two
-(five folds by document): ABSTAIN_BELOW declines at most 5% of their answerable questions,
-FLAG_BELOW flags or declines at most 10%. Printed: the coefficients to put
-in lexkb/answers/ranking/answerability.py, and ROC AUC per split beside the relevance model's best
-chance alone (the signal `ask` declined by before) and the scope model alone.
+names), the questions' words (benchmarks/questions/people/, by id) and the ranker
+training/ranker_fit.py fitted, scores each question's candidates with the ranker as lexkb does
+(lexkb.core.judge.trees), and fits a logistic model over
+lexkb.answers.ranking.answerability.FEATURES: answerable and list questions against unanswerable
+ones, over the train and tune splits. Every choice is made out of fold over those two (five folds
+by document, SHA-256 of the first answer's document, or of the id for an unanswerable question):
+the ridge (RIDGES, the best ROC AUC), then the thresholds: ABSTAIN_BELOW declines at most 5% of
+their answerable questions, FLAG_BELOW flags or declines at most 10%. The test split is only
+reported. Deterministic (Newton's method, no sampling). Printed: the coefficients and thresholds
+to put in lexkb/answers/ranking/answerability.py, and ROC AUC per split beside the relevance
+model's best chance alone (the signal `ask` declined by before) and the scope model alone.
 """
 
 from __future__ import annotations
@@ -23,11 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lexkb.answers.ranking.answerability import FEATURES, question_features
-from lexkb.core.judge.trees import Trees
-
 REPO = Path(__file__).resolve().parent.parent
 FOLDS = 5
+RIDGES = (1.0, 3.0, 10.0, 30.0, 100.0)
 
 
 def fitted(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, float]:
@@ -64,38 +65,61 @@ def auc(score: np.ndarray, y: np.ndarray) -> float:
     return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / max(n1 * n0, 1))
 
 
+def out_of_fold(x: np.ndarray, y: np.ndarray, fit: np.ndarray, fold: np.ndarray, l2: float):
+    """Each train and tune question's chance from the model fitted on the other folds."""
+    held_chance = np.zeros(len(y))
+    for held in range(FOLDS):
+        inner, outer = fit & (fold != held), fit & (fold == held)
+        w, b = fitted(x[inner], y[inner].astype(np.float64), l2)
+        held_chance[outer] = 1.0 / (1.0 + np.exp(-(x[outer] @ w + b)))
+    return held_chance
+
+
+def table(examples: Path, ranker: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """FEATURES of every question, its label (1: answered), split and fold."""
+    # Imported here: training.answerability_variants reads fitted and auc in LightGBM's venv.
+    from evaluation_data.people import people_sets
+    from lexkb.answers.ranking.answerability import question_features
+    from lexkb.core.judge.trees import Trees
+
+    data = np.load(examples, allow_pickle=False)
+    questions = json.loads(examples.with_suffix(".questions.json").read_text("utf-8"))
+    words = {r["id"]: r["question"] for r in people_sets(REPO / "benchmarks/questions/people")}
+    trees = Trees.of(json.loads(ranker.read_text("utf-8")))
+    features, qid = data["features"], data["qid"]
+    scores = trees.scores(features)
+    rows, labels, splits = [], [], []
+    for q in questions:
+        mine = qid == q["qid"]
+        rows.append(question_features(words[q["id"]], features[mine], scores[mine], q["scope"],
+                                      q["scope_values"], q["only_foreign"])[0])  # fmt: skip
+        labels.append(0 if q["kind"] == "unanswerable" else 1)
+        splits.append(q["split"])
+    documents = [q.get("document") or q["id"] for q in questions]
+    fold = np.array([int(hashlib.sha256(d.encode()).hexdigest(), 16) % FOLDS for d in documents])
+    return np.array(rows), np.array(labels), np.array(splits), fold
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=Path, default=REPO / "training/out/ranker-examples.npz")
     parser.add_argument("--ranker", type=Path, default=REPO / "lexkb/core/judge/models/ranker.json")
     args = parser.parse_args()
-    data = np.load(args.examples, allow_pickle=False)
-    questions = json.loads(args.examples.with_suffix(".questions.json").read_text("utf-8"))
-    ranker = Trees.of(json.loads(args.ranker.read_text("utf-8")))
-    features, qid = data["features"], data["qid"]
-    scores = ranker.scores(features)
-    rows, labels, splits = [], [], []
-    for q in questions:
-        mine = qid == q["qid"]
-        rows.append(question_features(features[mine], scores[mine], q["scope"],
-                                      q["scope_values"], q["only_foreign"])[0])  # fmt: skip
-        labels.append(0 if q["kind"] == "unanswerable" else 1)
-        splits.append(q["split"])
-    x, y, split = np.array(rows), np.array(labels), np.array(splits)
-    documents = [q.get("document") or q["id"] for q in questions]
-    fold = np.array([int(hashlib.sha256(d.encode()).hexdigest(), 16) % FOLDS for d in documents])
+    from lexkb.answers.ranking.answerability import FEATURES
+
+    x, y, split, fold = table(args.examples, args.ranker)
     fit = split != "test"
-    # Out-of-fold chances over train and tune (folds by document) choose the thresholds; the
-    # model itself is then fitted on both.
-    held_chance = np.zeros(len(y))
-    for held in range(FOLDS):
-        inner, outer = fit & (fold != held), fit & (fold == held)
-        w, b = fitted(x[inner], y[inner].astype(np.float64))
-        held_chance[outer] = 1.0 / (1.0 + np.exp(-(x[outer] @ w + b)))
-    weights, bias = fitted(x[fit], y[fit].astype(np.float64))
+    # The ridge, then the thresholds, from out-of-fold chances over train and tune; the model
+    # itself is then fitted on both.
+    by_ridge = {l2: out_of_fold(x, y, fit, fold, l2) for l2 in RIDGES}
+    for l2, held in by_ridge.items():
+        print(f"ridge {l2:g}: out-of-fold ROC AUC {auc(held[fit], y[fit]):.4f}")
+    l2 = max(RIDGES, key=lambda r: auc(by_ridge[r][fit], y[fit]))
+    held_chance = by_ridge[l2]
+    weights, bias = fitted(x[fit], y[fit].astype(np.float64), l2)
     chance = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
-    print("MODEL = Calibration(FEATURES, (" + ", ".join(f"{w:.4f}" for w in weights)
-          + f"), {bias:.4f})")  # fmt: skip
+    print(f"ridge {l2:g}\nMODEL = Calibration(FEATURES, ("
+          + ", ".join(f"{w:.4f}" for w in weights) + f"), {bias:.4f})")  # fmt: skip
     column = {n: i for i, n in enumerate(FEATURES)}
     print("| split | questions (unanswerable) | answerability AUC | relevance model's best "
           "chance AUC | scope AUC |")  # fmt: skip

@@ -189,7 +189,7 @@ def evidence(
         ranking = ranking if ranking is not None else ranker.ranked(index, query, hits)
         if ranking.scores.size:
             row = answerability.question_features(
-                ranking.rows, ranking.scores, probability, signals.values, only_foreign
+                query, ranking.rows, ranking.scores, probability, signals.values, only_foreign
             )
             answerable = answerability.chance(row)
     relevances = [h.relevance or 0.0 for h in hits]

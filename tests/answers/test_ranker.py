@@ -54,3 +54,29 @@ def test_ask_reads_the_ranker_s_first_paragraph_first(index):
     assert answer.sources and answer.sources[0].chunk_id == first.chunk_id
     assert answer.verification["answering"]["answerability"] is not None
     assert searched.sources
+
+
+def test_answerability_reads_the_list_in_any_order_and_the_question_s_type(index):
+    from lexkb.answers.question import scope
+    from lexkb.answers.ranking import answerability
+
+    hits = index.search(QUESTION, k=20, min_relevance=0.0).hits
+    ranking = ranker.ranked(index, QUESTION, hits)
+    probability, signals = scope.in_scope(index, QUESTION, hits)
+
+    def row(question: str, order: np.ndarray) -> np.ndarray:
+        return answerability.question_features(
+            question, ranking.rows[order], ranking.scores[order], probability, signals.values, False
+        )[0]
+
+    # The ranker's order (as `evidence` passes it) and the search's (as training passes it).
+    search = np.argsort(_column(ranking.rows, "rank"), kind="stable")
+    ranked = row(QUESTION, np.arange(len(hits)))
+    assert np.allclose(ranked, row(QUESTION, search))
+    names = answerability.FEATURES
+    assert ranked[names.index("asks_period")] == 1 and ranked[names.index("asks_amount")] == 0
+    assert 0.0 <= answerability.chance(ranked[None, :]) <= 1.0
+    # No hits: the question's own signals only.
+    alone = answerability.question_features(QUESTION, np.zeros((0, len(FEATURES))),
+                                            np.zeros(0), probability, signals.values, True)[0]  # fmt: skip
+    assert alone[names.index("only_foreign")] == 1 and alone[names.index("chance_max")] == 0

@@ -91,6 +91,16 @@ _ASKS_MEANING = re.compile(
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom|which (?:party|person|body|authority|entity))\b", re.I)
 
 
+def asks_period(question: str) -> bool:
+    """The question asks when or for how long ("how long", "deadline", "within")."""
+    return bool(_ASKS_WHEN.search(question))
+
+
+def asks_amount(question: str) -> bool:
+    """The question asks for an amount, a rate or a limit ("how much", "fee", "threshold")."""
+    return bool(_ASKS_AMOUNT.search(question))
+
+
 def candidate_features(
     index: IndexView, question: str, hits: Sequence[Hit], chances: np.ndarray | None = None
 ) -> np.ndarray:
@@ -108,8 +118,8 @@ def candidate_features(
     share = Counter(documents)
     order_of_document = {d: n for n, d in enumerate(dict.fromkeys(documents))}
     named = named_laws.documents_named(index, question)
-    asks_when = bool(_ASKS_WHEN.search(question))
-    asks_amount = bool(_ASKS_AMOUNT.search(question))
+    asks_when = asks_period(question)
+    amount_asked = asks_amount(question)
     asks_meaning = bool(_ASKS_MEANING.search(question))
     asks_who = bool(_ASKS_WHO.search(question))
     words = list(dict.fromkeys(tokenize(question)))
@@ -149,7 +159,7 @@ def candidate_features(
             float(hit.document_key in named),
             float(bool(named)),
             float(asks_when and bool(kinds & {"period", "date"})),
-            float(asks_amount and bool(kinds & {"amount", "percent", "number"})),
+            float(amount_asked and bool(kinds & {"amount", "percent", "number"})),
             float(asks_meaning),
             float(asks_who),
             float(opening in seen),
