@@ -250,6 +250,11 @@ def evidence(
     if why is None and answerable is not None:
         # Declined as the relevance model's chance declines: out of scope or not answered.
         why = declined(probability, settings.min_scope, answerable, abstain_below)
+    if why == AbstentionReason.OUT_OF_SCOPE and named_laws.documents_named(index, query):
+        # A question that names a document the index holds is about what the index holds:
+        # "the documents do not cover this subject" would deny the document it names. That
+        # document does not answer it.
+        why = AbstentionReason.NOT_ANSWERED_BY_SOURCES
     if why is not None:
         details = [f"scope {probability:.2f}"]
         if answered is not None:

@@ -108,3 +108,19 @@ def test_a_question_naming_a_held_document_is_asked_of_it(realdocs_built):
     assert offered and all(c.startswith("Bribery Act 2010") for c in offered)
     # ... and says so, as it says how it read the question.
     assert "asked of Bribery Act 2010, which it names" in answer.read_as
+
+
+def test_a_held_document_named_is_never_declined_as_a_subject_the_index_lacks(realdocs_built):
+    """A near miss about a document the index holds is declined as that document not answering,
+    never as "the documents do not cover this subject", which would deny the document named."""
+    from lexkb import Index
+
+    six = Index.open(realdocs_built[0])
+    unsaid = "How much is the Christmas bonus paid to pensioners?"
+    alone = ask(six, unsaid, cache=None)
+    assert alone.abstention_reason == AbstentionReason.OUT_OF_SCOPE
+    named_too = ask(six, f"Under the Bribery Act 2010, {unsaid[0].lower()}{unsaid[1:]}", cache=None)
+    assert named_too.mode == ABSTAIN
+    assert named_too.abstention_reason == AbstentionReason.NOT_ANSWERED_BY_SOURCES
+    assert "do not cover this subject" not in named_too.explanation
+    assert "Bribery Act 2010" in named_too.explanation
