@@ -409,9 +409,11 @@ def _answer(
     # scope, while the question before it does.
     found = evidence(index, searched, hits, settings.evidence, ranking=ranking)
     warnings = list(results.warnings)
-    if found.mode == ABSTAIN:
-        # A question worded as a prediction, an estimate or about the asker's own records is
-        # refused for that only where the documents do not answer it.
+    # A question worded as a prediction, an estimate or about the asker's own records is
+    # refused for that only where the documents do not answer it: where the evidence declines,
+    # or where the relevance model reads no paragraph found as answering it.
+    unanswered = found.top_answers is not None and found.top_answers < settings.evidence.min_answers
+    if found.mode == ABSTAIN or (worded and unanswered):
         reason = AbstentionReason(kind) if worded else found.reason
         assert reason is not None  # evidence that abstains says why
         why = f"{refused} {found.explanation}".strip()

@@ -66,8 +66,10 @@ class EvidenceSettings:
     # with reason low_authority (unless its sources conflict).
     direct_authority: float = 0.5
     min_terms: int = 2  # fewer content words and no reference: ABSTAIN ambiguous_query
-    # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN
-    # (lexkb.answers.ranking.answered.declined; why 0.005, and what other values trade, is there).
+    # A question whose hits' best chance of answering (the relevance model) is below: ABSTAIN,
+    # where the answerability model does not judge (a statement, or `answerability` off;
+    # lexkb.answers.ranking.answered.declined). An answer whose first source is below it is
+    # flagged as possibly not answering.
     min_answers: float = MIN_ANSWERS
     # DIRECT needs the first hit, the paragraph an answer cites first, to answer at this chance.
     direct_answers: float = DIRECT_ANSWERS
@@ -96,8 +98,9 @@ class EvidenceSettings:
     not_held_overrule: float = 0.9
     # The answerability model (lexkb.answers.ranking.answerability) over the ranked list: a question
     # below `abstain_below` is declined, one below `flag_below` answered as possibly not
-    # answering. None: the model's thresholds, chosen on the tune split of the people's
-    # questions written here. Off, the relevance model's best chance alone decides.
+    # answering. None: the model's thresholds, chosen out of fold over the train and tune
+    # splits of the people's questions written here. Off, the relevance model's best chance
+    # alone decides.
     answerability: bool = True
     abstain_below: float | None = None
     flag_below: float | None = None
@@ -245,11 +248,14 @@ def evidence(
         return result(
             ABSTAIN, AbstentionReason.NO_RELEVANT_EVIDENCE, "no paragraph of the index matches"
         )
-    why = declined(probability, settings.min_scope, answered, settings.min_answers)
     abstain_below = settings.declines_below()
-    if why is None and answerable is not None:
-        # Declined as the relevance model's chance declines: out of scope or not answered.
+    if answerable is not None:
+        # The answerability model alone decides: the relevance model's best chance is one of
+        # its features. As a bar of its own (under min_answers) it declined as many answerable
+        # people's questions as unanswerable ones (training/answerability.py).
         why = declined(probability, settings.min_scope, answerable, abstain_below)
+    else:
+        why = declined(probability, settings.min_scope, answered, settings.min_answers)
     if why == AbstentionReason.OUT_OF_SCOPE and named_laws.documents_named(index, query):
         # A question that names a document the index holds is about what the index holds:
         # "the documents do not cover this subject" would deny the document it names. That
@@ -257,12 +263,12 @@ def evidence(
         why = AbstentionReason.NOT_ANSWERED_BY_SOURCES
     if why is not None:
         details = [f"scope {probability:.2f}"]
-        if answered is not None:
+        if answerable is not None:
+            details.append(f"answerability {answerable:.2f} (declined below {abstain_below})")
+        elif answered is not None:
             details.append(
                 f"the relevance model's best chance {answered:.2f} < {settings.min_answers}"
             )
-        if answerable is not None:
-            details.append(f"answerability {answerable:.2f} (declined below {abstain_below})")
         if signals.unknown_terms:
             details.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
         if signals.unseen_words:

@@ -99,8 +99,16 @@ def test_evidence_answers_in_scope_and_abstains_with_reasons(index):
     # of its words the paragraphs share: people ask in their own words.
     read = evidence(index, RETENTION_QUESTION, settings=EvidenceSettings(min_relevance=0.999))
     assert read.mode != ABSTAIN and read.top_answers >= EvidenceSettings().min_answers
-    declined = evidence(index, RETENTION_QUESTION, settings=EvidenceSettings(min_answers=1.01))
+    # The answerability model decides; the relevance model's best chance alone only where
+    # that model is off.
+    declined = evidence(index, RETENTION_QUESTION, settings=EvidenceSettings(abstain_below=1.01))
     assert declined.mode == ABSTAIN and declined.reason == "not_answered_by_sources"
+    assert "answerability" in declined.explanation
+    barred = EvidenceSettings(min_answers=1.01)
+    assert evidence(index, RETENTION_QUESTION, settings=barred).mode != ABSTAIN
+    alone = evidence(index, RETENTION_QUESTION, settings=replace(barred, answerability=False))
+    assert alone.mode == ABSTAIN and alone.reason == "not_answered_by_sources"
+    assert "the relevance model's best chance" in alone.explanation
 
 
 def test_authority_is_relevance_weighted_level(index):

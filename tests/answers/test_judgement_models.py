@@ -5,7 +5,8 @@ every verdict the support model decides says so."""
 from __future__ import annotations
 
 from lexkb.answers import verify_citations
-from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
+from lexkb.answers.ask import ask
+from lexkb.answers.evidence import ABSTAIN, QUALIFIED, EvidenceSettings, evidence
 from lexkb.answers.guardrails import GuardrailSettings, check_question
 from lexkb.answers.ranking.answered import is_question
 
@@ -28,28 +29,39 @@ def test_a_reranked_search_says_how_likely_each_hit_answers(index):
 
 def test_a_question_no_hit_answers_is_declined_with_that_reason(index):
     # in scope (client money), but no paragraph of the sample says when it must be returned
-    found = evidence(
-        index, "When must client money be returned to a client after the account closes?"
-    )
+    unanswered = "When must client money be returned to a client after the account closes?"
+    # Where the answerability model does not judge, the relevance model's best chance declines.
+    alone = EvidenceSettings(answerability=False)
+    found = evidence(index, unanswered, settings=alone)
     assert found.mode == ABSTAIN and found.reason == "not_answered_by_sources"
     assert f"{found.top_answers:.2f}" in found.explanation
-    assert evidence(index, QUESTION).answerable  # what the sample answers is not declined
-    strict = EvidenceSettings(min_answers=0.99)
+    assert evidence(index, QUESTION, settings=alone).answerable  # what the sample answers
+    strict = EvidenceSettings(min_answers=0.99, answerability=False)
     phrase = evidence(index, "retention of client money reconciliation records", settings=strict)
     assert phrase.reason != "not_answered_by_sources" and phrase.top_answers is None
+    # By default the answerability model decides. The sample's three documents are far from
+    # the index it learned on, and it reads the question as answered: the answer is never
+    # DIRECT and says its first source may not answer (the relevance model's chance of it).
+    judged = evidence(index, unanswered)
+    assert judged.answerability is not None and judged.mode == QUALIFIED
+    answer = ask(index, unanswered, cache=None)
+    assert answer.verification["answering"]["answers"] is False
+    declined = evidence(index, unanswered, settings=EvidenceSettings(abstain_below=0.99))
+    assert declined.mode == ABSTAIN and "answerability" in declined.explanation
 
 
 def test_the_relevance_model_decides_and_the_scope_model_names_why(index):
     # A scope floor no question reaches: every question reads as foreign to the index. One a
     # paragraph found answers is answered all the same; one none answers is declined, and the
     # scope model's reading makes that `out_of_scope` rather than `not_answered_by_sources`.
-    strict = EvidenceSettings(min_scope=0.9999)
+    strict = EvidenceSettings(min_scope=0.9999, answerability=False)
     kept = evidence(index, QUESTION, settings=strict)
     assert kept.mode != ABSTAIN and kept.top_answers >= strict.min_answers
     unanswered = "When must client money be returned to a client after the account closes?"
     declined = evidence(index, unanswered, settings=strict)
     assert declined.reason == "out_of_scope" and declined.top_answers < strict.min_answers
-    assert evidence(index, unanswered).reason == "not_answered_by_sources"
+    alone = EvidenceSettings(answerability=False)
+    assert evidence(index, unanswered, settings=alone).reason == "not_answered_by_sources"
     # check_question (guardrails) judges scope the same way
     assert check_question(index, QUESTION, GuardrailSettings(min_scope=0.9999)).allowed
     refused = check_question(index, unanswered, GuardrailSettings(min_scope=0.9999))
