@@ -250,10 +250,16 @@ def evidence(
         )
     abstain_below = settings.declines_below()
     if answerable is not None:
-        # The answerability model alone decides: the relevance model's best chance is one of
-        # its features. As a bar of its own (under min_answers) it declined as many answerable
-        # people's questions as unanswerable ones (training/answerability.py).
+        # The answerability model decides, the relevance model's best chance one of its
+        # features. That chance as a bar of its own (under min_answers) declined as many
+        # answerable people's questions as unanswerable ones (training/answerability.py); it
+        # still declines where the scope model also reads the question as foreign to the index:
+        # a question on a subject the index lacks (the GDPR asked of ADGM's rulebooks), which
+        # the answerability model, fitted on questions whose documents were held, reads less well.
         why = declined(probability, settings.min_scope, answerable, abstain_below)
+        foreign = answered is not None and answered < settings.min_answers
+        if why is None and foreign and probability < settings.min_scope:
+            why = AbstentionReason.OUT_OF_SCOPE
     else:
         why = declined(probability, settings.min_scope, answered, settings.min_answers)
     if why == AbstentionReason.OUT_OF_SCOPE and named_laws.documents_named(index, query):
@@ -263,12 +269,12 @@ def evidence(
         why = AbstentionReason.NOT_ANSWERED_BY_SOURCES
     if why is not None:
         details = [f"scope {probability:.2f}"]
-        if answerable is not None:
-            details.append(f"answerability {answerable:.2f} (declined below {abstain_below})")
-        elif answered is not None:
+        if answered is not None and (answerable is None or answered < settings.min_answers):
             details.append(
                 f"the relevance model's best chance {answered:.2f} < {settings.min_answers}"
             )
+        if answerable is not None:
+            details.append(f"answerability {answerable:.2f} (declined below {abstain_below})")
         if signals.unknown_terms:
             details.append("terms the index never uses: " + ", ".join(signals.unknown_terms[:5]))
         if signals.unseen_words:
