@@ -62,7 +62,7 @@ from lexkb.answers.passages.quantities import find_quantities
 from lexkb.answers.passages.statements import split_sentences
 from lexkb.answers.passages.whole import is_lead_in, points_after
 from lexkb.answers.question import named_laws
-from lexkb.answers.question.followup import FIRST_HITS, conversation_document, read_as
+from lexkb.answers.question.followup import read_as
 from lexkb.answers.question.history import append_turn, read_history
 from lexkb.answers.question.scope import capitalised_terms
 from lexkb.answers.ranking import ranker
@@ -303,15 +303,6 @@ def ask(
         if scope:
             filters = {"document": scope}
             reading = f"{reading}; asked of {named_laws.cited_names(index, scope)}, which it names"
-        elif filters is None and searched != question:
-            before = index.search(str(turns[-1]["question"]), k=FIRST_HITS, min_relevance=0.0)
-            about = conversation_document([h.document_key for h in before.hits])
-            if about is not None:
-                filters = {"document": [about]}
-                reading = (
-                    f"{reading}; asked of {named_laws.cited_names(index, [about])}, "
-                    "which the question before it is about"
-                )
         answer, cacheable = _answer(
             index, question, searched, asked, filters, settings, retrieved.append
         )

@@ -118,27 +118,3 @@ def test_a_claim_that_denies_what_its_source_affirms_is_contradicted():
     kept = statements("Records must be kept for not less than seven years by the firm.")[0]
     same = statements("Records shall be kept by the firm for not less than seven years.")[0]
     assert polarity_conflict(kept, same) is None
-
-
-def test_a_follow_up_stays_in_the_document_the_conversation_is_about(realdocs_built):
-    """Issue 58: "And what about a company?" after a question on the Bribery Act's penalties is
-    asked of the Bribery Act, which the question before it found, whatever else its words find;
-    a question before it whose hits span documents scopes nothing."""
-    from lexkb import Index
-    from lexkb.answers.question.followup import conversation_document
-
-    assert conversation_document(["a", "b", "a", "c", "a", "b", "b"]) == "a"
-    assert conversation_document(["a", "b", "a", "c", "b"]) is None
-    assert conversation_document(["a", "b", "c", "d", "e", "a", "a"]) is None  # first five only
-    six = Index.open(realdocs_built[0])
-    before = "What is the maximum sentence for a person convicted of bribing someone?"
-    answer = ask(six, "And what about a company?", turns=[{"question": before}], cache=None)
-    assert answer.read_as.endswith(
-        "asked of Bribery Act 2010, which the question before it is about"
-    )
-    offered = [s.citation for s in answer.sources] or answer.details["nearest"]
-    assert offered and all(c.startswith("Bribery Act 2010") for c in offered)
-    # A new question is read alone and asked of every document.
-    alone = ask(six, "How long does copyright in a work last?", turns=[{"question": before}],
-                cache=None)  # fmt: skip
-    assert "asked of" not in alone.read_as

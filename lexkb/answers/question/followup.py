@@ -15,22 +15,14 @@ What marks a follow-up, in the question's first words or its length:
   "such", "the same"), or "too"/"as well"/"instead" at its end.
 A question that says the subject changes ("on another matter", "a different thing") is read
 alone whatever its opening. Every answer says how it read the question (`Answer.read_as`).
-
-A follow-up also stays in the document the conversation is about: "And which courts would deal
-with a dispute under it?" after a question on one NDA asks about that NDA, not about whichever
-contract's forum clause its words find first. `conversation_document` names it: the document
-holding most of the question before it's first hits (MOST_OF of FIRST_HITS), if one does.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 MAX_SHORT_WORDS = 10
-FIRST_HITS = 5
-MOST_OF = 3
 _CONTINUATION = re.compile(
     r"^\s*(?:and|also|but|so|then|or|plus|what\s+about|how\s+about|what\s+if|and\s+if|"
     r"same\s+(?:for|with|question)|in\s+that\s+case|if\s+so|otherwise)\b",
@@ -75,11 +67,3 @@ def read_as(question: str, turns: Sequence[Mapping[str, object]]) -> tuple[str, 
     if previous:
         return question, "a question of its own, read alone (it does not lean on the one before)"
     return question, "read alone"
-
-
-def conversation_document(document_keys: Sequence[str]) -> str | None:
-    """The document the question before a follow-up is about, from the document keys of its
-    search's hits (best first): the one holding MOST_OF of the FIRST_HITS, else None (the
-    question spans documents, and so may its follow-up)."""
-    counts = Counter(document_keys[:FIRST_HITS]).most_common(1)
-    return counts[0][0] if counts and counts[0][1] >= MOST_OF else None
