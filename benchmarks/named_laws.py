@@ -2,10 +2,11 @@
 
     .venv/bin/python -m benchmarks.named_laws [--index benchmarks/out/obliqa/index] [--limit N]
 
-Each question goes through what `ask` decides with, twice in the same run: as now (a hybrid
-search's first twenty in the ranker's order, then lexkb.answers.evidence with the default
-settings: names read, the answerability model), and as main did before issue 58 (the search's
-first ten, `decline_not_held` and `answerability` off). Sets:
+Each question goes through what `ask` decides with, three times in the same run: as now (a
+hybrid search's first twenty in the ranker's order, then lexkb.answers.evidence with the default
+settings: names read, the subject and answerability models), with the answerability model alone
+at its own thresholds (stop 71: the subject model's threshold at 0), and as main did before
+issue 58 (the search's first ten, `decline_not_held` and `answerability` off). Sets:
 
 - answerable: ObliQA dev's held-out half (the ADGM index answers them); abstaining is a miss.
 - named foreign laws: people's questions written here (`benchmarks/questions/people/`) about the
@@ -14,6 +15,11 @@ first ten, `decline_not_held` and `answerability` off). Sets:
   ADGM index, which holds none of them.
 - neighbouring, no law named: the other people's questions about those acts and about the
   contracts and NDAs (no name of NAMED in them), asked of the same index.
+
+The subject model (lexkb.answers.ranking.subject) was fitted on the train and tune splits of
+these same people's questions asked of this same index (training/foreign.py), so the two foreign
+sets are reported on the test split (by document, evaluation_data.people.split_of) apart from
+the splits fitted on.
 
 Reported: the share abstained per set, and per reason.
 """
@@ -28,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluation_data.obliqa import held_out, load_questions
-from evaluation_data.people import adgm, people_sets
+from evaluation_data.people import adgm, people_sets, split_of
 from lexkb import Index
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
 from lexkb.answers.ranking import ranker
@@ -47,10 +53,12 @@ NAMED = {
 _ANY_NAME = re.compile("|".join(f"(?:{p})" for p in NAMED.values()))
 
 
-def people_questions() -> tuple[list[str], list[str]]:
+def people_questions(test: bool) -> tuple[list[str], list[str]]:
     """(named foreign laws, neighbouring with no law named): the people's questions about
-    documents the ADGM index does not hold, first turns only."""
-    named, neighbouring = [], []
+    documents the ADGM index does not hold, first turns only, of the test split or of the
+    others."""
+    named: list[str] = []
+    neighbouring: list[str] = []
     rulebooks = set(adgm())
     for row in people_sets(REPO / "benchmarks" / "questions" / "people"):
         if row["kind"] in ("followup", "switch"):
@@ -58,7 +66,7 @@ def people_questions() -> tuple[list[str], list[str]]:
         documents = {a["document"] for a in row.get("answers", [])}
         if row["kind"] == "unanswerable" or not documents:
             continue  # which law an unanswerable question is about is not recorded
-        if documents & rulebooks:
+        if documents & rulebooks or (split_of(row) == "test") != test:
             continue
         if documents & NAMED.keys() and _ANY_NAME.search(row["question"]):
             named.append(row["question"])
@@ -67,19 +75,24 @@ def people_questions() -> tuple[list[str], list[str]]:
     return named, neighbouring
 
 
-def judged(index: Index, questions: list[str]) -> tuple[list, list]:
+# The answerability model alone, as stop 71 shipped it: its thresholds before the subject model.
+ALONE = EvidenceSettings(held_below=0.0, foreign_below=0.0, abstain_below=0.5094, flag_below=0.6685)
+
+
+def judged(index: Index, questions: list[str]) -> tuple[list, list, list]:
     """Each question's evidence as `ask` judges it now (the ranker's order of the first
-    RANK_DEPTH hits, names read, the answerability model), and as before issue 58 (the
-    search's first ten, neither)."""
-    now, before = [], []
+    RANK_DEPTH hits, names read, the subject and answerability models), with the answerability
+    model alone (ALONE), and as before issue 58 (the search's first ten, neither)."""
+    now, alone, before = [], [], []
     reference = EvidenceSettings(decline_not_held=False, answerability=False)
     for question in questions:
         hits = index.search(question, k=ranker.RANK_DEPTH, min_relevance=0.0).hits
         ranking = ranker.ranked(index, question, hits)
         now.append(evidence(index, question, ranking.hits, ranking=ranking))
+        alone.append(evidence(index, question, ranking.hits, ALONE, ranking=ranking))
         first = [replace(h, answers=None) for h in hits[:10]]
         before.append(evidence(index, question, first, reference))
-    return now, before
+    return now, alone, before
 
 
 def share(found: list) -> str:
@@ -96,20 +109,29 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(58)
     answerable = [q["Question"] for q in load_questions(DATA / "obliqa") if held_out(q)]
-    named, neighbouring = people_questions()
+    named, neighbouring = people_questions(test=True)
+    named_fitted, neighbouring_fitted = people_questions(test=False)
     sets = {
         "ObliQA held-out answerable (abstained: lower is better)": answerable,
-        "named foreign laws (abstained: higher is better)": named,
-        "neighbouring, no law named (abstained: higher is better)": neighbouring,
+        "named foreign laws, test split (abstained: higher is better)": named,
+        "neighbouring, no law named, test split (abstained: higher is better)": neighbouring,
+        "named foreign laws, train and tune (fitted on)": named_fitted,
+        "neighbouring, no law named, train and tune (fitted on)": neighbouring_fitted,
     }
     index = Index.open(args.index)
     index.search("warm up", k=1)
-    print("| set | n | abstained now | abstained, names not read (reference) |")
-    print("|---|---|---|---|")
+    print(
+        "| set | n | abstained now | the answerability model alone (stop 71) | abstained, names "
+        "not read (reference) |"
+    )
+    print("|---|---|---|---|---|")
     for name, questions in sets.items():
         chosen = rng.sample(questions, min(args.limit, len(questions)))
-        now, before = judged(index, chosen)
-        print(f"| {name} | {len(chosen)} | {share(now)} | {share(before)} |", flush=True)
+        now, alone, before = judged(index, chosen)
+        print(
+            f"| {name} | {len(chosen)} | {share(now)} | {share(alone)} | {share(before)} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -40,6 +40,20 @@ def document_keys(index: Index, rows: list[dict]) -> dict[str, str]:
     return {name: index.document_paragraphs(name)[0]["document_key"] for name in names}
 
 
+def question_record(index: Index, number: int, row: dict, hits: list, right: list[bool]) -> dict:
+    """What the answerability model reads of a question beside its candidates: the scope
+    model's probability and signals, what the question names, its split and document."""
+    probability, signals = scope.in_scope(index, row["question"], hits[:10])
+    named = named_laws.named(index, row["question"])
+    return {
+        "qid": number, "id": row["id"], "kind": row["kind"], "split": split_of(row),
+        "document": min((a["document"] for a in row.get("answers", [])), default=None),
+        "set": row["set"], "scope": probability, "scope_values": list(signals.values),
+        "only_foreign": named.only_foreign, "foreign": len(named.foreign),
+        "known": len(named.known), "found": any(right), "first": bool(right and right[0]),
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/people/index")
@@ -62,15 +76,7 @@ def main() -> None:
         features.append(candidate_features(index, question, hits, chances))
         labels += right
         qids += [number] * len(hits)
-        probability, signals = scope.in_scope(index, question, hits[:10])
-        named = named_laws.named(index, question)
-        questions.append({
-            "qid": number, "id": row["id"], "kind": row["kind"], "split": split_of(row),
-            "document": min((a["document"] for a in row.get("answers", [])), default=None),
-            "set": row["set"], "scope": probability, "scope_values": list(signals.values),
-            "only_foreign": named.only_foreign, "foreign": len(named.foreign),
-            "known": len(named.known), "found": any(right), "first": bool(right and right[0]),
-        })  # fmt: skip
+        questions.append(question_record(index, number, row, hits, right))
         if number % 200 == 0:
             print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f}s", flush=True)
     split = {q["qid"]: q["split"] for q in questions}

@@ -509,6 +509,7 @@ def _checked(
         "chance": lead.answers,
         "answers": None if lead.answers is None else lead.answers >= settings.evidence.min_answers,
         "answerability": found.answerability,
+        "held_subject": found.held_subject,
     }
     flagged = _may_not_answer(found, settings)
     if flagged:

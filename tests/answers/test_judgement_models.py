@@ -8,6 +8,7 @@ from lexkb.answers import verify_citations
 from lexkb.answers.ask import ask
 from lexkb.answers.evidence import ABSTAIN, QUALIFIED, EvidenceSettings, evidence
 from lexkb.answers.guardrails import GuardrailSettings, check_question
+from lexkb.answers.ranking import subject
 from lexkb.answers.ranking.answered import is_question
 
 QUESTION = "How long must client money reconciliation records be kept?"
@@ -48,6 +49,30 @@ def test_a_question_no_hit_answers_is_declined_with_that_reason(index):
     assert answer.verification["answering"]["answers"] is False
     declined = evidence(index, unanswered, settings=EvidenceSettings(abstain_below=0.99))
     assert declined.mode == ABSTAIN and "answerability" in declined.explanation
+
+
+def test_a_question_on_a_subject_the_index_lacks_is_declined_as_out_of_scope(index):
+    """Issue 58: the subject model reads whether the index holds what a question is about at
+    all; the answerability model, whether what it holds answers. Annual leave asked of the
+    sample's client-money rules is the first kind, and declined as such, with its chance."""
+    leave = "How many days of paid annual leave is a full-time worker entitled to each year?"
+    found = evidence(index, leave)
+    assert found.mode == ABSTAIN and found.reason == "out_of_scope"
+    assert found.held_subject is not None and found.held_subject < subject.HELD_BELOW
+    assert f"subject {found.held_subject:.2f}" in found.explanation
+    # The sample holds what the client-money question is about, and answers it.
+    held = evidence(index, QUESTION)
+    assert held.mode != ABSTAIN and held.held_subject >= subject.HELD_BELOW
+    # With the subject model's threshold at 0, it still leans foreign, and with the scope model
+    # reading the question as foreign and no paragraph answering, three readers agree.
+    agreed = evidence(index, leave, settings=EvidenceSettings(held_below=0.0))
+    assert agreed.mode == ABSTAIN and agreed.reason == "out_of_scope"
+    assert "the subject model leans foreign" in agreed.explanation
+    # With neither, the answerability model alone judges it, and declines it as one the
+    # documents held do not answer.
+    alone = evidence(index, leave, settings=EvidenceSettings(held_below=0.0, foreign_below=0.0))
+    assert alone.mode == ABSTAIN and alone.reason == "not_answered_by_sources"
+    assert "subject" not in alone.explanation and "answerability" in alone.explanation
 
 
 def test_the_relevance_model_decides_and_the_scope_model_names_why(index):

@@ -124,3 +124,23 @@ def test_a_held_document_named_is_never_declined_as_a_subject_the_index_lacks(re
     assert named_too.abstention_reason == AbstentionReason.NOT_ANSWERED_BY_SOURCES
     assert "do not cover this subject" not in named_too.explanation
     assert "Bribery Act 2010" in named_too.explanation
+
+
+def test_a_held_document_named_settles_what_the_question_is_about(realdocs_built):
+    """The subject model learnt NDA questions as foreign (asked of rulebooks without one), and
+    leans that way on any question that names an NDA. Where the index holds the document a
+    question names, the name settles that the index holds what it is about: the answerability
+    model alone judges whether the document answers. A subject threshold both questions here
+    fall under shows it."""
+    from lexkb import Index
+
+    six = Index.open(realdocs_built[0])
+    strict = EvidenceSettings(held_below=0.9)
+    named = evidence(
+        six, "Does the NDA let us pass the shared material to our accountants?", settings=strict
+    )
+    assert named.held_subject is not None and named.held_subject < strict.held_below
+    assert named.mode != ABSTAIN
+    unnamed = evidence(six, "Is either side obliged to sign the final deal?", settings=strict)
+    assert unnamed.held_subject < strict.held_below
+    assert unnamed.mode == ABSTAIN and unnamed.reason == AbstentionReason.OUT_OF_SCOPE

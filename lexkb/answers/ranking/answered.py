@@ -2,12 +2,13 @@
 
 Two judges read a question against an index. The relevance model (lexkb.core.judge) reads the
 question with each paragraph found and says how likely it is that the paragraph answers it.
-`declined` turns a chance into a reason: the answerability model's over the ranked list
-(lexkb.answers.ranking.answerability, which reads this best chance among its features) where it
-judges, else this best chance itself. The scope model
-(lexkb.answers.question.scope), fitted to questions that repeat their passages' phrases, only says why:
-out of scope when it also reads the question as foreign, else not answered by the sources. A
-statement, which the relevance model does not read, is judged by the scope model alone.
+Where the subject and answerability models over the ranked list judge
+(lexkb.answers.ranking.subject and .answerability, which read this best chance among their
+features), they decide (lexkb.answers.evidence). Elsewhere `declined` turns this best chance
+into a reason: the scope model (lexkb.answers.question.scope), fitted to questions that repeat
+their passages' phrases, only says why: out of scope when it also reads the question as foreign,
+else not answered by the sources. A statement, which the relevance model does not read, is
+judged by the scope model alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lexkb.results import Hit
 ANSWER_DEPTH = 10
 OUT_OF_SCOPE = AbstentionReason.OUT_OF_SCOPE
 NOT_ANSWERED = AbstentionReason.NOT_ANSWERED_BY_SOURCES
-# Below this best chance a question is declined where the answerability model does not judge,
+# Below this best chance a question is declined where the two models do not judge,
 # and an answer's first source is flagged; at DIRECT_ANSWERS or more for the first hit an
 # answer may be DIRECT. Both chosen on questions in people's words (BENCHMARKS.md, "People's
 # questions"): the model barely tells answerable from unanswerable ones, and the nearest

@@ -1,0 +1,100 @@
+"""Questions on documents an index does not hold, as examples for the answerability model
+(issue 58: know what the index holds).
+
+    .venv/bin/python -m training.foreign [--index benchmarks/out/obliqa/index]
+        [--out training/out/foreign-examples.npz]
+
+The people's examples (training/ranker.py) are all asked of an index that holds every document
+they are about, so their unanswerable questions are ones a held document is silent on; the
+model fitted on them alone let through nine in ten questions on subjects the index lacks
+(benchmarks/abstention.py's employment and safety questions asked of ADGM's rulebooks). Here
+the people's first-turn answerable and list questions whose documents are not ADGM's (the GDPR,
+the AI Act, the DMA, the CSRD, the Police Act, the contracts and NDAs) are asked of the index of
+ADGM's rulebooks alone, as `ask` searches, and kept as unanswerable questions in the people's
+own words, with the same rows as training/ranker.py writes and their own split (by the
+document they are about, so a document's questions fall on one side whichever index they are
+asked of); benchmarks/named_laws.py reports the test split's. Those are about five acts and
+two kinds of contract; the questions written here to fit on, on other subjects ADGM's rulebooks
+lack (benchmarks/questions/out_of_scope_tune.txt: employment, safety, tax; neighbouring_tune.txt:
+privacy laws other than the GDPR, contracts other than NDAs), are added in the train split, so
+that the model does not learn those five acts alone. The written questions not fitted on
+(neighbouring.txt, gdpr.txt) stay a check (benchmarks/abstention.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evaluation_data.people import adgm, people_sets
+from evaluation_data.questions import written_questions
+from lexkb import Index
+from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
+from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
+from training.ranker import question_record
+
+REPO = Path(__file__).resolve().parent.parent
+KINDS = ("answerable", "list")
+WRITTEN = ("out_of_scope_tune.txt", "neighbouring_tune.txt")
+
+
+def foreign_rows(rulebooks: set[str]) -> list[dict]:
+    """The people's first-turn answerable and list questions about no ADGM document."""
+    found = []
+    for row in people_sets(REPO / "benchmarks/questions/people"):
+        documents = {a["document"] for a in row.get("answers", [])}
+        if row["kind"] in KINDS and documents and not documents & rulebooks:
+            found.append(row)
+    return found
+
+
+def written_rows() -> list[dict]:
+    """The questions written here to fit on (WRITTEN), as rows of the train split."""
+    return [
+        {"id": f"{name}:{number}", "question": question, "kind": "answerable", "set": name,
+         "split": "train"}
+        for name in WRITTEN
+        for number, question in enumerate(written_questions(name))
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
+    parser.add_argument("--out", type=Path, default=REPO / "training/out/foreign-examples.npz")
+    args = parser.parse_args()
+    rows = foreign_rows(set(adgm())) + written_rows()
+    index = Index.open(args.index)
+    features, qids, questions = [], [], []
+    started = time.perf_counter()
+    for number, row in enumerate(rows):
+        hits = index.search(row["question"], k=RANK_DEPTH, min_relevance=0.0).hits
+        features.append(
+            candidate_features(index, row["question"], hits, chances_of(row["question"], hits))
+        )
+        qids += [number] * len(hits)
+        record = question_record(index, number, row, hits, [False] * len(hits))
+        record["split"] = row.get("split", record["split"])
+        questions.append({**record, "kind": "unanswerable", "question": row["question"]})
+        if number % 200 == 0:
+            print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f}s", flush=True)
+    split = {q["qid"]: q["split"] for q in questions}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(
+        args.out,
+        features=np.concatenate(features) if features else np.zeros((0, len(FEATURES))),
+        labels=np.zeros(len(qids), dtype=np.int64),
+        qid=np.array(qids, dtype=np.int64),
+        split=np.array([split[q] for q in qids]),
+        names=np.array(FEATURES),
+    )
+    args.out.with_suffix(".questions.json").write_text(json.dumps(questions), encoding="utf-8")
+    print(f"{len(rows)} questions, {len(qids)} rows -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
