@@ -24,18 +24,15 @@ that the model does not learn those five acts alone. The written questions not f
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
-
-import numpy as np
 
 from evaluation_data.people import adgm, people_sets
 from evaluation_data.questions import written_questions
 from lexkb import Index
-from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
+from lexkb.answers.ranking.candidate_features import candidate_features
 from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
-from training.ranker import question_record
+from training.ranker import question_record, save_examples
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("answerable", "list")
@@ -82,17 +79,7 @@ def main() -> None:
         questions.append({**record, "kind": "unanswerable", "question": row["question"]})
         if number % 200 == 0:
             print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f}s", flush=True)
-    split = {q["qid"]: q["split"] for q in questions}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(
-        args.out,
-        features=np.concatenate(features) if features else np.zeros((0, len(FEATURES))),
-        labels=np.zeros(len(qids), dtype=np.int64),
-        qid=np.array(qids, dtype=np.int64),
-        split=np.array([split[q] for q in qids]),
-        names=np.array(FEATURES),
-    )
-    args.out.with_suffix(".questions.json").write_text(json.dumps(questions), encoding="utf-8")
+    save_examples(args.out, features, [False] * len(qids), qids, questions)
     print(f"{len(rows)} questions, {len(qids)} rows -> {args.out}")
 
 

@@ -79,18 +79,30 @@ def main() -> None:
         questions.append(question_record(index, number, row, hits, right))
         if number % 200 == 0:
             print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f}s", flush=True)
+    save_examples(args.out, features, labels, qids, questions)
+    print(f"{len(rows)} questions, {len(labels)} rows, {sum(labels)} right -> {args.out}")
+
+
+def save_examples(
+    out: Path,
+    features: list[np.ndarray],
+    labels: list[bool],
+    qids: list[int],
+    questions: list[dict],
+) -> None:
+    """The candidates' rows, labels, question numbers and splits as `out` (.npz), and each
+    question's record beside it (.questions.json), as training/answerability.py reads them."""
     split = {q["qid"]: q["split"] for q in questions}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(
-        args.out,
+        out,
         features=np.concatenate(features) if features else np.zeros((0, len(FEATURES))),
         labels=np.array(labels, dtype=np.int64),
         qid=np.array(qids, dtype=np.int64),
         split=np.array([split[q] for q in qids]),
         names=np.array(FEATURES),
     )
-    args.out.with_suffix(".questions.json").write_text(json.dumps(questions), encoding="utf-8")
-    print(f"{len(rows)} questions, {len(labels)} rows, {sum(labels)} right -> {args.out}")
+    out.with_suffix(".questions.json").write_text(json.dumps(questions), encoding="utf-8")
 
 
 if __name__ == "__main__":
