@@ -144,3 +144,20 @@ def test_a_held_document_named_settles_what_the_question_is_about(realdocs_built
     unnamed = evidence(six, "Is either side obliged to sign the final deal?", settings=strict)
     assert unnamed.held_subject < strict.held_below
     assert unnamed.mode == ABSTAIN and unnamed.reason == AbstentionReason.OUT_OF_SCOPE
+
+
+def test_a_name_its_documents_write_in_capitals_is_a_name_only_in_capitals(index):
+    """ADGM's rulebooks are called FEES, FUNDS and GEN; "what fees may a landlord charge" names
+    none of them. A one-word name the documents write only in capitals names its document only
+    when the question writes it so (the sample's rulebook is "LRB"); other names in any case."""
+    from lexkb.answers.question.named_laws import documents_named, scoped
+
+    assert documents_named(index, "Which records does the LRB require?") == {
+        "lrb-chapter-4-client-assets"
+    }
+    assert documents_named(index, "which records does the lrb require?") == set()
+    keys, rest = scoped(index, "Under the LRB, how are lrb records kept?")
+    assert keys == ["lrb-chapter-4-client-assets"] and "lrb records" in rest
+    assert documents_named(index, "what does the records retention act say?") == {
+        "records-retention-act"
+    }

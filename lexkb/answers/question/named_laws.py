@@ -193,6 +193,12 @@ class _DocumentNames:
     unique: dict[str, str]
     # Every name, with each document it names (two editions of one title share theirs).
     owners: dict[str, frozenset[str]]
+    # The one-word names documents write only in capitals ("FEES", "GEN", "NDA"): a question
+    # names one only in capitals. Written in small letters they are words ("what fees may a landlord
+    # charge"): of the people's questions here, 36 write "fees" or "funds" in small letters and
+    # 5 of them are about ADGM's FEES or FUNDS rulebooks; the acronyms people use are written in
+    # capitals (GDPR 115 of 116, NDA 174 of 174).
+    capitals: frozenset[str] = frozenset()
 
 
 _names: weakref.WeakKeyDictionary[IndexView, _DocumentNames] = weakref.WeakKeyDictionary()
@@ -204,6 +210,7 @@ def _document_names(index: IndexView) -> _DocumentNames:
     if found is None:
         terms: list[frozenset[str]] = []
         owners: dict[str, set[str]] = {}
+        small: set[str] = set()  # names some document writes with small letters
         for document in index.documents():
             said = (document.get("title"), document.get("short_name"), document.get("number"))
             names: set[str] = {name for name in said if name}
@@ -224,19 +231,36 @@ def _document_names(index: IndexView) -> _DocumentNames:
                 words = " ".join(_NAME_WORD.findall(name.casefold()))
                 if len(words) >= 3 and not words.isdigit() and words not in _GENERIC_NAMES:
                     owners.setdefault(words, set()).add(document["document_key"])
+                    if any(c.islower() for c in name):
+                        small.add(words)
         unique = {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
         # A name a few documents share (two editions of one title) names each; one many share
         # ("NDA" for fifty non-disclosure agreements) names a kind of document, not one.
         shared = {n: frozenset(keys) for n, keys in owners.items() if len(keys) <= _FEW_EDITIONS}
-        found = _names[index] = _DocumentNames(terms, unique, shared)
+        # One word of letters alone: a title set in capitals ("FINANCIAL SERVICES AND MARKETS
+        # REGULATIONS 2015") is still written in small letters by those who cite it.
+        capitals = frozenset(n for n in owners if n not in small and n.isalpha())
+        found = _names[index] = _DocumentNames(terms, unique, shared, capitals)
     return found
 
 
 def documents_named(index: IndexView, question: str) -> set[str]:
     """Keys of the held documents whose names the question gives, as whole words ("the DMA",
     "COBS", "Police (Northern Ireland) Act 2000")."""
-    folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
-    return {key for name, key in _document_names(index).unique.items() if f" {name} " in folded}
+    names, folded = _document_names(index), _folded(question)
+    return {key for name, key in names.unique.items() if _gives(names, name, question, folded)}
+
+
+def _folded(question: str) -> str:
+    return " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
+
+
+def _gives(names: _DocumentNames, name: str, question: str, folded: str) -> bool:
+    """Whether `question` (`folded`: its words folded) gives `name` (folded words) as whole
+    words, in capitals where the documents write it only so."""
+    if f" {name} " not in folded:
+        return False
+    return name not in names.capitals or bool(_span(name.upper(), False).search(question))
 
 
 def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
@@ -245,11 +269,11 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     word to match ("What does IFRS S2 require on scenario analysis?" matched the standard's
     front matter, which repeats its name). Nothing is taken out where no document is named, or
     where too little would be left to search."""
-    folded = " " + " ".join(_NAME_WORD.findall(question.casefold())) + " "
-    owners = _document_names(index).owners
+    names, folded = _document_names(index), _folded(question)
+    owners = names.owners
     # The longest first: "Police (Northern Ireland) Act 2000" before "Police Act 2000".
-    said = sorted((n for n in owners if f" {n} " in folded), key=len, reverse=True)
-    spans = {n: _span(n) for n in said}
+    said = sorted((n for n in owners if _gives(names, n, question, folded)), key=len, reverse=True)
+    spans = {n: _span(n.upper(), False) if n in names.capitals else _span(n) for n in said}
     said = [n for n in said if _distinctive(index, n, owners[n], spans[n].search(question))]
     if not said:
         return [], question
@@ -261,10 +285,12 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     return sorted(keys), rest if len(tokenize(rest)) >= 2 else question
 
 
-def _span(name: str) -> re.Pattern[str]:
-    """Where a name (folded words) is written in a question, in any case and spacing."""
+def _span(name: str, ignore_case: bool = True) -> re.Pattern[str]:
+    """Where a name (its words) is written in a question, in any spacing, and in any case
+    unless `ignore_case` is False."""
     words = [re.escape(w) for w in name.split()]
-    return re.compile(r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])", re.IGNORECASE)
+    flags = re.IGNORECASE if ignore_case else 0
+    return re.compile(r"(?<![\w])" + r"[^\w]{0,3}".join(words) + r"(?![\w.])", flags)
 
 
 def asked_of(index: IndexView, question: str, searched: str) -> tuple[list[str], str]:
