@@ -272,6 +272,7 @@ def evidence(
             ABSTAIN, AbstentionReason.NO_RELEVANT_EVIDENCE, "no paragraph of the index matches"
         )
     abstain_below, held_below = settings.declines_below(), settings.held_subject_below()
+    named_held = bool(named_laws.documents_named(index, query))
     if answerable is not None and held is not None:
         # Two models decide, the relevance model's best chance one of their features: the
         # subject model whether the index holds what the question is about (out of scope when
@@ -287,7 +288,6 @@ def evidence(
         # from NDA questions asked of rulebooks without one).
         unanswered = answered is not None and answered < settings.min_answers
         foreign = held < settings.foreign_below and probability < settings.min_scope
-        named_held = bool(named_laws.documents_named(index, query))
         if not named_held and (held < held_below or (foreign and unanswered)):
             why = AbstentionReason.OUT_OF_SCOPE
         elif answerable < abstain_below:
@@ -296,7 +296,7 @@ def evidence(
             why = None
     else:
         why = declined(probability, settings.min_scope, answered, settings.min_answers)
-    if why == AbstentionReason.OUT_OF_SCOPE and named_laws.documents_named(index, query):
+    if why == AbstentionReason.OUT_OF_SCOPE and named_held:
         # A question that names a document the index holds is about what the index holds:
         # "the documents do not cover this subject" would deny the document it names. That
         # document does not answer it.

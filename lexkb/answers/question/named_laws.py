@@ -198,7 +198,7 @@ class _DocumentNames:
     # charge"): of the people's questions here, 36 write "fees" or "funds" in small letters and
     # 5 of them are about ADGM's FEES or FUNDS rulebooks; the acronyms people use are written in
     # capitals (GDPR 115 of 116, NDA 174 of 174).
-    capitals: frozenset[str] = frozenset()
+    capitals: frozenset[str]
 
 
 _names: weakref.WeakKeyDictionary[IndexView, _DocumentNames] = weakref.WeakKeyDictionary()
@@ -260,7 +260,13 @@ def _gives(names: _DocumentNames, name: str, question: str, folded: str) -> bool
     words, in capitals where the documents write it only so."""
     if f" {name} " not in folded:
         return False
-    return name not in names.capitals or bool(_span(name.upper(), False).search(question))
+    return name not in names.capitals or bool(_written(names, name).search(question))
+
+
+def _written(names: _DocumentNames, name: str) -> re.Pattern[str]:
+    """Where `name` is written in a question: in capitals where the documents write it only
+    so, else in any case."""
+    return _span(name.upper(), False) if name in names.capitals else _span(name)
 
 
 def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
@@ -273,7 +279,7 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     owners = names.owners
     # The longest first: "Police (Northern Ireland) Act 2000" before "Police Act 2000".
     said = sorted((n for n in owners if _gives(names, n, question, folded)), key=len, reverse=True)
-    spans = {n: _span(n.upper(), False) if n in names.capitals else _span(n) for n in said}
+    spans = {n: _written(names, n) for n in said}
     said = [n for n in said if _distinctive(index, n, owners[n], spans[n].search(question))]
     if not said:
         return [], question
