@@ -90,3 +90,26 @@ def test_a_heading_in_capitals_runs_on_into_its_clause(tmp_path):
     assert units["Section 19.2"].startswith("19.2 LIMITATION OF LIABILITY. EXCEPT IN CONNECTION")
     assert "NEITHER PARTY WILL BE LIABLE" in units["Section 19.2"]
     assert not any("EXCEPT" in (title or "") for title in sections["title"].to_list())
+
+
+# Clauses 1-3 set as headings over their text, the rest with their headings run into it.
+HEADED_THEN_RUN_IN = PREAMBLE + (
+    "Section 1 Definitions\n\nProduct means the goods in Schedule A.\n\n"
+    "Section 3 Ownership Of Work\n\nAll Deliverables belong to Customer upon payment.\n\n"
+    "3.1 Customer may register the Deliverables in its own name.\n\n"
+    "4. Confidentiality. Each party keeps the other's information secret.\n\n"
+    "13. Miscellaneous.\n\n(h) Governing Law. This Agreement is governed by the laws of Ontario.\n"
+)
+
+
+def test_a_run_in_clause_is_not_filed_under_the_heading_of_the_clause_before(tmp_path):
+    path = tmp_path / "services-agreement.txt"
+    path.write_text(HEADED_THEN_RUN_IN, encoding="utf-8")
+    source = discover([path])[0]
+    _, _, chunks = structure_document(source, document_elements(source))
+    paths = dict(
+        chunks.filter(pl.col("chunk_level") == "paragraph").select("ref", "section_path").rows()
+    )
+    assert paths["Section 3.1"] == ["Section 3 Ownership Of Work"]
+    assert paths["Section 4"] == []
+    assert paths["Section 13(h)"] == []

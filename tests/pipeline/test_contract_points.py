@@ -94,3 +94,32 @@ def test_nda_units_match_its_truth():
     for ref in truth["absent"]:
         ref = ref.replace("clause", "Section")
         assert ref not in text and ref not in labels, ref
+
+
+def test_points_labelled_a_bracket_in_one_block_are_units_of_their_own():
+    """A text conversion keeps a list's lines in one layout paragraph: after a lead-in (":")
+    or an item closing "; and", each "e)" line opens the point "Section 4.2(e)"."""
+    units = _units(
+        [
+            ("Title", "Supply Agreement"),
+            (
+                "Text",
+                "4.2 The Supplier shall:\nd) notify the Customer of any delay;\n"
+                "e) keep accurate records of all shipments; and\n"
+                "f) comply with the Customer's site rules.",
+            ),
+        ]
+    )
+    assert units["Section 4.2"] == "4.2 The Supplier shall:"
+    assert units["Section 4.2(e)"] == "e) keep accurate records of all shipments; and"
+    assert units["Section 4.2(f)"] == "f) comply with the Customer's site rules."
+
+
+def test_a_bracket_label_in_running_text_opens_no_point():
+    units = _units(
+        [
+            ("Title", "Supply Agreement"),
+            ("Text", "4.2 The Supplier shall keep the records listed in clause 3.1\na) and b)"),
+        ]
+    )
+    assert set(units) == {"Section 4.2"}

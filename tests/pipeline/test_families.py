@@ -165,6 +165,56 @@ def test_oj_title_is_the_act_not_the_journal_series(oj_tables):
     assert documents["title"][0].startswith("REGULATION (EU) 2030/1 OF THE EUROPEAN PARLIAMENT")
 
 
+def test_oj_annex_tables_are_text_of_their_annex(tmp_path):
+    """A correlation table's rows ("Article 2 | Article 2", "— | Article 3") and a list of
+    goods by code are an annex's text: no article of the act opens inside an annex, and no
+    table cell is a unit of its own."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.core_fonts_encoding = "windows-1252"
+    pdf.set_auto_page_break(False)
+    first = [
+        "REGULATION (EU) 2030/2 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL",
+        "HAVE ADOPTED THIS REGULATION:",
+        "Article 1",
+        "Scope",
+        "This Regulation applies to the goods listed in Annex I.",
+        "Article 2",
+        "Repeal",
+        "Directive 2020/9 is repealed; references to it are read as in Annex II.",
+    ]
+    _oj_page(pdf, 1, first, {}, {})
+    annex = [
+        ("ANNEX I", ""),
+        ("List of goods and greenhouse gases", ""),
+        ("2523 10 00 — Cement clinkers", "Carbon dioxide"),
+        ("7601 — Unwrought aluminium", "Perfluorocarbons"),
+        ("ANNEX II", ""),
+        ("Correlation table", ""),
+        ("Directive 2020/9", "This Regulation"),
+        ("Article 2", "Article 2"),
+        ("—", "Article 3"),
+    ]
+    pdf.add_page()
+    _text(pdf, 40, 40, "L 333/2 EN Official Journal of the European Union 27.12.2022", size=9)
+    y = 90.0
+    for left, right in annex:
+        y += 1.8 * PITCH
+        _text(pdf, LEFT, y, left)
+        if right:
+            _text(pdf, 360, y, right)
+    for page in (3, 4):
+        _oj_page(pdf, page, [f"Annex text of page {page} continues."], {}, {})
+    path = tmp_path / "oj-annex.pdf"
+    pdf.output(str(path))
+    units = _units(_structure(path)[1])
+    assert [ref for ref in units if ref.startswith("Article")] == ["Article 1", "Article 2"]
+    assert "Directive 2020/9 is repealed" in units["Article 2"]
+    assert "— Article 3" in units["Annex II"] and "Carbon dioxide" in units["Annex I"]
+    assert not any(text.strip() in ("Carbon dioxide", "— Article 3") for text in units.values())
+
+
 @pytest.fixture(scope="module")
 def standard_tables(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A standard as its publisher prints it: its designation as running head and over its

@@ -178,6 +178,29 @@ def test_uslm_nests_to_the_last_level_and_keeps_notes_apart(tmp_path):
     assert sections.filter(pl.col("section_number") == "§ 5")["title"][0] == "Rights"
 
 
+USLM_PRINTED_WHOLE = f"""<?xml version="1.0" encoding="UTF-8"?>
+<uscDoc xmlns="{USLM_NS}" identifier="/us/usc/t98"><main>
+<title identifier="/us/usc/t98"><num value="98">Title 98—</num><heading>MORE MATTERS</heading>
+<section identifier="/us/usc/t98/s7"><num value="7">§ 7.</num><heading> Limits</heading>
+<subsection><num value="a">(a)</num><content>A work may be copied for teaching.</content></subsection>
+<subsection><num value="c">(c)</num><heading> Exceptions.—</heading>
+<paragraph><num value="1">(1)</num><content> Fading of a painting is no distortion.</content></paragraph>
+<paragraph><num value="2">(2)</num><content> Lighting a work for display is no distortion.</content></paragraph>
+</subsection></section></title></main></uscDoc>"""
+
+
+def test_a_unit_printed_with_its_paragraphs_is_read_once_in_its_section(tmp_path):
+    _, _, chunks = _build(_write(tmp_path, "t98.xml", USLM_PRINTED_WHOLE))
+    units = _units(chunks)
+    # "(c) Exceptions.—" has no words of its own: it is printed with its paragraphs ...
+    assert "Fading" in units["§ 7(c)"] and units["§ 7(c)(1)"].startswith("(1) Fading")
+    # ... and the section reads each sentence once, though (c)(1) is a unit too
+    section = chunks.filter(pl.col("chunk_level") == "section")["content"][0]
+    assert section.count("Fading of a painting") == 1
+    assert section.count("Lighting a work") == 1
+    assert "copied for teaching" in section
+
+
 def test_clml_cites_sections_and_schedules_and_keeps_quoted_text_in_place(tmp_path):
     documents, sections, chunks = _build(_write(tmp_path, "act.xml", CLML_DOC))
     units = _units(chunks)

@@ -77,3 +77,16 @@ def test_text_placed_by_position_inside_a_numbered_document_is_unnumbered():
     # A document with no numbered unit at all is not held to numbering.
     memo = [(f"¶ {n}", lost) for n in range(1, 5)]
     assert extraction_quality(memo)["score"] == 1.0
+
+
+def test_paragraphs_placed_by_page_are_no_numbering_gaps():
+    """A preamble on page 1 and an appendix's unnumbered lines on page 30 are places, not a
+    numbering from page 1 to 30 with 28 pages lost."""
+    placed = [
+        ("p. 1 ¶ 2", "This Standard sets out the principles for the recognition of leases."),
+        *CLEAN,
+        ("p. 30 ¶ 4", "Appendix A defines the terms used in this Standard and is part of it."),
+        ("p. 30 ¶ 4.2", "The definitions apply to every paragraph of the Standard above."),
+    ]
+    assert extraction_quality(placed)["gaps"] == 0.0
+    assert extraction_quality(placed)["score"] == 1.0

@@ -106,3 +106,12 @@ def test_an_ambiguous_reference_lists_every_document(two_rulebooks):
 def test_hop_refuses_an_ambiguous_start(two_rulebooks):
     with pytest.raises(ValueError, match="ambiguous: it names 2 paragraphs"):
         two_rulebooks.hop("7")
+
+
+def test_a_point_written_e_bracket_is_found_inside_its_clause():
+    from lexkb.lookup import _holds_points
+
+    text = "4.2 The Supplier shall: a) deliver the goods; e) keep records; and f) comply."
+    assert _holds_points(text, ["e"]) and _holds_points(text, ["f"])
+    assert not _holds_points(text, ["g"])
+    assert not _holds_points("as listed in Schedule a) above", ["a"])

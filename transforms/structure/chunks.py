@@ -108,6 +108,24 @@ def unique_refs(refs: Sequence[str | None]) -> list[str | None]:
     return unique
 
 
+def _read_once(paragraphs: list[Paragraph]) -> list[str]:
+    """The texts a section chunk joins, each once: a unit printed whole with its points (the US
+    Code's "(c) Exceptions.—" has no words before its paragraphs) already holds the texts of
+    the units that follow it, which are units of their own too."""
+    texts: list[str] = []
+    holder: Paragraph | None = None
+    for paragraph in paragraphs:
+        inside = (
+            holder is not None
+            and bool(holder.ref and paragraph.ref and paragraph.ref.startswith(holder.ref))
+            and paragraph.text in holder.text
+        )
+        if not inside:
+            texts.append(paragraph.text)
+            holder = paragraph
+    return texts
+
+
 class _Rows:
     def __init__(self, doc_id: str, document_key: str) -> None:
         self.doc_id = doc_id
@@ -160,7 +178,7 @@ def chunk_rows(doc_id: str, document_key: str, paragraphs: list[Paragraph]) -> l
     for index, (paragraph, ref) in enumerate(zip(paragraphs, refs, strict=True)):
         section = paragraph.section
         if section is not None and id(section) not in section_chunks:
-            body = "\n".join(p.text for p in members[id(section)])
+            body = "\n".join(_read_once(members[id(section)]))
             section_chunks[id(section)] = rows.add(
                 "section:" + " > ".join(section.path),
                 "section",

@@ -62,6 +62,16 @@ class ContractLines(BuilderState):
             return True
         return False
 
+    def _leads_into_list(self) -> bool:
+        """The open unit's last line leads into a point (": a) ...", "...; and" / "b) ..."): a
+        point labelled "a)" on the next line starts there even inside one layout paragraph, as
+        a text conversion keeps a list's lines."""
+        unit = self.unit
+        if unit is None or not unit.lines:
+            return False
+        tail = unit.lines[-1].rstrip()
+        return tail.endswith((":", ";", "—")) or tail.endswith(("; and", "; or"))
+
     def _inline_clause(self, text: str) -> int | None:
         """Where the first clause that continues the numbering starts inside `text` (a line
         holding several clauses because the conversion lost its breaks), or None; else where a
@@ -182,7 +192,9 @@ class ContractLines(BuilderState):
             ref = f'{self._context()} "{term}"'.strip()
             self.start_unit(ref, text, base=ref)
             return True
-        if (point := contract.CLAUSE_POINT.match(text)) and (self.new_block or point.group(1)):
+        if (point := contract.CLAUSE_POINT.match(text)) and (
+            self.new_block or point.group(1) or (point.group(2) and self._leads_into_list())
+        ):
             if point.group(3) and not self.new_block:
                 return False
             return self._contract_point(
@@ -229,8 +241,25 @@ class ContractLines(BuilderState):
             self._open_division(number, rest, 2.0 + number.count("."), label)
             self.clause = label
             return True
+        self._leave_clauses(number)
         self.start_unit(label, text)
         return True
+
+    def _leave_clauses(self, number: str) -> None:
+        """Close the clause headings that do not hold clause `number`: after "Section 3
+        Ownership Of Work" set as a heading, "4. Confidentiality. Each party ..." is the next
+        clause, not a paragraph of section 3, though its heading runs into its text."""
+        parts = contract.number_parts(number)
+        while self.stack:
+            open_clause = self.stack[-1]
+            if open_clause.rank < 2.0 or open_clause.label != self._clause_ref(
+                open_clause.number or ""
+            ):
+                return
+            held = contract.number_parts(open_clause.number or "")
+            if held and parts[: len(held)] == held:
+                return
+            self.stack.pop()
 
     def _contract_point(self, label: str, text: str, lettered: bool, bare: bool = False) -> bool:
         """A point: inside the open unit when that unit's text leads into a list, else a unit

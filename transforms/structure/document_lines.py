@@ -242,7 +242,10 @@ class DocumentLines(BuilderState):
             self.seen_division = True
             self.heading_number = self.list_item = None  # a Part may number its sections anew
             return True
-        if (match := article_heading(text)) and not self._cites_on():
+        # In an act's annex, "Article 2 Article 2" is a correlation table's row and "Article 5"
+        # a model text's heading: the act's own articles all come before its annexes.
+        in_annex = self.eu_style and self.annex is not None
+        if (match := article_heading(text)) and not self._cites_on() and not in_annex:
             number, rest = match.group(1), match.group(2)
             section = self.open_section(number, rest, ARTICLE_RANK, f"Article {number}")
             section.awaiting_title = not rest

@@ -39,7 +39,7 @@ _CLOSERS = " )]\"'’”"
 _WORD = re.compile(r"[^\W\d_]{3}")
 # How transforms.structure refers to a paragraph it could tie to no number: by its page and
 # place ("p. 11 ¶ 9"), or by its place in a document without pages ("¶ 12").
-_POSITIONAL = re.compile(r"(?:p\. \d+ )?¶ \d+")
+_POSITIONAL = re.compile(r"(?:p\. \d+ )?¶ \d+(?:\.\d+)?")
 
 
 def numbering_gap_rate(refs: list[str]) -> float:
@@ -115,7 +115,8 @@ def extraction_quality(
     texts = [text for _, text in paragraphs]
     total = sum(len(text) for text in texts) or 1
     placed = sum(len(text) for ref, text in paragraphs if ref) / total
-    gaps = numbering_gap_rate([ref for ref, _ in paragraphs if ref])
+    # Places ("p. 5 ¶ 9") are no numbering: pages without an unnumbered paragraph are no gap.
+    gaps = numbering_gap_rate([ref for ref, _ in paragraphs if ref and numbered(ref)])
     stray = sum(1 for ref, text in paragraphs if not ref and len(text.split()) < ORPHAN_WORDS)
     orphans = stray / len(paragraphs)
     repeated = furniture_lines(texts, pages or [None] * len(texts))
