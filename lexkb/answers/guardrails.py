@@ -10,8 +10,9 @@ Requirement questions phrased for the asker ("do we need to...", "must our firm.
 required to...") are allowed: they ask what the rules say, not what to choose.
 
 The first four types are read from the wording (patterns below); out of scope is judged against
-the index as `evidence` judges it (lexkb.answers.ranking.answered.declined): no paragraph found answers
-the question and the scope model reads it as foreign. Which types are refused is a setting.
+the index by `evidence` (lexkb.answers.evidence), as `ask` judges it: the subject model reads
+the index as not holding what the question is about, or the question names a law the index
+neither holds nor mentions. Which types are refused is a setting.
 `ask` refuses advice from the wording alone; a predictive, estimation or own-data wording is
 refused only when the documents do not answer it ("How long will the copyright last?" asks
 what § 302 says, whatever its tense).
@@ -24,14 +25,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lexkb import defaults
 from lexkb import limits as check
+from lexkb.answers.evidence import EvidenceSettings, evidence
 from lexkb.answers.index_view import IndexView
-from lexkb.answers.question import scope
-from lexkb.answers.ranking.answered import MIN_ANSWERS, OUT_OF_SCOPE, best_chance, declined
+from lexkb.answers.ranking.answered import MIN_ANSWERS, OUT_OF_SCOPE
 from lexkb.core.vocabulary import AbstentionReason
 from lexkb.results import Hit
 
+# The reasons `evidence` declines for that say the index does not cover the question.
+_NOT_COVERED = (AbstentionReason.OUT_OF_SCOPE, AbstentionReason.NOT_HELD)
 # Keyword hits whose headings the suggestions of what to ask are drawn from.
 _SUGGESTION_DEPTH = 20
 
@@ -250,15 +252,18 @@ def check_question(
     kind, matched = question_type(question, settings)
     probability = None
     if kind == ALLOWED and OUT_OF_SCOPE in settings.forbidden:
-        if hits is None:
-            hits = index.search(question, k=defaults.SEARCH_LIMIT, min_relevance=0.0).hits
-        probability, found = scope.in_scope(index, question, hits)
-        chance = best_chance(question, hits)
-        if declined(probability, settings.min_scope, chance, settings.min_answers) == OUT_OF_SCOPE:
-            kind, matched = (
-                OUT_OF_SCOPE,
-                ", ".join(found.unknown_terms + found.unseen_words) or None,
-            )
+        # Judged as `ask` judges it (lexkb.answers.evidence): the subject model, the names of
+        # laws the index does not hold, and the readers that agree with them.
+        judged = evidence(
+            index,
+            question,
+            hits,
+            EvidenceSettings(min_scope=settings.min_scope, min_answers=settings.min_answers),
+        )
+        probability = judged.scope
+        if judged.reason in _NOT_COVERED:
+            named = judged.not_held or judged.unknown_terms + judged.unseen_words
+            kind, matched = OUT_OF_SCOPE, ", ".join(named) or judged.explanation
     if kind == ALLOWED or kind not in settings.forbidden:
         return Guardrail(question, kind, True, "allowed", matched, probability, [])
     return Guardrail(

@@ -59,6 +59,15 @@ def test_a_question_on_a_subject_the_index_lacks_is_declined_as_out_of_scope(ind
     found = evidence(index, leave)
     assert found.mode == ABSTAIN and found.reason == "out_of_scope"
     assert found.held_subject is not None and found.held_subject < subject.HELD_BELOW
+    # check_question (guardrails) judges scope as `ask` does: refused, with three questions
+    # the index can answer; the client-money question is allowed.
+    refused = check_question(index, leave)
+    assert not refused.allowed and refused.question_type == "out_of_scope"
+    assert refused.suggestions and refused.scope == found.scope
+    assert check_question(index, QUESTION).allowed
+    # Out of scope not among the types refused: the same question is allowed.
+    kinds = frozenset(GuardrailSettings().forbidden - {"out_of_scope"})
+    assert check_question(index, leave, GuardrailSettings(forbidden=kinds)).allowed
     assert f"subject {found.held_subject:.2f}" in found.explanation
     # The sample holds what the client-money question is about, and answers it.
     held = evidence(index, QUESTION)
@@ -87,10 +96,6 @@ def test_the_relevance_model_decides_and_the_scope_model_names_why(index):
     assert declined.reason == "out_of_scope" and declined.top_answers < strict.min_answers
     alone = EvidenceSettings(answerability=False)
     assert evidence(index, unanswered, settings=alone).reason == "not_answered_by_sources"
-    # check_question (guardrails) judges scope the same way
-    assert check_question(index, QUESTION, GuardrailSettings(min_scope=0.9999)).allowed
-    refused = check_question(index, unanswered, GuardrailSettings(min_scope=0.9999))
-    assert not refused.allowed and refused.question_type == "out_of_scope"
 
 
 def test_what_a_question_is():
