@@ -204,6 +204,40 @@ def test_reranked_lets_the_model_lift_a_paragraph_it_is_sure_of(monkeypatch):
     assert order[0] == "s1" and sorted(order) == [f"s{i}" for i in range(5)]
 
 
+def test_extract_picks_the_sentence_of_a_paragraph_the_model_reads_as_the_answer():
+    module = importlib.import_module("lexkb.answers.extract")
+    from lexkb.core.vocabulary import ChunkLevel
+    from lexkb.results import Hit
+
+    text = (
+        "The firm keeps its records at its head office in London. "
+        "The firm must keep each record for at least seven years after the end of the year."
+    )
+    hit = Hit("p1", "d", "d", ChunkLevel.PARAGRAPH, None, [], None, 1.0, text)
+    single = Hit("p2", "d", "d", ChunkLevel.PARAGRAPH, None, [], None, 1.0, "One sentence only.")
+    split = text.index(" The firm must") + 1
+
+    def candidates(first: float, second: float):
+        return [
+            module.BestSentence(hit, 0, split - 1, first),
+            module.BestSentence(hit, split, len(text), second),
+            module.BestSentence(single, 0, len(single.text), 0.0),
+        ]
+
+    spans = [
+        module._span(hit, 0, split - 1, 0.0, 1.0, "sentence"),
+        module._span(single, 0, len(single.text), 0.0, 1.0, "sentence"),
+    ]
+    question = "How long must the firm keep its records?"
+    # At equal scores the sentence the model reads as saying how long wins, whole.
+    chosen = module.chosen_sentences(question, spans, candidates(0.0, 0.0))
+    assert chosen[0].text == text[split:] == text[chosen[0].start : chosen[0].end]
+    assert chosen[0].chunk_id == "p1" and chosen[1] == spans[1]
+    # A chance (at most 1) does not overturn a sentence score far ahead.
+    kept = module.chosen_sentences(question, spans, candidates(5.0, 0.0))
+    assert kept[0].text == text[: split - 1]
+
+
 def test_extract_says_no_answer_when_nothing_addresses_it(index):
     result = extract(index, "What is the capital requirement for insurance brokers?",
                      document="Records Retention Act", min_relevance=0.5)  # fmt: skip
