@@ -15,6 +15,8 @@ issue 58 (the search's first ten, `decline_not_held` and `answerability` off). S
   ADGM index, which holds none of them.
 - neighbouring, no law named: the other people's questions about those acts and about the
   contracts and NDAs (no name of NAMED in them), asked of the same index.
+- subjects no index here holds (benchmarks/questions/elsewhere/: work, family, tax, travel,
+  health, ...), the topics of the test split (stop 73; the others are fitted on).
 
 The subject model (lexkb.answers.ranking.subject) was fitted on the train and tune splits of
 these same people's questions asked of this same index (training/foreign.py), so the two foreign
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from evaluation_data.obliqa import held_out, load_questions
 from evaluation_data.people import adgm, people_sets, split_of
+from evaluation_data.questions import elsewhere_rows
 from lexkb import Index
 from lexkb.answers.evidence import ABSTAIN, EvidenceSettings, evidence
 from lexkb.answers.ranking import ranker
@@ -111,12 +114,14 @@ def main() -> None:
     answerable = [q["Question"] for q in load_questions(DATA / "obliqa") if held_out(q)]
     named, neighbouring = people_questions(test=True)
     named_fitted, neighbouring_fitted = people_questions(test=False)
+    elsewhere = [r["question"] for r in elsewhere_rows() if split_of(r) == "test"]
     sets = {
         "ObliQA held-out answerable (abstained: lower is better)": answerable,
         "named foreign laws, test split (abstained: higher is better)": named,
         "neighbouring, no law named, test split (abstained: higher is better)": neighbouring,
         "named foreign laws, train and tune (fitted on)": named_fitted,
         "neighbouring, no law named, train and tune (fitted on)": neighbouring_fitted,
+        "subjects no index here holds, test topics (abstained: higher is better)": elsewhere,
     }
     index = Index.open(args.index)
     index.search("warm up", k=1)

@@ -1,13 +1,14 @@
 """Fit the answerability and subject models and choose their thresholds (issue 58).
 
     .venv/bin/python -m training.answerability [--examples training/out/ranker-examples.npz]
-        [--foreign training/out/foreign-examples.npz]
+        [--foreign training/out/foreign-examples.npz training/out/foreign-elsewhere-people.npz]
         [--ranker lexkb/core/judge/models/ranker.json]
 
 Reads the examples training/ranker.py wrote (each people's question's candidates over the index
 of every document they name, and what the question names) and those training/foreign.py wrote
 (the same people's questions about documents that are not ADGM's, asked of ADGM's rulebooks
-alone), the questions' words (benchmarks/questions/people/, by id) and the ranker
+alone, and people's questions on subjects no index here holds, asked of ADGM's rulebooks and of
+the people's index), the questions' words (benchmarks/questions/people/, by id) and the ranker
 training/ranker_fit.py fitted; scores each question's candidates with the ranker as lexkb does
 (lexkb.core.judge.trees) and fits two logistic models over
 lexkb.answers.ranking.answerability.FEATURES, on the train and tune splits: answerability
@@ -151,12 +152,18 @@ def joint_below(answerability: np.ndarray, held: np.ndarray, held_below: float, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=Path, default=REPO / "training/out/ranker-examples.npz")
-    parser.add_argument("--foreign", type=Path, default=REPO / "training/out/foreign-examples.npz")
+    parser.add_argument(
+        "--foreign",
+        type=Path,
+        nargs="+",
+        default=[REPO / "training/out/foreign-examples.npz",
+                 REPO / "training/out/foreign-elsewhere-people.npz"],
+    )  # fmt: skip
     parser.add_argument("--ranker", type=Path, default=REPO / "lexkb/core/judge/models/ranker.json")
     args = parser.parse_args()
     from lexkb.answers.ranking.answerability import FEATURES
 
-    x, y, split, fold, foreign = table([args.examples, args.foreign], args.ranker)
+    x, y, split, fold, foreign = table([args.examples, *args.foreign], args.ranker)
     fit, test = split != "test", split == "test"
     sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
     # Two models over the same features, each fitted on train and tune, its ridge chosen out of

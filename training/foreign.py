@@ -19,6 +19,12 @@ lack (benchmarks/questions/out_of_scope_tune.txt: employment, safety, tax; neigh
 privacy laws other than the GDPR, contracts other than NDAs), are added in the train split, so
 that the model does not learn those five acts alone. The written questions not fitted on
 (neighbouring.txt, gdpr.txt) stay a check (benchmarks/abstention.py).
+
+Stop 73 adds people's questions on subjects no index here holds (benchmarks/questions/elsewhere/:
+work, home and family, tax, travel and consumer life, health, environment and sector rules, in
+many countries), split by topic; `--elsewhere-only` asks only those, of an index of other
+documents (the people's index of 144 documents), so that "not held" is learnt beside more
+than one index.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import time
 from pathlib import Path
 
 from evaluation_data.people import adgm, people_sets
-from evaluation_data.questions import written_questions
+from evaluation_data.questions import elsewhere_rows, written_questions
 from lexkb import Index
 from lexkb.answers.ranking.candidate_features import candidate_features
 from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
@@ -63,8 +69,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, default=REPO / "benchmarks/out/obliqa/index")
     parser.add_argument("--out", type=Path, default=REPO / "training/out/foreign-examples.npz")
+    parser.add_argument(
+        "--elsewhere-only",
+        action="store_true",
+        help="only the questions on subjects no index holds (for an index of other documents)",
+    )
     args = parser.parse_args()
-    rows = foreign_rows(set(adgm())) + written_rows()
+    rows = elsewhere_rows()
+    if not args.elsewhere_only:
+        rows = foreign_rows(set(adgm())) + written_rows() + rows
     index = Index.open(args.index)
     features, qids, questions = [], [], []
     started = time.perf_counter()
