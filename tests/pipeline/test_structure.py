@@ -158,6 +158,30 @@ def test_tab_labelled_text_keeps_its_labels(tmp_path):
     assert set(sections["section_number"]) == {"1", "1.1", "2"}
 
 
+def test_a_table_row_in_tab_labelled_text_is_no_label(tmp_path):
+    """A table rendered as text has tabs too: its first cell ("60 minutes", "Tier 1 Capital",
+    "ADT <= 100,000") is no label, and the row stays text of the rule that introduces it."""
+    lines = [
+        "Lexkb Market Rules",
+        "1\tTRANSPARENCY",
+        "1.1\tDelayed publication",
+        "1.1.1\tThe table below shows the smallest trade that may be published late:",
+        "Permitted delay\tADT <= 100,000\tADT > 100,000",
+        "60 minutes\t10,000\tmax (5% of ADT, 25,000)",
+        "180 minutes\t25,000\tmax (15% of ADT, 75,000)",
+        "Tier 1 Capital\t100%",
+        "1.1.2\tSection 2 Part 3\tA venue may halt trading.",
+        "APP 1\tTable of fees",
+    ]
+    path = tmp_path / "market.txt"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    source = discover([path])[0]
+    _, _, chunks = structure_document(source, document_elements(source))
+    refs = chunks.filter(pl.col("chunk_level") == "paragraph")["ref"].to_list()
+    assert refs == ["1", "1.1", "1.1.1", "1.1.2", "APP 1"]
+    assert "180 minutes\t25,000" in _chunk(chunks, "1.1.1")["content"]
+
+
 def test_long_paragraph_parts_and_extraction_quality(tmp_path):
     sentence = "The firm shall keep a record of every client money transfer it makes. "
     path = tmp_path / "rules.md"

@@ -34,6 +34,15 @@ _POINT_LABEL = re.compile(r"^(?:\(?[a-z]{1,4}\)|\([ivxlc]+\)|\(\d{1,3}\))$")
 _NUMBERING = re.compile(r"\d|^[A-Z]\.?$|^[A-Z]\.\d")
 OUTLINE_SHARE = 0.15
 OUTLINE_MIN = 5
+# A label is a number ("1.1.1.(1)", "8.3.2.Guidance on CDD.1.", "(a)", "12") or a division's
+# name with its number ("Part 2", "SECTION III.B.1.", "APP 3"). A table's first cell before its
+# tab is none ("60 minutes", "Tier 1 Capital", "ADT <= 100,000", "100%"): that row is text of the
+# unit around it.
+_LABEL_TOKEN = re.compile(r"^[\w().:\-–\u200e]+$")
+_DIVISION_WORDS = frozenset(
+    {"part", "chapter", "schedule", "section", "rule", "app", "appendix", "annex", "article",
+     "guidance", "regulation", "paragraph", "form"}
+)  # fmt: skip
 
 
 def _label(line: str, outline: bool = True) -> tuple[str, str] | None:
@@ -45,7 +54,20 @@ def _label(line: str, outline: bool = True) -> tuple[str, str] | None:
     label = match.group(1).strip()
     if len(label.split()) > 4 or not _NUMBERING.search(label) and not _POINT_LABEL.match(label):
         return None
+    if not _numbering(label.split()):
+        return None
     return label, match.group(2).strip()
+
+
+def _numbering(words: list[str]) -> bool:
+    """Whether a tab's left side reads as a label: its first word a division's name, a dotted or
+    bracketed number (words may follow either), or a number alone."""
+    first = words[0]
+    if not _LABEL_TOKEN.match(first):
+        return False
+    if first.casefold() in _DIVISION_WORDS or any(mark in first for mark in ".("):
+        return True
+    return len(words) == 1 and (not first.isalpha() or len(first) == 1)
 
 
 def outline_units(texts: Sequence[str]) -> tuple[str | None, list[tuple[str | None, str]]] | None:

@@ -70,7 +70,12 @@ class ContractLines(BuilderState):
         if unit is None or not unit.lines:
             return False
         tail = unit.lines[-1].rstrip()
-        return tail.endswith((":", ";", "—")) or tail.endswith(("; and", "; or"))
+        return tail.endswith((":", ";", "—", "; and", "; or"))
+
+    def _point_after_item(self, text: str) -> bool:
+        """A point after an item that closes "; and" ("f) ...; and" / "g) ..."): a number there
+        may still go on with a citation ("Sections 2.1 and" / "2.2"), a point opens."""
+        return bool(contract.CLAUSE_POINT.match(text)) and self._leads_into_list()
 
     def _inline_clause(self, text: str) -> int | None:
         """Where the first clause that continues the numbering starts inside `text` (a line
@@ -159,7 +164,7 @@ class ContractLines(BuilderState):
         if self._mid_sentence(text):
             return False
         heading_like = category == "Title" or self.new_block
-        if not self._starts_here():
+        if not self._starts_here() and not self._point_after_item(text):
             return False
         # "Exhibit 10.4" above the title is the filing's label; attachments follow the body.
         if (match := contract.ATTACHMENT.match(text)) and heading_like and self.clause_seen:

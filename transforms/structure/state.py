@@ -306,9 +306,7 @@ class BuilderState:
     # numbers at a line start ---------------------------------------------------------------
     def _starts_here(self) -> bool:
         """A number at a line start opens a unit unless it continues a citation mid-sentence
-        ("... under Sections 2.1.4 and" / "2.1.5 ..."; not "...; and" / "(g) ...")."""
+        ("... under Sections 2.1.4 and" / "2.1.5 ...")."""
         if self.new_block or self.unit is None or not self.unit.open_sentence:
             return True
-        last = self.last_line.rstrip()
-        # "...; and" closes a list's item before its last: no citation goes on after it.
-        return last.endswith(("; and", "; or")) or CITING_END.search(last) is None
+        return CITING_END.search(self.last_line.rstrip()) is None
