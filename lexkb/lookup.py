@@ -526,8 +526,8 @@ _QUOTED = re.compile(r"‘[^‘]*?’(?![A-Za-z])|“[^“]*?”")
 def _holds_points(text: str, labels: Sequence[str]) -> bool:
     """The paragraph's text shows each label where a point starts, each after the one before
     ("(b)" then its "(i)"), written "(e)" or "e)": at a line's start, after a colon, semicolon
-    or dash ("...: (e) kept in ...", ".—(1) With respect"), or after "; and". A label in running text ("clause (2) of
-    subsection (a)") or in quoted text starts no point."""
+    or dash ("...: (e) kept in ...", ".—(1) With respect"), or after "; and". A label in
+    running text ("clause (2) of subsection (a)") or in quoted text starts no point."""
     start = r"(?:^|\n|[:;—–-]|[;,]\s*(?:and|or))\s*"
     text = _QUOTED.sub(lambda quoted: " " * len(quoted.group(0)), text)
 
