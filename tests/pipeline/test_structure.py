@@ -20,6 +20,13 @@ def standard():
     return _structure("lsa-230-audit-documentation.pdf")
 
 
+def _text_lines(path, lines: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The tables of a text file of `lines`, structured as a build does."""
+    path.write_text("\n".join(lines), encoding="utf-8")
+    source = discover([path])[0]
+    return structure_document(source, document_elements(source))
+
+
 def _chunk(chunks: pl.DataFrame, ref: str) -> dict:
     rows = chunks.filter((pl.col("ref") == ref) & (pl.col("chunk_level") == "paragraph"))
     assert rows.height == 1, f"{ref}: {rows.height} chunks"
@@ -134,10 +141,7 @@ def test_tab_labelled_text_keeps_its_labels(tmp_path):
         "2\tFEES",
         "2.1.1\tThe application fee is set out in the Schedule.",
     ]
-    path = tmp_path / "fees.txt"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    source = discover([path])[0]
-    documents, sections, chunks = structure_document(source, document_elements(source))
+    documents, sections, chunks = _text_lines(tmp_path / "fees.txt", lines)
     assert documents["title"][0] == "Lexkb Fees Rules"
     paragraphs = chunks.filter(pl.col("chunk_level") == "paragraph")
     assert paragraphs["ref"].to_list() == [
@@ -173,10 +177,7 @@ def test_a_table_row_in_tab_labelled_text_is_no_label(tmp_path):
         "1.1.2\tSection 2 Part 3\tA venue may halt trading.",
         "APP 1\tTable of fees",
     ]
-    path = tmp_path / "market.txt"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    source = discover([path])[0]
-    _, _, chunks = structure_document(source, document_elements(source))
+    _, _, chunks = _text_lines(tmp_path / "market.txt", lines)
     refs = chunks.filter(pl.col("chunk_level") == "paragraph")["ref"].to_list()
     assert refs == ["1", "1.1", "1.1.1", "1.1.2", "APP 1"]
     assert "180 minutes\t25,000" in _chunk(chunks, "1.1.1")["content"]
