@@ -407,7 +407,7 @@ def _answer(
     seen(hits)
     # A follow-up is judged in its context: "and who must keep them?" alone names nothing in
     # scope, while the question before it does.
-    found = evidence(index, searched, hits, settings.evidence, ranking=ranking)
+    found = evidence(index, searched, hits, settings.evidence, filters, ranking=ranking)
     warnings = list(results.warnings)
     # A question worded as a prediction, an estimate or about the asker's own records is
     # refused for that only where the documents do not answer it: where the evidence declines,

@@ -193,9 +193,11 @@ def evidence(
     filters: Mapping[str, object] | None = None,
     ranking: ranker.Ranking | None = None,
 ) -> Evidence:
-    """Judge whether `hits` (ranked best first; by default a hybrid search of `query`) are
-    enough to answer `query`. `ranking`: the ranker's reading of those hits, when the caller
-    ranked them (ask does); else the hits are ranked here for the answerability model alone."""
+    """Judge whether `hits` (ranked best first; by default a hybrid search of `query`, within
+    `filters`) are enough to answer `query`; a document the filters choose is what the question
+    is about, so it is never declined as out of scope. `ranking`: the ranker's reading of those
+    hits, when the caller ranked them (ask does); else the hits are ranked here for the
+    answerability model alone."""
     settings = settings or EvidenceSettings()
     query = check.text(query, "query", index.limits.max_query_chars)
     if hits is None:
@@ -272,7 +274,10 @@ def evidence(
             ABSTAIN, AbstentionReason.NO_RELEVANT_EVIDENCE, "no paragraph of the index matches"
         )
     abstain_below, held_below = settings.declines_below(), settings.held_subject_below()
-    named_held = bool(named_laws.documents_named(index, query))
+    # A document the question names, or the one the asker filtered the search to, settles what
+    # the question is about: that document is held.
+    chosen = bool(filters and filters.get("document"))
+    named_held = chosen or bool(named_laws.documents_named(index, query))
     if answerable is not None and held is not None:
         # Two models decide, the relevance model's best chance one of their features: the
         # subject model whether the index holds what the question is about (out of scope when

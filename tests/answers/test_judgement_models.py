@@ -65,6 +65,10 @@ def test_a_question_on_a_subject_the_index_lacks_is_declined_as_out_of_scope(ind
     assert not refused.allowed and refused.question_type == "out_of_scope"
     assert refused.suggestions and refused.scope == found.scope
     assert check_question(index, QUESTION).allowed
+    # Asked of one document the asker chose, it is that document's to answer or not.
+    chosen = index.documents()[0]["document_key"]
+    scoped = evidence(index, leave, filters={"document": chosen})
+    assert scoped.reason != "out_of_scope"
     # Out of scope not among the types refused: the same question is allowed.
     kinds = frozenset(GuardrailSettings().forbidden - {"out_of_scope"})
     assert check_question(index, leave, GuardrailSettings(forbidden=kinds)).allowed
