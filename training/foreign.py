@@ -37,7 +37,7 @@ from evaluation_data.people import adgm, people_sets
 from evaluation_data.questions import elsewhere_rows, written_questions
 from lexkb import Index
 from lexkb.answers.ranking.candidate_features import candidate_features
-from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
+from lexkb.answers.ranking.ranker import chances_of, searched
 from training.ranker import question_record, save_examples
 
 REPO = Path(__file__).resolve().parent.parent
@@ -82,10 +82,9 @@ def main() -> None:
     features, qids, questions = [], [], []
     started = time.perf_counter()
     for number, row in enumerate(rows):
-        hits = index.search(row["question"], k=RANK_DEPTH, min_relevance=0.0).hits
-        features.append(
-            candidate_features(index, row["question"], hits, chances_of(row["question"], hits))
-        )
+        hits, asked = searched(index, row["question"])
+        chances = chances_of(row["question"], hits)
+        features.append(candidate_features(index, row["question"], hits, chances, asked))
         qids += [number] * len(hits)
         record = question_record(index, number, row, hits, [False] * len(hits))
         record["split"] = row.get("split", record["split"])

@@ -6,8 +6,9 @@
 
 The index holds every document the people's question sets (benchmarks/questions/people/) name,
 built with the local embedder (training/README.md says how). Each first-turn question
-(answerable, list, unanswerable) is searched as `ask` searches (hybrid, `RANK_DEPTH` hits, no
-relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
+(answerable, list, unanswerable) is searched as `ask` searches a first question
+(lexkb.answers.ranking.ranker.searched: scoped to the documents it names, hybrid, twenty hits,
+no relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
 becomes a row of lexkb.answers.ranking.candidate_features, labelled 1 when it is a unit that answers
 (the answer's document and unit, or a unit inside or around it). Per question it also keeps
 the scope model's probability and what the question names, for the answerability model. Splits
@@ -28,7 +29,7 @@ from evaluation_data.people import holds, people_sets, split_of
 from lexkb import Index
 from lexkb.answers.question import named_laws, scope
 from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
-from lexkb.answers.ranking.ranker import RANK_DEPTH, chances_of
+from lexkb.answers.ranking.ranker import chances_of, searched
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("answerable", "list", "unanswerable")
@@ -69,11 +70,11 @@ def main() -> None:
     started = time.perf_counter()
     for number, row in enumerate(rows):
         question = row["question"]
-        hits = index.search(question, k=RANK_DEPTH, min_relevance=0.0).hits
+        hits, asked = searched(index, question)
         chances = chances_of(question, hits)
         units = [(keys[a["document"]], a["ref"]) for a in row.get("answers", [])]
         right = [any(h.document_key == d and holds(h.ref or "", r) for d, r in units) for h in hits]
-        features.append(candidate_features(index, question, hits, chances))
+        features.append(candidate_features(index, question, hits, chances, asked))
         labels += right
         qids += [number] * len(hits)
         questions.append(question_record(index, number, row, hits, right))

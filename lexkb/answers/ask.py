@@ -402,7 +402,7 @@ def _answer(
     results = index.search(
         asked, k=depth, filters=filters, min_relevance=0.0, rerank=settings.rerank
     )
-    ranking = ranker.ranked(index, searched, results.hits) if settings.rank else None
+    ranking = ranker.ranked(index, searched, results.hits, asked) if settings.rank else None
     hits = ranking.hits if ranking is not None else results.hits
     seen(hits)
     # A follow-up is judged in its context: "and who must keep them?" alone names nothing in

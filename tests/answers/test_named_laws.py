@@ -161,3 +161,34 @@ def test_a_name_its_documents_write_in_capitals_is_a_name_only_in_capitals(index
     assert documents_named(index, "what does the records retention act say?") == {
         "records-retention-act"
     }
+
+
+def test_the_ranker_reads_a_named_document_s_paragraphs_against_the_words_searched(
+    realdocs_built,
+):
+    """A document's name says nothing of which of its paragraphs answers: the ranker is given
+    the hits `ask` searched (scoped, the name left out) and reads their words and cosines
+    against the words searched, as training/ranker.py does."""
+    import numpy as np
+
+    from lexkb import Index
+    from lexkb.answers.ranking import ranker
+    from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
+
+    six = Index.open(realdocs_built[0])
+    question = "Under the Bribery Act 2010, what must a company show to escape liability?"
+    hits, asked = ranker.searched(six, question)
+    assert hits and {h.document_key for h in hits} == {"bribery-act-2010"}
+    assert "Bribery" not in asked and "liability" in asked
+    chances = np.full(len(hits), 0.5)
+    read = candidate_features(six, question, hits, chances, asked)
+    as_words = candidate_features(six, asked, hits, chances)
+    named = candidate_features(six, question, hits, chances)
+    for name in ("rare_words_held", "words_held", "heading_words_held", "cosine"):
+        column = FEATURES.index(name)
+        assert np.allclose(read[:, column], as_words[:, column])
+    # Still known: the question names the document each paragraph is of.
+    assert read[:, FEATURES.index("names_document")].tolist() == [1.0] * len(hits)
+    # Read against the whole question, the Act's name is a word every paragraph of it holds.
+    words = FEATURES.index("words_held")
+    assert not np.allclose(read[:, words], named[:, words])

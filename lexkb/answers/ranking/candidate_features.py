@@ -102,10 +102,19 @@ def asks_amount(question: str) -> bool:
 
 
 def candidate_features(
-    index: IndexView, question: str, hits: Sequence[Hit], chances: np.ndarray | None = None
+    index: IndexView,
+    question: str,
+    hits: Sequence[Hit],
+    chances: np.ndarray | None = None,
+    asked: str | None = None,
 ) -> np.ndarray:
     """One row of FEATURES per hit, in the hits' order (a search's, best first). `chances`:
-    the relevance model's chance each hit answers, asked of it here when not given."""
+    the relevance model's chance each hit answers, asked of it here when not given. `asked`:
+    the words searched, where `ask` scoped the search to the documents the question names and
+    left their names out (lexkb.answers.question.named_laws.asked_of): the words a paragraph
+    holds and its cosine are read against them, as a document's name says nothing of which of
+    its paragraphs answers ("the Babcock & Wilcox intellectual property agreement" matched a
+    clause on inventions over the one on governing law)."""
     count = len(hits)
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     if not count:
@@ -122,13 +131,13 @@ def candidate_features(
     amount_asked = asks_amount(question)
     asks_meaning = bool(_ASKS_MEANING.search(question))
     asks_who = bool(_ASKS_WHO.search(question))
-    words = list(dict.fromkeys(tokenize(question)))
+    words = list(dict.fromkeys(tokenize(asked or question)))
     idf = index.term_idf(words) if words else np.zeros(0)
     rare = idf / (idf.sum() or 1.0)
     chances = np.asarray(chances, dtype=np.float64)
     answer_rank = np.argsort(np.argsort(-chances))
     relevances = np.array([h.relevance or 0.0 for h in hits])
-    cosines = _cosines(index, question, hits)
+    cosines = _cosines(index, asked or question, hits)
     seen: set[str] = set()
     for n, hit in enumerate(hits):
         text = hit.text or ""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lexkb.answers.index_view import IndexView
+from lexkb.answers.question import named_laws
 from lexkb.answers.ranking.answered import ANSWER_DEPTH, first_chances
 from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
 from lexkb.core.judge.shipped import ranker_model
@@ -49,9 +50,22 @@ class Ranking:
     rows: np.ndarray
 
 
-def ranked(index: IndexView, question: str, hits: Sequence[Hit]) -> Ranking:
+def searched(index: IndexView, question: str) -> tuple[list[Hit], str]:
+    """The hits `ask` ranks for a first question, and the words it searched: scoped to the
+    documents the question names, their names left out (named_laws.asked_of), RANK_DEPTH hits,
+    no relevance floor. Training (training/ranker.py, training/foreign.py) reads the question
+    through this, so the ranker learns from the lists it will be given."""
+    scope, asked = named_laws.asked_of(index, question, question)
+    filters = {"document": scope} if scope else None
+    return index.search(asked, k=RANK_DEPTH, filters=filters, min_relevance=0.0).hits, asked
+
+
+def ranked(
+    index: IndexView, question: str, hits: Sequence[Hit], asked: str | None = None
+) -> Ranking:
     """`hits` in the ranker's order: best first, a paragraph whose opening repeats one before
-    it after every paragraph that says something new, ties in the search's order."""
+    it after every paragraph that says something new, ties in the search's order. `asked`: the
+    words searched, where they are not the question's (candidate_features)."""
     unranked = Ranking(list(hits), np.zeros(0), np.zeros((0, len(FEATURES))))
     if not hits:
         return unranked
@@ -61,7 +75,7 @@ def ranked(index: IndexView, question: str, hits: Sequence[Hit]) -> Ranking:
         return unranked
     if model.features != FEATURES:
         return unranked
-    rows = candidate_features(index, question, hits, chances_of(question, hits))
+    rows = candidate_features(index, question, hits, chances_of(question, hits), asked)
     scores = model.scores(rows)
     repeated = rows[:, FEATURES.index("repeated")] > 0
     order = np.lexsort((np.arange(len(hits)), -scores, repeated))

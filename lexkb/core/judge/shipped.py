@@ -27,7 +27,7 @@ from lexkb.core.judge.trees import Trees
 MODELS = Path(__file__).resolve().parent / "models"
 SUPPORT_SHA256 = "90cbaed02193daaf6c03723350deb513f38d3963f3fa1ea3e3cf1f8daa03b416"
 RELEVANCE_SHA256 = "476cf48591257824a9224df31ea73c7555c49fedda28b3f80b3557433888b4d9"
-RANKER_SHA256 = "e89b39aec1ca2f15ac1f09e853f3da6e783e0de70857a30a3c9891269993d46c"
+RANKER_SHA256 = "9f656f1b471334f1b3deef457d6e9d7ada21508d5d856a59367b431aa1950464"
 
 
 class SupportClass(IntEnum):
