@@ -37,7 +37,7 @@ from evaluation_data.people import adgm, people_sets
 from evaluation_data.questions import elsewhere_rows, written_questions
 from lexkb import Index
 from lexkb.answers.ranking.candidate_features import candidate_features
-from lexkb.answers.ranking.ranker import chances_of, searched
+from lexkb.answers.ranking.ranker import chances_of, first_search
 from training.ranker import question_record, save_examples
 
 REPO = Path(__file__).resolve().parent.parent
@@ -82,7 +82,7 @@ def main() -> None:
     features, qids, questions = [], [], []
     started = time.perf_counter()
     for number, row in enumerate(rows):
-        hits, asked = searched(index, row["question"])
+        hits, asked = first_search(index, row["question"])
         chances = chances_of(row["question"], hits)
         features.append(candidate_features(index, row["question"], hits, chances, asked))
         qids += [number] * len(hits)

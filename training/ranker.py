@@ -7,8 +7,8 @@
 The index holds every document the people's question sets (benchmarks/questions/people/) name,
 built with the local embedder (training/README.md says how). Each first-turn question
 (answerable, list, unanswerable) is searched as `ask` searches a first question
-(lexkb.answers.ranking.ranker.searched: scoped to the documents it names, hybrid, twenty hits,
-no relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
+(lexkb.answers.ranking.ranker.first_search: scoped to the documents it names, hybrid, twenty
+hits, no relevance floor); the relevance model reads the first ten, as `ask`'s evidence does; each hit
 becomes a row of lexkb.answers.ranking.candidate_features, labelled 1 when it is a unit that answers
 (the answer's document and unit, or a unit inside or around it). Per question it also keeps
 the scope model's probability and what the question names, for the answerability model. Splits
@@ -29,7 +29,7 @@ from evaluation_data.people import holds, people_sets, split_of
 from lexkb import Index
 from lexkb.answers.question import named_laws, scope
 from lexkb.answers.ranking.candidate_features import FEATURES, candidate_features
-from lexkb.answers.ranking.ranker import chances_of, searched
+from lexkb.answers.ranking.ranker import chances_of, first_search
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("answerable", "list", "unanswerable")
@@ -70,7 +70,7 @@ def main() -> None:
     started = time.perf_counter()
     for number, row in enumerate(rows):
         question = row["question"]
-        hits, asked = searched(index, question)
+        hits, asked = first_search(index, question)
         chances = chances_of(question, hits)
         units = [(keys[a["document"]], a["ref"]) for a in row.get("answers", [])]
         right = [any(h.document_key == d and holds(h.ref or "", r) for d, r in units) for h in hits]

@@ -177,7 +177,7 @@ def test_the_ranker_reads_a_named_document_s_paragraphs_against_the_words_search
 
     six = Index.open(realdocs_built[0])
     question = "Under the Bribery Act 2010, what must a company show to escape liability?"
-    hits, asked = ranker.searched(six, question)
+    hits, asked = ranker.first_search(six, question)
     assert hits and {h.document_key for h in hits} == {"bribery-act-2010"}
     assert "Bribery" not in asked and "liability" in asked
     chances = np.full(len(hits), 0.5)

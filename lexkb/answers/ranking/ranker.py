@@ -50,7 +50,7 @@ class Ranking:
     rows: np.ndarray
 
 
-def searched(index: IndexView, question: str) -> tuple[list[Hit], str]:
+def first_search(index: IndexView, question: str) -> tuple[list[Hit], str]:
     """The hits `ask` ranks for a first question, and the words it searched: scoped to the
     documents the question names, their names left out (named_laws.asked_of), RANK_DEPTH hits,
     no relevance floor. Training (training/ranker.py, training/foreign.py) reads the question
