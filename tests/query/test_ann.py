@@ -95,6 +95,9 @@ def test_graph_keys_map_back_to_the_rows_that_own_them(graph_root: Path) -> None
         nominated = set(index.dense.ann.rows(vector, depth=12).tolist())
         assert top <= nominated
         assert len(nominated) <= 12
+    # Every vector is reachable: a search as deep as the graph nominates every row.
+    every = len(index) + len(index.dense.line_vectors)
+    assert index.dense.ann.rows(vector, depth=every).tolist() == list(range(len(index)))
     # A line's own text nominates its paragraph through the line's key.
     row = int(index.dense.line_owners[0])
     first = index.dense.line_vectors[index.dense.line_starts[0]]

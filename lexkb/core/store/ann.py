@@ -34,6 +34,10 @@ MIN_KEPT_SHARE = 0.25
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = DEPTH
+# Vectors inserted one at a time before the rest go in on every core: concurrent inserts into
+# a near-empty graph can leave a vector no neighbour links to (on an 81-vector snapshot, one
+# build in twenty lost a top-3 neighbour), and a graph this size builds in a second anyway.
+SERIAL_FIRST = 10_000
 
 
 def min_vectors() -> int:
@@ -57,7 +61,11 @@ def write(directory: Path, vectors: np.ndarray, line_vectors: np.ndarray) -> boo
         expansion_search=EXPANSION_SEARCH,
     )
     both = np.ascontiguousarray(np.vstack([vectors, line_vectors]), dtype=np.float32)
-    graph.add(np.arange(total, dtype=np.uint64), both, threads=os.cpu_count() or 1)
+    keys = np.arange(total, dtype=np.uint64)
+    head = min(total, SERIAL_FIRST)
+    graph.add(keys[:head], both[:head], threads=1)
+    if head < total:
+        graph.add(keys[head:], both[head:], threads=os.cpu_count() or 1)
     graph.save(str(directory / FILE))
     return True
 
@@ -71,6 +79,10 @@ class Candidates:
         graph = Graph.restore(str(path), view=True)
         if graph is None:  # usearch reads no graph's metadata there
             raise ValueError(f"{path} holds no usearch graph")
+        # The file keeps the graph, not the search setting: a restored graph would search
+        # with usearch's default breadth (64), below what a shallow search needs to find the
+        # true nearest on a graph built by several threads.
+        graph.expansion_search = EXPANSION_SEARCH
         self._graph = graph
         self._rows = rows
         self._line_owners = line_owners  # owner row of each stored line vector, in stored order
