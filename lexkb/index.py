@@ -18,6 +18,7 @@ Nothing here imports Dagster or unstructured.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from datetime import date
@@ -44,7 +45,7 @@ from lexkb.graph import CitationGraph, Step
 from lexkb.hits import Hits
 from lexkb.keyword import Keyword, QueryTerms
 from lexkb.lookup import Finder, Resolver
-from lexkb.results import GraphHit, Hit, Lookup, SearchResults
+from lexkb.results import GraphHit, Hit, Holding, Lookup, SearchResults
 from lexkb.search import Searcher
 from lexkb.tables import Tables
 
@@ -245,6 +246,33 @@ class Index:
     @property
     def unseen_idf(self) -> float:
         return self._keyword.unseen_idf
+
+    def documents_holding(self, words: str) -> list[Holding]:
+        """The documents with paragraphs that hold every word of `words`, most paragraphs
+        first: where a name is written, and whether it opens the document (a contract names its
+        parties in its first paragraphs)."""
+        rows = self._keyword.paragraph_rows(tokenize(words))
+        if not rows.size:
+            return []
+        documents, places = self._paragraph_places
+        keys, counts = np.unique(documents[rows], return_counts=True)
+        firsts = {key: int(places[rows[documents[rows] == key]].min()) for key in keys.tolist()}
+        found = [Holding(str(k), int(n), firsts[k]) for k, n in zip(keys, counts, strict=True)]
+        return sorted(found, key=lambda h: (-h.paragraphs, h.document_key))
+
+    @functools.cached_property
+    def _paragraph_places(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's document key, and each paragraph row's place among its document's
+        paragraphs in reading order (rows are in reading order within a document)."""
+        documents = self._chunks["document_key"].to_numpy()
+        order = np.flatnonzero(self._paragraph_mask)
+        places = np.zeros(len(documents), dtype=np.int64)
+        if order.size:
+            owner = documents[order]
+            starts = np.concatenate([[True], owner[1:] != owner[:-1]])
+            run_start = np.maximum.accumulate(np.where(starts, np.arange(order.size), 0))
+            places[order] = np.arange(order.size) - run_start
+        return documents, places
 
     @property
     def paragraph_count(self) -> int:

@@ -165,6 +165,19 @@ class Keyword:
         added(postings or self.postings, terms.summed, rows, total, self.idf)
         return total
 
+    def paragraph_rows(self, tokens: list[str]) -> np.ndarray:
+        """The paragraph rows that hold every one of `tokens` (sorted): a word-for-word test of
+        where a name is written, without scoring."""
+        indptr, rows = self.paragraph_postings.indptr, self.paragraph_postings.rows
+        held: np.ndarray | None = None
+        for token in dict.fromkeys(tokens):
+            term = self.term_ids.get(token)
+            if term is None:
+                return np.zeros(0, dtype=np.int64)
+            own = rows[indptr[term] : indptr[term + 1]]
+            held = own if held is None else np.intersect1d(held, own, assume_unique=True)
+        return np.zeros(0, dtype=np.int64) if held is None else held.astype(np.int64)
+
     def term_idf(self, terms: list[str]) -> np.ndarray:
         """The IDF of each term (from lexkb.core.text.tokenize); a term no chunk holds gets the
         IDF of a word seen nowhere, the highest there is."""

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lexkb.core.text.citing import citation
 from lexkb.core.vocabulary import ChunkLevel, MatchKind
 from lexkb.graph import Step
+
+
+class Holding(NamedTuple):
+    """A document whose paragraphs hold some words (Index.documents_holding): how many of its
+    paragraphs hold them all, and where the first stands among its paragraphs (0: its first)."""
+
+    document_key: str
+    paragraphs: int
+    first: int
+
 
 # Scores are rounded once, here, so every surface shows the same number for the same hit.
 SCORE_DIGITS = 6

@@ -109,9 +109,10 @@ def out_of_fold(
 
 def table(
     examples: list[Path], ranker: Path
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """FEATURES of every question of every examples file, its label (1: answered), split, fold
-    and whether it came from a file after the first (asked of an index without its document)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """FEATURES of every question of every examples file, its label (1: answered), split, fold,
+    whether it came from a file after the first (asked of an index without its document), and
+    whether `ask` asks it of documents it names (never of the subject model, then)."""
     # Imported here: training.answerability_variants reads fitted and auc in LightGBM's venv.
     from evaluation_data.people import people_sets
     from lexkb.answers.ranking.answerability import question_features
@@ -119,7 +120,7 @@ def table(
 
     words = {r["id"]: r["question"] for r in people_sets(REPO / "benchmarks/questions/people")}
     trees = Trees.of(json.loads(ranker.read_text("utf-8")))
-    rows, labels, splits, documents, foreign = [], [], [], [], []
+    rows, labels, splits, documents, foreign, scoped = [], [], [], [], [], []
     for number, path in enumerate(examples):
         data = np.load(path, allow_pickle=False)
         questions = json.loads(path.with_suffix(".questions.json").read_text("utf-8"))
@@ -134,8 +135,10 @@ def table(
             splits.append(q["split"])
             documents.append(q.get("document") or q["id"])
             foreign.append(number > 0)
+            scoped.append(bool(q["scoped"]))
     fold = np.array([int(hashlib.sha256(d.encode()).hexdigest(), 16) % FOLDS for d in documents])
-    return np.array(rows), np.array(labels), np.array(splits), fold, np.array(foreign)
+    return (np.array(rows), np.array(labels), np.array(splits), fold, np.array(foreign),
+            np.array(scoped))  # fmt: skip
 
 
 def chosen_ridge(x, y, fit, fold, balanced: bool) -> tuple[float, np.ndarray]:
@@ -147,12 +150,12 @@ def chosen_ridge(x, y, fit, fold, balanced: bool) -> tuple[float, np.ndarray]:
     return l2, by_ridge[l2]
 
 
-def joint_below(answerability: np.ndarray, held: np.ndarray, held_below: float, share: float):
-    """The highest answerability threshold under which, with the subject model's, at most
-    `share` of these (answerable) questions are declined."""
+def joint_below(answerability: np.ndarray, gone: np.ndarray, share: float) -> float:
+    """The highest answerability threshold under which, with those the subject model declines
+    (`gone`), at most `share` of these (answerable) questions are declined."""
     below = float(np.sort(answerability)[0])
     for t in np.sort(answerability):
-        if np.mean((answerability < t) | (held < held_below)) > share:
+        if np.mean((answerability < t) | gone) > share:
             break
         below = float(t)
     return below
@@ -172,15 +175,16 @@ def main() -> None:
     args = parser.parse_args()
     from lexkb.answers.ranking.answerability import FEATURES
 
-    x, y, split, fold, foreign = table([args.examples, *args.foreign], args.ranker)
+    x, y, split, fold, foreign, scoped = table([args.examples, *args.foreign], args.ranker)
     fit, test = split != "test", split == "test"
     sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
     # Two models over the same features, each fitted on train and tune, its ridge chosen out of
     # fold: answerability (people's answerable against unanswerable, every document held), and
     # the held subject (the same answerable questions against questions asked of an index
-    # without their document).
+    # without their document), of the questions `ask` asks it of: those not scoped to
+    # documents they name, whose lists (one document's paragraphs) say nothing of the subject.
     models, out_fold, chances = {}, {}, {}
-    for name, rows in (("answerability", ~foreign), ("subject", (y == 1) | foreign)):
+    for name, rows in (("answerability", ~foreign), ("subject", ((y == 1) | foreign) & ~scoped)):
         print(name)
         # The subject model's foreign questions outnumber the answerable ones, by more as sets
         # are added: its classes weigh the same, so that its 0.5 (lexkb.answers.evidence's
@@ -201,7 +205,7 @@ def main() -> None:
           "model's best chance AUC | scope AUC |")  # fmt: skip
     print("|---|---|---|---|---|---|")
     for part in ("train", "tune", "test"):
-        for name, rows in (("held", ~foreign), ("foreign", (y == 1) | foreign)):
+        for name, rows in (("held", ~foreign), ("foreign", ((y == 1) | foreign) & ~scoped)):
             s = (split == part) & rows
             print(f"| {part}, {name} | {s.sum()} ({(y[s] == 0).sum()}) | "
                   f"{auc(chances['answerability'][s], y[s]):.3f} | "
@@ -217,15 +221,17 @@ def main() -> None:
         # answerability model's threshold is then the highest at which the two decline at most
         # DECLINE_SHARE, and flag or decline at most FLAG_SHARE.
         a, h = out_fold["answerability"][answerable], out_fold["subject"][answerable]
-        held_below = float(np.sort(h)[int(held_share * len(h))]) if held_share else 0.0
-        abstain_below = joint_below(a, h, held_below, DECLINE_SHARE)
-        flag_below = joint_below(a, h, held_below, FLAG_SHARE)
+        asked = h[~scoped[answerable]]
+        held_below = float(np.sort(asked)[int(held_share * len(asked))]) if held_share else 0.0
+        gone = (h < held_below) & ~scoped[answerable]
+        abstain_below = joint_below(a, gone, DECLINE_SHARE)
+        flag_below = joint_below(a, gone, FLAG_SHARE)
         print(f"held share {held_share}: HELD_BELOW = {held_below:.4f}, ABSTAIN_BELOW = "
               f"{abstain_below:.4f}, FLAG_BELOW = {flag_below:.4f}")  # fmt: skip
         for part, chance in (("train and tune, out of fold", out_fold), ("test", chances)):
             s = fit if part != "test" else test
             for name, rows in groups:
-                gone = chance["subject"] < held_below
+                gone = (chance["subject"] < held_below) & ~scoped
                 declined = (chance["answerability"] < abstain_below) | gone
                 flagged = (chance["answerability"] < flag_below) | gone
                 c = s & rows

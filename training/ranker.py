@@ -43,15 +43,20 @@ def document_keys(index: Index, rows: list[dict]) -> dict[str, str]:
 
 def question_record(index: Index, number: int, row: dict, hits: list, right: list[bool]) -> dict:
     """What the answerability model reads of a question beside its candidates: the scope
-    model's probability and signals, what the question names, its split and document."""
+    model's probability and signals, what the question names, whether `ask` scopes it to the
+    documents it names, its split and document."""
     probability, signals = scope.in_scope(index, row["question"], hits[:10])
     named = named_laws.named(index, row["question"])
+    # Asked of the documents it names (by title or a party's name): `ask` never asks the
+    # subject model of such a question, and training/answerability.py fits it on the others.
+    scoped = bool(named_laws.asked_of(index, row["question"], row["question"])[0])
     return {
         "qid": number, "id": row["id"], "kind": row["kind"], "split": split_of(row),
         "document": min((a["document"] for a in row.get("answers", [])), default=None),
         "set": row["set"], "scope": probability, "scope_values": list(signals.values),
         "only_foreign": named.only_foreign, "foreign": len(named.foreign),
         "known": len(named.known), "found": any(right), "first": bool(right and right[0]),
+        "scoped": scoped,
     }  # fmt: skip
 
 

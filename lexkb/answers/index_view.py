@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from lexkb.core.embed.embedders import Embedder
     from lexkb.graph import CitationGraph, Step
     from lexkb.limits import QueryLimits
-    from lexkb.results import Hit, Lookup, SearchResults
+    from lexkb.results import Hit, Holding, Lookup, SearchResults
 
 
 class IndexView(Protocol):
@@ -46,6 +46,8 @@ class IndexView(Protocol):
 
     @property
     def unseen_idf(self) -> float: ...
+
+    def documents_holding(self, words: str) -> list[Holding]: ...
 
     @property
     def paragraph_count(self) -> int: ...

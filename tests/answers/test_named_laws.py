@@ -192,3 +192,35 @@ def test_the_ranker_reads_a_named_document_s_paragraphs_against_the_words_search
     # Read against the whole question, the Act's name is a word every paragraph of it holds.
     words = FEATURES.index("words_held")
     assert not np.allclose(read[:, words], named[:, words])
+
+
+def test_a_party_named_scopes_the_question_to_its_contract(realdocs_built):
+    """People name the other side of a contract, not its title: a capitalised name that only a
+    document's own opening (its parties) or its repeated text says scopes the question to that
+    document, and leaves the words searched. Places and words many documents say do not."""
+    from lexkb import Index
+    from lexkb.answers.question.named_laws import scoped
+    from lexkb.results import Holding
+
+    six = Index.open(realdocs_built[0])
+    # The NDA's second paragraph names Dataverse Ltd, two more say it; no other document does.
+    assert six.documents_holding("Dataverse") == [Holding("nda", 3, 1)]
+    assert six.documents_holding("Dataverse Thessaloniki") == [Holding("nda", 1, 1)]
+    assert six.documents_holding("Dataverse Bribery") == []
+    question = "Can Dataverse pass our confidential information to its subcontractors?"
+    keys, searched = scoped(six, question)
+    assert keys == ["nda"] and "Dataverse" not in searched and "confidential" in searched
+    assert scoped(six, "Does the agreement bind Digital Salt after it ends?")[0] == ["nda"]
+    # A place is no party, though the NDA's first lines give Mumbai as an address; a name no
+    # document says, and a word every act says, scope nothing.
+    for unscoped in (
+        "Our office is in Mumbai. How long must records be kept?",
+        "Can Acme Widgets share our designs?",
+        "What powers does the Commission have?",
+    ):
+        assert scoped(six, unscoped) == ([], unscoped)
+    # `ask` searches the NDA alone, as it searches a document named by its title.
+    from lexkb.answers.ranking.ranker import first_search
+
+    hits, asked = first_search(six, question)
+    assert hits and {h.document_key for h in hits} == {"nda"} and asked == searched

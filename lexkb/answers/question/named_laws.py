@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lexkb.answers.index_view import IndexView
+from lexkb.answers.question.party_names import named_parties
 from lexkb.answers.question.scope import OPENERS, vocabulary
 from lexkb.core.text.keys import file_key
 from lexkb.core.text.refs import document_names, short_name
@@ -77,6 +78,7 @@ _JURISDICTIONS = (
     "Swiss|Canadian|Australian|Singaporean|Chinese|Japanese|Indian|Brazilian|Californian|"
     "Scottish|English|US|U\\.S\\.|USA|UK|U\\.K\\.|EU|UAE|American|British|European"
 )
+_PLACE = re.compile(rf"(?:{_JURISDICTIONS})")
 _JURISDICTION_FRAME = re.compile(
     rf"\b(?:(?:the\s+)?laws?\s+of\s+(?:the\s+)?({_JURISDICTIONS})\b"
     rf"|({_JURISDICTIONS})(?:['’]s)?\s+(?:law|laws|legislation|statutes?|courts?|regulators?|"
@@ -281,9 +283,16 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     said = sorted((n for n in owners if _gives(names, n, question, folded)), key=len, reverse=True)
     spans = {n: _written(names, n) for n in said}
     said = [n for n in said if _distinctive(index, n, owners[n], spans[n].search(question))]
+    keys: set[str] = set().union(*(owners[n] for n in said)) if said else set()
+    if not said:
+        # No title names a document: a party's name may (lexkb.answers.question.party_names).
+        taken = [name for name, _ in names_in(question)]
+        parties = named_parties(index, question, taken, _PLACE)
+        said = [name for name, _ in parties]
+        spans = {name: _span(name) for name in said}
+        keys = {key for _, found in parties for key in found}
     if not said:
         return [], question
-    keys = set().union(*(owners[n] for n in said))
     rest = question
     for name in said:
         rest = spans[name].sub(" ", rest)
@@ -325,14 +334,17 @@ def _distinctive(
     index: IndexView, name: str, owners: frozenset[str], written: re.Match[str] | None
 ) -> bool:
     """Whether `name` tells its documents from the rest. A designation with a number ("17
-    U.S.C.", "Regulation 2022/2554", "Bribery Act 2010") or written in capitals ("GDPR",
-    "DORA") does; any other must find its documents when searched for alone ("Infomagnet",
+    U.S.C.", "Regulation 2022/2554", "Bribery Act 2010"), written in capitals ("GDPR",
+    "DORA") or as a law's name is cited ("Digital Markets Act", which other acts quote more
+    often than the act itself says) does; any other must find its documents when searched for alone ("Infomagnet",
     "the AI Act" do; "the Company" or "confidentiality agreement", names some contracts give
     themselves, are words of every contract, and scope nothing)."""
     text = written.group(0) if written else name
     letters = [c for c in text if c.isalpha()]
     if any(c.isdigit() for c in text) or (len(letters) >= 2 and all(c.isupper() for c in letters)):
         return True
+    if _NAMED_ACT.fullmatch(text) and not _generic(text):
+        return True  # a law's name as laws are cited: "Digital Markets Act", whoever quotes it
     hits = index.search(name, k=_NAME_HITS, mode="keyword", min_relevance=0.0).hits
     return bool(hits) and sum(h.document_key in owners for h in hits) >= _NAME_SHARE * len(hits)
 

@@ -27,7 +27,7 @@ from lexkb.core.judge.trees import Trees
 MODELS = Path(__file__).resolve().parent / "models"
 SUPPORT_SHA256 = "90cbaed02193daaf6c03723350deb513f38d3963f3fa1ea3e3cf1f8daa03b416"
 RELEVANCE_SHA256 = "476cf48591257824a9224df31ea73c7555c49fedda28b3f80b3557433888b4d9"
-RANKER_SHA256 = "9f656f1b471334f1b3deef457d6e9d7ada21508d5d856a59367b431aa1950464"
+RANKER_SHA256 = "ba9e439950cd0bd750f898cb7880ece2eb7288420642ac0032fe05d4d28ddad4"
 
 
 class SupportClass(IntEnum):

@@ -79,10 +79,6 @@ class Candidates:
         graph = Graph.restore(str(path), view=True)
         if graph is None:  # usearch reads no graph's metadata there
             raise ValueError(f"{path} holds no usearch graph")
-        # The file keeps the graph, not the search setting: a restored graph would search
-        # with usearch's default breadth (64), below what a shallow search needs to find the
-        # true nearest on a graph built by several threads.
-        graph.expansion_search = EXPANSION_SEARCH
         self._graph = graph
         self._rows = rows
         self._line_owners = line_owners  # owner row of each stored line vector, in stored order
