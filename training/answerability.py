@@ -13,15 +13,17 @@ training/ranker_fit.py fitted; scores each question's candidates with the ranker
 (lexkb.core.judge.trees) and fits two logistic models over
 lexkb.answers.ranking.answerability.FEATURES, on the train and tune splits: answerability
 (answerable and list questions against unanswerable ones, every document held) and the subject
-model (the same answerable questions against those asked of an index without their document).
-Every choice is made out of fold over those two splits (five folds by document, SHA-256 of the
-first answer's document, or of the id for an unanswerable question): each model's ridge (RIDGES,
-the best ROC AUC), then the thresholds: HELD_BELOW declines HELD_SHARE of the answerable
-questions alone, and ABSTAIN_BELOW is the highest at which the two together decline at most
-DECLINE_SHARE of them, FLAG_BELOW flag or decline at most FLAG_SHARE. The two models are the only
-judges of whether a question is declined (lexkb.answers.evidence: the relevance model's best
-chance is one of their features, no longer a bar of its own), so these shares are the whole of
-what they cost answerable questions. The test split is only reported. Deterministic (Newton's
+model (the same answerable questions against those asked of an index without their document),
+fitted on the questions `ask` asks it of: not those scoped to documents they name (the
+examples' "scoped"), which `evidence` never declines as out of scope. Every choice is made out
+of fold over those two splits (five folds by document, SHA-256 of the first answer's document,
+or of the id for an unanswerable question): each model's ridge (RIDGES, the best ROC AUC), then
+the thresholds: HELD_BELOW declines HELD_SHARE of the answerable questions the subject model is
+asked of, and ABSTAIN_BELOW is the highest at which the two together decline at most
+DECLINE_SHARE of all the answerable, FLAG_BELOW flag or decline at most FLAG_SHARE. Not counted
+in these shares: `evidence` also declines as out of scope where the subject and scope models
+lean foreign and the relevance model finds nothing answering (1.7% of the train split's answerable,
+2.9% of the test split's, stop 75). The test split is only reported. Deterministic (Newton's
 method, no sampling). Printed: the coefficients and thresholds to put in
 lexkb/answers/ranking/answerability.py and subject.py, and ROC AUC per split beside the
 relevance model's best chance alone (the signal `ask` declined by before) and the scope model
