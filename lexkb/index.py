@@ -255,9 +255,12 @@ class Index:
         if not rows.size:
             return []
         documents, places = self._paragraph_places
-        keys, counts = np.unique(documents[rows], return_counts=True)
-        firsts = {key: int(places[rows[documents[rows] == key]].min()) for key in keys.tolist()}
-        found = [Holding(str(k), int(n), firsts[k]) for k, n in zip(keys, counts, strict=True)]
+        # Rows are sorted, so each document's first occurrence is its earliest paragraph.
+        keys, first, counts = np.unique(documents[rows], return_index=True, return_counts=True)
+        found = [
+            Holding(str(k), int(n), int(places[rows[i]]))
+            for k, i, n in zip(keys, first, counts, strict=True)
+        ]
         return sorted(found, key=lambda h: (-h.paragraphs, h.document_key))
 
     @functools.cached_property

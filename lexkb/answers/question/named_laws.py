@@ -283,7 +283,7 @@ def scoped(index: IndexView, question: str) -> tuple[list[str], str]:
     said = sorted((n for n in owners if _gives(names, n, question, folded)), key=len, reverse=True)
     spans = {n: _written(names, n) for n in said}
     said = [n for n in said if _distinctive(index, n, owners[n], spans[n].search(question))]
-    keys: set[str] = set().union(*(owners[n] for n in said)) if said else set()
+    keys: set[str] = set().union(*(owners[n] for n in said))
     if not said:
         # No title names a document: a party's name may (lexkb.answers.question.party_names).
         taken = [name for name, _ in names_in(question)]
