@@ -28,6 +28,7 @@ from lexkb.request_types import (
     FittedSet,
     Hits,
     Hops,
+    Label,
     Many,
     Mode,
     Number,
@@ -144,6 +145,13 @@ class ExtractRequest(Request):
     question: Text
     document: Reference | None = None
     limit: Annotated[int, Field(ge=1, le=MAX_SPANS), Number] = defaults.EXTRACT_LIMIT
+    clause_type: Annotated[
+        Label | None,
+        Field(
+            description="the contract clause type that answers: paragraphs labelled with it first",
+            examples=["Cap On Liability"],
+        ),
+    ] = None
 
 
 class ClassifyRequest(Request):

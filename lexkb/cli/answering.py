@@ -86,7 +86,13 @@ def cmd_evidence(args: argparse.Namespace) -> int:
 def cmd_extract(args: argparse.Namespace) -> int:
     from lexkb.answers.extract import extract
 
-    result = extract(Index.open(args.index), args.question, document=args.document_name, k=args.k)
+    result = extract(
+        Index.open(args.index),
+        args.question,
+        document=args.document_name,
+        k=args.k,
+        clause_type=args.clause_type,
+    )
     lines = [f"no answer: {result.reason}"] if result.no_answer else []
     lines += [
         f"{a.confidence:.2f}  {a.citation} [{a.start}:{a.end}]"
@@ -174,6 +180,9 @@ def add_commands(
     extract.add_argument("--document", dest="document_name", help="look in this document only")
     extract.add_argument(
         "-k", "--k", type=int, default=defaults.EXTRACT_LIMIT, help="answers to return"
+    )
+    extract.add_argument(
+        "--clause-type", help="the clause type that answers: paragraphs labelled with it first"
     )
     with_index(extract)
     extract.set_defaults(func=cmd_extract)

@@ -176,11 +176,17 @@ def evidence(index: Index, query: str, filters: SearchFilters | None) -> Any:
 
 
 @flat
-def extract(index: Index, question: str, document: str | None, limit: int) -> Any:
+def extract(
+    index: Index, question: str, document: str | None, limit: int, clause_type: str | None
+) -> Any:
     """The sentences that answer `question` (in one document, or anywhere), each with its
-    citation and character offsets in its paragraph; no_answer when nothing addresses it."""
+    citation and character offsets in its paragraph; no_answer when nothing addresses it.
+    Name the `clause_type` that answers (as `classify` names them: "Cap On Liability") to have
+    the paragraphs labelled with it first."""
     return degraded.without_model(
-        lambda reranked: extract_span(index, question, document=document, k=limit, rerank=reranked),
+        lambda reranked: extract_span(
+            index, question, document=document, k=limit, rerank=reranked, clause_type=clause_type
+        ),
         True,
         degraded.EXTRACT_UNRANKED,
     )

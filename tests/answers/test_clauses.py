@@ -346,6 +346,39 @@ def test_a_date_question_the_text_has_no_date_for_gets_sentences_only(contract_i
     assert "terminate" in result.answers[0].text
 
 
+def test_extract_puts_first_the_paragraphs_labelled_with_the_clause_type_named(contract_index):
+    question = "What needs the prior written consent of the other party?"
+    contract = {"document": "master-supply-agreement", "min_relevance": 0.0}
+    terminate = _paragraph(contract_index, "terminate this Agreement")
+    plain = extract(contract_index, question, **contract)
+    named = extract(contract_index, question, clause_type="termination", **contract)
+    assert plain.answers[0].chunk_id != terminate  # the words match another clause better
+    assert named.answers[0].chunk_id == terminate
+    assert "labelled 'termination' first" in named.reason and not named.warnings
+    assert [a.chunk_id for a in named.answers[1:]] == [
+        a.chunk_id for a in plain.answers if a.chunk_id != terminate
+    ][: len(named.answers) - 1]
+
+
+def test_a_clause_type_no_paragraph_carries_is_said_not_pretended(contract_index):
+    contract = {"document": "master-supply-agreement", "min_relevance": 0.0}
+    question = "Is the source code held in escrow?"
+    plain = extract(contract_index, question, **contract)
+    named = extract(contract_index, question, clause_type="Source Code Escrow", **contract)
+    assert named.warnings == [
+        *plain.warnings,
+        "no paragraph of document 'master-supply-agreement' is labelled 'Source Code Escrow': "
+        "answers from its search",
+    ]
+    assert "labelled" not in named.reason
+    assert [a.chunk_id for a in named.answers] == [a.chunk_id for a in plain.answers]
+    with pytest.raises(QueryError, match="unknown clause_type"):
+        extract(contract_index, question, clause_type="escrowed code", **contract)
+    hits = contract_index.search(question, k=3)
+    with pytest.raises(QueryError, match="filtered by clause_type"):
+        extract(contract_index, question, hits=hits.hits, clause_type="termination")
+
+
 def test_a_date_cut_from_a_sentence_follows_that_sentence():
     from lexkb.answers.extract import _span, sentence_date
     from lexkb.answers.passages.typed import kind_asked

@@ -187,13 +187,24 @@ def test_contracts_are_found_by_the_law_that_governs_them(named: Index) -> None:
         named.search("fees", mode="keyword", filters={"governing_law": "Delaware"})
 
 
-def test_which_law_governs_is_answered_with_the_place_from_its_clause(named: Index) -> None:
+def test_which_law_governs_is_answered_with_its_clause_then_the_place(named: Index) -> None:
     from lexkb.answers import extract
 
     for question in ("Which law governs this agreement?", "What is the governing law?"):
         found = extract(named, question, document="msa")
-        first = found.answers[0]
-        assert (first.kind, first.text, first.ref) == ("law", "New York", "Section 2.3")
+        clause, place = found.answers[:2]
+        assert (place.kind, place.text, place.ref) == ("law", "New York", "Section 2.3")
+        # The clause's own sentence first, holding the place it names, and not given twice.
+        assert (clause.kind, clause.ref, clause.chunk_id) == (
+            "sentence",
+            "Section 2.3",
+            place.chunk_id,
+        )
+        assert clause.start <= place.start and place.end <= clause.end and "governed" in clause.text
+        assert [(a.chunk_id, a.start) for a in found.answers].count(
+            (clause.chunk_id, clause.start)
+        ) == 1
+        assert found.reason.startswith("the sentence of the clause choosing the governing law")
     # A question that only mentions law is no question of which law governs.
     mentions = extract(named, "Must the supplier comply with applicable law?", document="msa")
     assert all(a.kind != "law" for a in mentions.answers)

@@ -90,6 +90,18 @@ def _run(*argv: str) -> tuple[int, str, str]:
             None,
         ),  # fmt: skip
         (
+            [
+                "extract",
+                "How long are records kept?",
+                "--document",
+                "Records Retention Act",
+                "--clause-type",
+                "governing law",
+            ],
+            "extract",
+            None,
+        ),  # fmt: skip
+        (
             ["classify", "Records Retention Act", "--type", "retention: how long records are kept"],
             "classify",
             None,

@@ -132,6 +132,10 @@ def test_stdio_tools_answer_from_the_snapshot(built_root):
             spans = await call(client, "extract", question="How long are reconciliation records kept?",
                                document="Records Retention Act", limit=1)  # fmt: skip
             assert len(spans["answers"]) == 1 and "seven years" in spans["answers"][0]["text"]
+            unlabelled = await call(client, "extract", question="How long are records kept?",
+                                    document="Records Retention Act", clause_type="Governing Law")  # fmt: skip
+            validate("extract", unlabelled)
+            assert any("is labelled 'Governing Law'" in w for w in unlabelled["warnings"])
             labelled = await call(client, "classify", document="Records Retention Act",
                                   clause_types={"retention period": "how long records must be kept"})  # fmt: skip
             assert any("seven years" in c["text"] for c in labelled["clauses"])
