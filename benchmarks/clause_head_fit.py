@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import scipy.sparse as sparse
 
 from evaluation_data.cuad import clauses, contract_key, overlaps, squeeze
@@ -60,7 +61,7 @@ def fold_of(key: str, folds: int) -> int:
 
 
 def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
-    """Per contract: its paragraphs' vectors (from the build's cache), texts, their terms
+    """Per contract: its paragraphs' vectors (from the build's cache), texts, chunk ids, their terms
     (`word_sets`, read once for every fold), and for each category the paragraphs each marked
     clause overlaps."""
     from transforms.structure.clauses import paragraph_vectors
@@ -73,7 +74,8 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
     for document in index.documents():
         key = contract_key(document["document_key"])
         _, frame = index.document_paragraphs(document["document_key"])
-        texts = [t for t in frame["content"].to_list() if t.strip()]
+        frame = frame.filter(pl.Series([bool(t.strip()) for t in frame["content"].to_list()]))
+        texts = frame["content"].to_list()
         if not texts:
             continue
         squeezed = [squeeze(t) for t in texts]
@@ -86,6 +88,7 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
             {
                 "key": key,
                 "texts": texts,
+                "chunk_ids": frame["chunk_id"].to_list(),
                 "words": word_sets(texts),
                 "holds": holds,
                 "vectors": vectors,

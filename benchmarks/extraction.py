@@ -114,7 +114,7 @@ def main() -> None:
     if args.contracts:
         half = half[: args.contracts]
     if args.clause_type:
-        index.annotations.clauses = held_out_labels(index, root, data, set(half))
+        index.annotations.clauses = held_out_labels(root, data, set(half))
     typed: dict[tuple[str, str], list[str]] = {}
     # (contract, category, has_gold, top relevance, lexkb spans with the model, baseline
     # sentence, top confidence, head answered, lexkb spans without the model)
@@ -165,7 +165,7 @@ def main() -> None:
               f"{len(typed)} pairs: found@1 {np.mean(found1):.3f}, Recall@3 {np.mean(recall3):.3f}")  # fmt: skip
 
 
-def held_out_labels(index: Index, root: Path, data: Path, reported: set[str]) -> pl.DataFrame:
+def held_out_labels(root: Path, data: Path, reported: set[str]) -> pl.DataFrame:
     """(chunk_id, clause_type): the CUAD categories of the `reported` contracts' paragraphs as
     heads fitted on the other contracts label them (benchmarks/clause_head_fit.py), in place of
     the build's, whose heads saw every contract."""
@@ -175,21 +175,11 @@ def held_out_labels(index: Index, root: Path, data: Path, reported: set[str]) ->
     names = categories(data)
     contracts = load_contracts(root, data, names)
     heads, thresholds = fitted([c for c in contracts if c["key"] not in reported], names)
-    chunks = {
-        contract_key(d["document_key"]): [
-            chunk
-            for chunk, text in index.document_paragraphs(d["document_key"])[1]
-            .select("chunk_id", "content")
-            .iter_rows()
-            if text.strip()
-        ]
-        for d in index.documents()
-    }
     rows = []
     for contract in (c for c in contracts if c["key"] in reported):
         taken = heads(contract) >= thresholds
         for paragraph, column in zip(*np.nonzero(taken), strict=True):
-            rows.append((chunks[contract["key"]][paragraph], names[column]))
+            rows.append((contract["chunk_ids"][paragraph], names[column]))
     return pl.DataFrame(
         rows, schema={"chunk_id": pl.String, "clause_type": pl.String}, orient="row"
     )
