@@ -22,6 +22,9 @@ HEADS = 12
 INTERMEDIATE = 1536
 LAYERS = 6
 EPS = 1e-12
+# Training leaves the word embeddings as the base's (the vocabulary's rows that training never
+# meets should not drift from the rows it does), so what a run writes leaves them out.
+FROZEN = ("embeddings.words.weight",)
 
 
 class Layer(nn.Module):

