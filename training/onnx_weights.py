@@ -46,9 +46,7 @@ def recovered_state(path: Path) -> dict[str, torch.Tensor]:
     for name, value in stored.items():
         if name.endswith((".bias", "norm.weight")) and value.dtype == np.float32:
             state[name] = value
-    return {
-        name: torch.from_numpy(np.ascontiguousarray(v, np.float32)) for name, v in state.items()
-    }
+    return {name: torch.tensor(np.asarray(v, np.float32)) for name, v in state.items()}
 
 
 def load_shipped(model: PairClassifier, path: Path) -> None:
