@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import tempfile
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from tokenizers import Tokenizer
 
 from evaluation_data.contractnli import LABELS, macro_f1
 from training.minilm import PairClassifier
-from training.train import MAX_TOKENS, encode, padded, read_examples
+from training.train import MAX_TOKENS, encode, padded, read_examples, read_weights
 
 OPSET = 17
 COMPARED = {"nli": "dev_pairs", "rel": "obliqa_eval"}
@@ -46,8 +45,7 @@ def base_files() -> tuple[Path, Path]:
 def trained_model(
     task: str, weights: Path, base: Path, with_clauses: bool = False
 ) -> PairClassifier:
-    parts = sorted(weights.glob("weights.pt.*"), key=lambda p: int(p.suffix[1:]))
-    state = torch.load(io.BytesIO(b"".join(p.read_bytes() for p in parts)))
+    state = read_weights(weights)
     state["embeddings.words.weight"] = load_file(str(base))["embeddings.word_embeddings.weight"]
     clause_labels = state["clauses.weight"].shape[0] if "clauses.weight" in state else 0
     if not with_clauses:

@@ -15,7 +15,6 @@ valid contracts, the people's tune split; never a test split), the same question
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from pathlib import Path
 
@@ -32,14 +31,9 @@ from training.train import (
     evaluated,
     kept_groups,
     read_examples,
+    read_weights,
     save_weights,
 )
-
-
-def trained_state(weights: Path) -> dict[str, torch.Tensor]:
-    parts = sorted(weights.glob("weights.pt.*"), key=lambda p: int(p.suffix[1:]))
-    state = torch.load(io.BytesIO(b"".join(p.read_bytes() for p in parts)))
-    return {name: value.float() for name, value in state.items()}
 
 
 def main() -> None:
@@ -57,7 +51,7 @@ def main() -> None:
     load_minilm(start, base)
     load_shipped(start, args.init)
     begun = {name: value.clone() for name, value in start.state_dict().items()}
-    tuned = trained_state(args.weights)
+    tuned = {name: value.float() for name, value in read_weights(args.weights).items()}
     model = PairClassifier(1)
 
     def at(share: float) -> PairClassifier:

@@ -259,7 +259,19 @@ def save_weights(model: PairClassifier, out: Path) -> None:
         (out / f"weights.pt.{n}").write_bytes(data[start : start + PART_BYTES])
 
 
-def evaluated(model, encoded, splits, device, task: str) -> dict:
+def read_weights(folder: Path) -> dict[str, torch.Tensor]:
+    """What save_weights wrote to `folder`, its parts joined (float16, no word embeddings)."""
+    parts = sorted(folder.glob("weights.pt.*"), key=lambda p: int(p.suffix[1:]))
+    return torch.load(io.BytesIO(b"".join(p.read_bytes() for p in parts)))
+
+
+def evaluated(
+    model: PairClassifier,
+    encoded: dict[str, list[np.ndarray]],
+    splits: dict[str, list[dict]],
+    device: torch.device,
+    task: str,
+) -> dict:
     """Each evaluated split's report for the model as it stands."""
     record: dict = {}
     for name in EVALUATED[task]:
