@@ -35,14 +35,13 @@ are read from its cache). --speed: seconds to classify the longest contracts aft
 from __future__ import annotations
 
 import argparse
-import hashlib
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.clause_head_fit import fitted, load_contracts
-from evaluation_data.cuad import descriptions
+from evaluation_data.cuad import descriptions, tune_half
 from lexkb.core.clauses.default_types import DEFAULT_TYPES
 from lexkb.core.clauses.labels import MIN_SCORE, NAME_BONUS, decide, decide_by_name, scores
 from lexkb.core.text.tokenize import tokenize
@@ -60,10 +59,6 @@ MAPPING = {
 }
 GRID_SCORES = (0.45, 0.5, 0.55, 0.6, 0.65)
 GRID_BONUS = (0.0, 0.15, 0.3, 0.5, 1.0)
-
-
-def tune_half(key: str) -> bool:
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 2 == 0
 
 
 def evaluate(

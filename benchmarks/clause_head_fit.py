@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sparse
 
-from evaluation_data.cuad import clauses, contract_key, overlaps, squeeze
+from evaluation_data.cuad import contract_key, held_paragraphs, marked_by_contract
 from lexkb import Index
 from lexkb.core.clauses.heads import (
     HEAD_RULE,
@@ -51,6 +51,7 @@ MAX_WORDS = 20_000
 # A positive weighs at most this many negatives: marked clauses are a few paragraphs of 31,000.
 MAX_POSITIVE_WEIGHT = 30.0
 MIN_HEAD_F1 = 0.1
+TUNED_SCALE = 2.0
 THRESHOLDS = np.array(
     [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 )
@@ -67,9 +68,7 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
     from transforms.structure.clauses import paragraph_vectors
 
     index = Index.open(root)
-    gold: dict[str, dict[str, list[str]]] = {}
-    for clause in clauses(data):
-        gold.setdefault(clause.contract, {}).setdefault(clause.category, []).append(clause.text)
+    gold = marked_by_contract(data)
     contracts = []
     for document in index.documents():
         key = contract_key(document["document_key"])
@@ -78,11 +77,7 @@ def load_contracts(root: Path, data: Path, names: list[str]) -> list[dict]:
         texts = frame["content"].to_list()
         if not texts:
             continue
-        squeezed = [squeeze(t) for t in texts]
-        holds = {}
-        for name in names:
-            spans = [squeeze(s) for s in gold.get(key, {}).get(name, []) if len(squeeze(s)) >= 10]
-            holds[name] = [[j for j, p in enumerate(squeezed) if overlaps(s, p)] for s in spans]
+        holds = {name: held_paragraphs(texts, gold.get(key, {}).get(name, [])) for name in names}
         vectors = paragraph_vectors(texts, root / "work" / "embeddings")
         contracts.append(
             {
@@ -131,7 +126,19 @@ def features(contract: dict, words: list[str], idf: np.ndarray) -> sparse.csr_ma
     text_part = sparse.csr_matrix(
         (values, (rows, columns)), shape=(len(contract["texts"]), len(words))
     )
-    return sparse.hstack([text_part, sparse.csr_matrix(VECTOR_SCALE * contract["vectors"])]).tocsr()
+    parts = [text_part, sparse.csr_matrix(VECTOR_SCALE * contract["vectors"])]
+    if (
+        "tuned" in contract
+    ):  # the fine-tuned clause model's chances (benchmarks/clause_finetuned.py)
+        parts.append(sparse.csr_matrix(tuned_logits(contract["tuned"])))
+    return sparse.hstack(parts).tocsr()
+
+
+def tuned_logits(chances: np.ndarray) -> np.ndarray:
+    """The fine-tuned clause model's chances as features: log-odds, clipped and halved so that
+    they reach a few units as the other features do."""
+    clipped = np.clip(chances.astype(np.float64), 1e-4, 1 - 1e-4)
+    return (np.log(clipped / (1 - clipped)) / TUNED_SCALE).astype(np.float32)
 
 
 def fit(x: sparse.csr_matrix, said: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = STEPS):

@@ -30,7 +30,6 @@ CUAD's other half (the team's held-out set) is not read.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import time
 from collections import defaultdict
@@ -40,7 +39,7 @@ import bm25s
 import numpy as np
 import polars as pl
 
-from evaluation_data.cuad import clauses, contract_key, descriptions
+from evaluation_data.cuad import clauses, contract_key, descriptions, tune_half
 from lexkb import Index
 from lexkb.answers.extract import MIN_RELEVANCE, extract, head_values
 from lexkb.answers.passages.statements import split_sentences
@@ -71,10 +70,6 @@ def token_f1(a: str, b: str) -> float:
 
 def matches(span: str, gold: list[str]) -> bool:
     return any(token_f1(span, g) >= FOUND_F1 for g in gold)
-
-
-def tune_half(key: str) -> bool:
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 2 == 0
 
 
 def bm25_best_sentence(question: str, sentences: list[str], retriever_cache: dict, key: str) -> str:

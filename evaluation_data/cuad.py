@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -119,3 +120,17 @@ def overlaps(a: str, b: str) -> bool:
     if min(len(a), len(b)) < MIN_OVERLAP_CHARS:
         return False
     return a[:OVERLAP_CHARS] in b or b[:OVERLAP_CHARS] in a
+
+
+def tune_half(key: str) -> bool:
+    """Whether a contract (its `contract_key`) is in the half the contract benchmarks fit and
+    tune on (its key's sha256 is even); the other half is the one they report."""
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 2 == 0
+
+
+def held_paragraphs(paragraphs: list[str], spans: list[str]) -> list[list[int]]:
+    """For each marked clause (`spans`, the texts of one category in one contract), the
+    paragraphs it overlaps, by index; a clause under MIN_OVERLAP_CHARS squeezed is left out."""
+    squeezed = [squeeze(p) for p in paragraphs]
+    marked = [s for s in map(squeeze, spans) if len(s) >= MIN_OVERLAP_CHARS]
+    return [[j for j, p in enumerate(squeezed) if overlaps(s, p)] for s in marked]

@@ -58,6 +58,20 @@ def save(
     partial.replace(folder / NAME)
 
 
+def within(resumed: Position | None) -> tuple[Groups | None, float, int]:
+    """Where an epoch starts: a resumed run's saved batch order, loss so far and next step when
+    it stopped inside the epoch, else no order drawn yet, no loss, step 0."""
+    if resumed is not None and resumed.groups is not None:
+        return resumed.groups, resumed.total, resumed.step
+    return None, 0.0, 0
+
+
+def due(every: int, step: int) -> bool:
+    """Whether a checkpoint is due after `step` steps of an epoch, one every `every` (0: none
+    asked for)."""
+    return every > 0 and step % every == 0
+
+
 def resume(
     folder: Path,
     model: torch.nn.Module,

@@ -1,12 +1,13 @@
 """Export a model training/train.py wrote to the int8 ONNX file lexkb ships (issue 37).
 
-    /tmp/trainvenv/bin/python -m training.export --task nli|rel --weights training/out/nli
+    /tmp/trainvenv/bin/python -m training.export --task nli|rel|clause --weights training/out/nli
         --out lexkb/core/judge/models/support.onnx [--base model.safetensors]
 
 The weights (`weights.pt.0`, `.1`, ...) are joined and given back the base's word embeddings,
 which training left as they were. The float graph is exported from training/minilm.py's module
 (inputs `ids`, `segments`, `mask`; output `logits`, and with `--with-clauses` the clause head
-the relevance model learnt beside it as `clauses`), then its matrix weights are quantized to
+the relevance model learnt beside it as `clauses`; `clause`: training/clause_train.py's model,
+one logit per CUAD category of a paragraph read alone), then its matrix weights are quantized to
 int8 per output channel (onnxruntime's dynamic quantization: activations quantized per call) in
 7 bits, which keeps the file near a quarter of the float one. 7 bits, not 8: on an earlier model
 it kept dev macro-F1 at 0.829 where 8 bits gave 0.818 (float 0.851); keeping the head, the last
@@ -33,6 +34,7 @@ from training.train import MAX_TOKENS, encode, padded, read_examples, read_weigh
 
 OPSET = 17
 COMPARED = {"nli": "dev_pairs", "rel": "obliqa_eval"}
+CLAUSE_TOKENS = 128  # training/clause_train.py's --max-tokens default
 
 
 def base_files() -> tuple[Path, Path]:
@@ -51,7 +53,8 @@ def trained_model(
     if not with_clauses:
         state = {name: value for name, value in state.items() if not name.startswith("clauses")}
         clause_labels = 0
-    model = PairClassifier(len(LABELS) if task == "nli" else 1, clause_labels=clause_labels)
+    classes = {"nli": len(LABELS), "rel": 1, "clause": state["head.weight"].shape[0]}[task]
+    model = PairClassifier(classes, clause_labels=clause_labels)
     model.load_state_dict({name: value.float() for name, value in state.items()})
     return model.eval()
 
@@ -84,28 +87,45 @@ def export(model: PairClassifier, out: Path) -> None:
         )
 
 
-def compare(task: str, model: PairClassifier, out: Path, examples: Path, tokenizer: Path) -> None:
-    import onnxruntime
-
-    rows = read_examples(examples, task)[COMPARED[task]][:1037]
+def compared_items(task: str, examples: Path, tokenizer: Path) -> tuple[list, list]:
+    """Examples the model did not train on, encoded as it reads them, with their labels: a
+    split of training/examples.py's file, or for `clause` the paragraphs of the valid contracts
+    in training/clause_paragraphs.py's file (`examples`)."""
     tok = Tokenizer.from_file(str(tokenizer))
     tok.no_padding()
+    if task == "clause":
+        from training.clause_train import encoded, read_contracts, roles
+
+        tok.enable_truncation(CLAUSE_TOKENS)
+        valid = roles(read_contracts(examples)[1], "all")["valid"]
+        return encoded(tok, valid)[:1037], [g for c in valid for g in c["labels"]][:1037]
     tok.enable_truncation(MAX_TOKENS[task], strategy="only_second")
-    items = encode(tok, rows)
+    rows = read_examples(examples, task)[COMPARED[task]][:1037]
+    return encode(tok, rows), [r["label"] for r in rows]
+
+
+def compare(task: str, model: PairClassifier, out: Path, examples: Path, tokenizer: Path) -> None:
+    """The int8 graph against the float model, each example read alone as lexkb reads it."""
+    import onnxruntime
+
+    items, gold = compared_items(task, examples, tokenizer)
     session = onnxruntime.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     float_logits, int8_logits = [], []
     cpu = torch.device("cpu")
-    for start in range(0, len(items), 32):
-        index = list(range(start, min(start + 32, len(items))))
-        ids, segments, mask = padded(items, index, cpu)
+    for start in range(len(items)):
+        ids, segments, mask = padded(items, [start], cpu)
         with torch.no_grad():
             logits = model(ids, segments, mask)
         float_logits.append((logits[0] if isinstance(logits, tuple) else logits).numpy())
         feeds = {"ids": ids.numpy(), "segments": segments.numpy(), "mask": mask.numpy()}
         int8_logits.append(session.run(["logits"], feeds)[0])
     floats, ints = np.vstack(float_logits), np.vstack(int8_logits)
-    gold = [r["label"] for r in rows]
-    if task == "nli":
+    if task == "clause":
+        agree = float(np.mean((floats > 0) == (ints > 0)))
+        gap = float(np.abs(1 / (1 + np.exp(-floats)) - 1 / (1 + np.exp(-ints))).max())
+        print(f"valid paragraphs: same side of 0.5 on {agree:.2%} of (paragraph, category)")
+        print(f"largest chance difference {gap:.3f}; {sum(map(bool, gold))} marked paragraphs")
+    elif task == "nli":
         agree = float(np.mean(floats.argmax(1) == ints.argmax(1)))
         print(
             f"{COMPARED[task]} macro-F1: float {macro_f1(gold, floats.argmax(1))[0]:.4f}, "
@@ -123,11 +143,16 @@ def compare(task: str, model: PairClassifier, out: Path, examples: Path, tokeniz
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--task", choices=("nli", "rel"), required=True)
+    parser.add_argument("--task", choices=("nli", "rel", "clause"), required=True)
     parser.add_argument("--weights", type=Path, required=True, help="training/train.py's --out")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base", type=Path, default=None)
-    parser.add_argument("--examples", type=Path, default=Path("training/out/examples.jsonl.gz"))
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        default=None,
+        help="examples.jsonl.gz (clause: clause-paragraphs.jsonl.gz)",
+    )
     parser.add_argument(
         "--with-clauses",
         action="store_true",
@@ -137,7 +162,9 @@ def main() -> None:
     base, tokenizer = base_files()
     model = trained_model(args.task, args.weights, args.base or base, args.with_clauses)
     export(model, args.out)
-    compare(args.task, model, args.out, args.examples, tokenizer)
+    name = "clause-paragraphs" if args.task == "clause" else "examples"
+    examples = args.examples or Path(f"training/out/{name}.jsonl.gz")
+    compare(args.task, model, args.out, examples, tokenizer)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ import io
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -244,6 +245,45 @@ def kept_groups(rows: list[dict], limit: int | None) -> list[dict]:
     return [row for row in rows if row["group"] in chosen]
 
 
+def run_log(out: Path) -> Callable[[dict], None]:
+    """A run's `note`: each record printed and appended to `out`/log.jsonl (made if need be)."""
+    out.mkdir(parents=True, exist_ok=True)
+    log = (out / "log.jsonl").open("a", encoding="utf-8")
+
+    def note(record: dict) -> None:
+        print(json.dumps(record), flush=True)
+        log.write(json.dumps(record) + "\n")
+        log.flush()
+
+    return note
+
+
+def progress(epoch: int, step: int, steps: int, total: float, begun: float) -> dict:
+    """A run's note on where it stands: the mean loss so far and the epoch's seconds."""
+    return {
+        "epoch": epoch,
+        "step": step,
+        "of": steps,
+        "loss": round(total / (step + 1), 4),
+        "s": round(time.perf_counter() - begun, 1),
+    }
+
+
+def take_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    schedule: torch.optim.lr_scheduler.LRScheduler,
+    loss: torch.Tensor,
+) -> float:
+    """One optimiser step on `loss`, the gradients clipped to norm 1; the loss as a number."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    schedule.step()
+    return float(loss.detach())
+
+
 def save_weights(model: PairClassifier, out: Path) -> None:
     state = {
         name: value.detach().to(torch.float16).cpu()
@@ -324,13 +364,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    args.out.mkdir(parents=True, exist_ok=True)
-    log = (args.out / "log.jsonl").open("a", encoding="utf-8")
-
-    def note(record: dict) -> None:
-        print(json.dumps(record), flush=True)
-        log.write(json.dumps(record) + "\n")
-        log.flush()
+    note = run_log(args.out)
 
     splits = read_examples(args.examples, args.task)
     # rel also learns the clause head when the file holds clause rows (training/cuad_examples.py)
@@ -426,10 +460,9 @@ def main() -> None:
         note({"epoch": "start"} | evaluated(model, encoded, splits, device, args.task))
     for epoch in range(resumed.epoch if resumed else 0, args.epochs):
         model.train()
-        begun, total, first = time.perf_counter(), 0.0, 0
-        if resumed is not None and resumed.groups is not None:
-            groups, total, first = resumed.groups, resumed.total, resumed.step
-        else:
+        begun = time.perf_counter()
+        groups, total, first = checkpoint.within(resumed)
+        if groups is None:
             groups = [("pair", i) for i in batches([x.shape[1] for x in train], BATCH, rng)]
             groups += [
                 ("alone", i) for i in batches([x.shape[1] for x in clause_train], BATCH, rng)
@@ -446,22 +479,10 @@ def main() -> None:
                 loss = loss_of(logits, gold[index].to(device))
             else:
                 loss = clause_criterion(logits[1].float(), clause_gold[index].to(device))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            total += float(loss.detach())
+            total += take_step(model, optimizer, schedule, loss)
             if step % 200 == 0:
-                note(
-                    {
-                        "epoch": epoch,
-                        "step": step,
-                        "of": len(groups),
-                        "loss": round(total / (step + 1), 4),
-                    }
-                )
-            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
+                note(progress(epoch, step, len(groups), total, begun))
+            if checkpoint.due(args.checkpoint_every, step + 1):
                 position = checkpoint.Position(epoch, step + 1, groups, total)
                 checkpoint.save(args.out, position, model, optimizer, schedule, rng)
         record: dict = {"epoch": epoch, "train_s": round(time.perf_counter() - begun, 1)}
