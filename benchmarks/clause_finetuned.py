@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.classify import evaluate, keyword_baseline, macro
-from benchmarks.clause_head_fit import THRESHOLDS, clause_f1, fitted, load_contracts
+from benchmarks.clause_head_fit import THRESHOLDS, Heads, clause_f1, fitted, load_contracts
 from evaluation_data.cuad import descriptions
 from lexkb.core.clauses.heads import wordless
 
@@ -47,7 +47,9 @@ def read_run(folder: Path) -> dict[str, tuple[str, np.ndarray]]:
         }
 
 
-def chosen_thresholds(contracts: list[dict], scores: list[np.ndarray], names: list[str]):
+def chosen_thresholds(
+    contracts: list[dict], scores: list[np.ndarray], names: list[str]
+) -> np.ndarray:
     """Each category's threshold of best F1 on `contracts` (0.5 where none is marked there)."""
     out = np.full(len(names), 0.5, dtype=np.float32)
     for column, name in enumerate(names):
@@ -58,7 +60,7 @@ def chosen_thresholds(contracts: list[dict], scores: list[np.ndarray], names: li
 
 
 def chosen_source(
-    fitting: list[dict], crossed: dict[str, np.ndarray], heads, names: list[str]
+    fitting: list[dict], crossed: dict[str, np.ndarray], heads: Heads, names: list[str]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per category: whether the fine-tuned model read the fitting half better than the heads'
     chosen rule did out of fold (benchmarks.clause_head_fit.fitted's report), and the model's

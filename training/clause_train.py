@@ -15,16 +15,17 @@ tune half and predicts the report half, `--fit report` the reverse, `--fit all` 
 contract (what would ship) and predicts nothing. Inside the fitting half, one contract in eight
 (by sha256 of its key, drawn independently of the halves) is `valid`: never trained on, its
 probabilities written so that each category's threshold is chosen on contracts the model did not
-see (benchmarks/classify.py `--finetuned`). Every positive paragraph trains in every epoch, and a
+see (benchmarks/clause_finetuned.py). Every positive paragraph trains in every epoch, and a
 fresh `--negatives` share of the paragraphs no lawyer marked (they are most of a contract); each
 positive weighs the square root of the negatives per positive, at most 10, as the relevance
 run's clause head weighed them (training/train.py).
 
 Runs on a GPU when there is one (bfloat16 autocast), else on the CPU: on two cores an epoch over
 one half takes about six minutes (285 batches of 32 paragraphs cut to 128 tokens) and writing
-the chances of the other half two more. After each epoch: the weights (training/train.py's save_weights) and `probabilities.npz`, each
-predicted contract's (paragraphs x categories) chances in float16, with `keys`, `splits` and
-row `offsets` to find them. `--checkpoint-every` and `--resume` as in training/train.py.
+the chances of the other half two more. After each epoch: the weights (training/train.py's
+save_weights) and `probabilities.npz`, each predicted contract's (paragraphs x categories)
+chances in float16, with `keys`, `splits` and row `offsets` to find them. `--checkpoint-every`
+and `--resume` as in training/train.py.
 """
 
 from __future__ import annotations
