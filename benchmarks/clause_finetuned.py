@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.classify import evaluate, keyword_baseline, macro
-from benchmarks.clause_head_fit import THRESHOLDS, Heads, clause_f1, fitted, load_contracts
+from benchmarks.clause_head_fit import Heads, best_threshold, fitted, load_contracts
 from evaluation_data.cuad import descriptions
 from lexkb.core.clauses.heads import wordless
 
@@ -49,14 +49,15 @@ def read_run(folder: Path) -> dict[str, tuple[str, np.ndarray]]:
 
 def chosen_thresholds(
     contracts: list[dict], scores: list[np.ndarray], names: list[str]
-) -> np.ndarray:
-    """Each category's threshold of best F1 on `contracts` (0.5 where none is marked there)."""
-    out = np.full(len(names), 0.5, dtype=np.float32)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each category's threshold of best F1 on `contracts` and that F1 (0.5 and 0.0 where none
+    is marked there)."""
+    thresholds = np.full(len(names), 0.5, dtype=np.float32)
+    f1s = np.zeros(len(names))
     for column, name in enumerate(names):
         if any(c["holds"][name] for c in contracts):
-            f1s = [clause_f1(contracts, scores, column, name, t) for t in THRESHOLDS]
-            out[column] = THRESHOLDS[int(np.argmax(f1s))]
-    return out
+            thresholds[column], f1s[column] = best_threshold(contracts, scores, column, name)
+    return thresholds, f1s
 
 
 def chosen_source(
@@ -66,12 +67,13 @@ def chosen_source(
     chosen rule did out of fold (benchmarks.clause_head_fit.fitted's report), and the model's
     best threshold there."""
     chances = [silenced(c, crossed[c["key"]]) for c in fitting]
-    thresholds = chosen_thresholds(fitting, chances, names)
-    use = np.zeros(len(names), dtype=bool)
-    for column, name in enumerate(names):
-        if name in heads.out_of_fold:
-            model = clause_f1(fitting, chances, column, name, float(thresholds[column]))
-            use[column] = model > max(heads.out_of_fold[name])
+    thresholds, f1s = chosen_thresholds(fitting, chances, names)
+    use = np.array(
+        [
+            name in heads.out_of_fold and f1s[n] > max(heads.out_of_fold[name])
+            for n, name in enumerate(names)
+        ]
+    )
     return use, thresholds
 
 
@@ -115,7 +117,7 @@ def main() -> None:
         )
         heads, head_thresholds = fitted(fitting, names)
         valid_chances = [silenced(c, run[c["key"]][1]) for c in valid]
-        valid_thresholds = chosen_thresholds(valid, valid_chances, names)
+        valid_thresholds, _ = chosen_thresholds(valid, valid_chances, names)
         stacked, stacked_thresholds = fitted(
             [c | {"tuned": crossed[c["key"]]} for c in fitting], names
         )

@@ -214,6 +214,16 @@ def clause_f1(contracts: list[dict], scores: list[np.ndarray], column: int, name
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
+def best_threshold(
+    contracts: list[dict], scores: list[np.ndarray], column: int, name: str
+) -> tuple[float, float]:
+    """The THRESHOLDS value of best `clause_f1` for one category over `contracts` (the lowest
+    where several tie), and that F1."""
+    f1s = [clause_f1(contracts, scores, column, name, t) for t in THRESHOLDS]
+    best = int(np.argmax(f1s))
+    return float(THRESHOLDS[best]), f1s[best]
+
+
 def out_of_fold(contracts: list[dict], names: list[str], folds: int = FOLDS) -> list[np.ndarray]:
     """Each contract's probabilities from heads fitted on the other folds."""
     result: list[np.ndarray | None] = [None] * len(contracts)
@@ -239,14 +249,13 @@ def fitted(contracts: list[dict], names: list[str]) -> tuple[Heads, np.ndarray]:
     for column, name in enumerate(names):
         if not any(c["holds"][name] for c in contracts):
             continue
-        f1s = [clause_f1(contracts, held, column, name, t) for t in THRESHOLDS]
-        thresholds[column] = THRESHOLDS[int(np.argmax(f1s))]
+        thresholds[column], best = best_threshold(contracts, held, column, name)
         keyword = clause_f1(contracts, said, column, name, 0.5)
         # A head this poor out of fold fires on noise at its best threshold (Most Favored
         # Nation's was 0.01); the keyword rule at least fires only where the name is said.
-        if keyword > max(f1s) or max(f1s) < MIN_HEAD_F1:
+        if keyword > best or best < MIN_HEAD_F1:
             rules[column], thresholds[column] = KEYWORD_RULE, 0.5
-        report[name] = (max(f1s), keyword)
+        report[name] = (best, keyword)
     heads = Heads(contracts, names)
     heads.rules = np.array(rules)
     heads.out_of_fold = report

@@ -46,6 +46,8 @@ from training import checkpoint
 from training.minilm import PairClassifier, load_minilm
 from training.train import (
     batches,
+    multi_hot,
+    optimiser,
     padded,
     progress,
     run_log,
@@ -86,14 +88,6 @@ def roles(contracts: list[dict], fit: str) -> dict[str, list[dict]]:
 def encoded(tok: Tokenizer, contracts: list[dict]) -> list[np.ndarray]:
     texts = [text for contract in contracts for text in contract["texts"]]
     return [np.array([e.ids, e.type_ids], np.int64) for e in tok.encode_batch(texts)]
-
-
-def multi_hot(contracts: list[dict], labels: int) -> torch.Tensor:
-    rows = [line for contract in contracts for line in contract["labels"]]
-    target = torch.zeros(len(rows), labels)
-    for n, line in enumerate(rows):
-        target[n, line] = 1.0
-    return target
 
 
 def epoch_rows(gold: torch.Tensor, share: float, rng: random.Random) -> list[int]:
@@ -160,7 +154,7 @@ def main() -> None:
     tok.no_padding()
     tok.enable_truncation(args.max_tokens)
     items = {role: encoded(tok, found) for role, found in split.items()}
-    gold = multi_hot(split["train"], len(names))
+    gold = multi_hot([{"label": line} for c in split["train"] for line in c["labels"]], len(names))
     note(
         {
             "fit": args.fit,
@@ -174,20 +168,10 @@ def main() -> None:
     load_minilm(model, base / "model.safetensors")
     model.to(device)
     model.embeddings.words.weight.requires_grad = False
-    head = [p for n, p in model.named_parameters() if n.startswith("head")]
-    encoder = [
-        p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("head")
-    ]
-    optimizer = torch.optim.AdamW(
-        [{"params": encoder, "lr": args.lr}, {"params": head, "lr": args.lr * 20}],
-        weight_decay=0.01,
-    )
     marked = int((gold.sum(1) > 0).sum())
     per_epoch = marked + round(args.negatives * (len(gold) - marked))
-    steps = args.epochs * ((per_epoch + BATCH - 1) // BATCH)
-    warmup = max(1, steps // 16)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+    optimizer, schedule = optimiser(
+        model, args.lr, args.epochs * ((per_epoch + BATCH - 1) // BATCH)
     )
     positives = gold.sum(0)
     weight = ((per_epoch - positives) / positives.clamp(min=1)).sqrt().clamp(1, 10)

@@ -269,6 +269,28 @@ def progress(epoch: int, step: int, steps: int, total: float, begun: float) -> d
     }
 
 
+def optimiser(
+    model: PairClassifier, lr: float, steps: int
+) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
+    """AdamW over the weights that train, the heads (`head`, `clauses`) at 20 times the
+    encoder's rate, and a schedule rising over the first sixteenth of `steps`, then falling
+    linearly to zero."""
+    heads = [p for n, p in model.named_parameters() if n.startswith(("head", "clauses"))]
+    encoder = [
+        p
+        for n, p in model.named_parameters()
+        if p.requires_grad and not n.startswith(("head", "clauses"))
+    ]
+    optimizer = torch.optim.AdamW(
+        [{"params": encoder, "lr": lr}, {"params": heads, "lr": lr * 20}], weight_decay=0.01
+    )
+    warmup = max(1, steps // 16)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+    )
+    return optimizer, schedule
+
+
 def take_step(
     model: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
@@ -412,26 +434,13 @@ def main() -> None:
         load_shipped(model, args.init)
     model.to(device)
     model.embeddings.words.weight.requires_grad = False
-    heads = [p for n, p in model.named_parameters() if n.startswith(("head", "clauses"))]
-    encoder = [
-        p
-        for n, p in model.named_parameters()
-        if p.requires_grad and not n.startswith(("head", "clauses"))
-    ]
-    optimizer = torch.optim.AdamW(
-        [{"params": encoder, "lr": args.lr}, {"params": heads, "lr": args.lr * 20}],
-        weight_decay=0.01,
-    )
     train, gold = encoded["train"], torch.tensor([r["label"] for r in splits["train"]])
     clause_train = clause_items.get("train", [])
     clause_gold = multi_hot(clause_rows.get("train", []), len(names))
     steps = args.epochs * (
         (len(train) + BATCH - 1) // BATCH + (len(clause_train) + BATCH - 1) // BATCH
     )
-    warmup = max(1, steps // 16)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
-    )
+    optimizer, schedule = optimiser(model, args.lr, steps)
     if args.task == "nli":
         counts = np.bincount(gold.numpy(), minlength=classes)
         weights = torch.tensor((counts.sum() / np.maximum(counts, 1)) ** 0.5, dtype=torch.float32)
